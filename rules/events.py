@@ -1,0 +1,154 @@
+"""Events the round emits. Each is a small frozen record with a `type`; `to_dict()` gives the
+JSON form with tiles in notation. What each viewer may see of an event is decided elsewhere (the
+server's projection); the fields that are private are named in `PRIVATE_FIELDS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from rules.tiles import tile_name
+
+
+def _jsonable(name: str, value: Any) -> Any:
+    if value is None or isinstance(value, bool | str):
+        return value
+    if name in ("tile", "flip") and isinstance(value, int):
+        return tile_name(value)
+    if name in ("hand", "tiles") and isinstance(value, tuple):
+        return [tile_name(k) for k in value]
+    if name == "hands" and isinstance(value, tuple):
+        return [[tile_name(k) for k in h] for h in value]
+    if isinstance(value, tuple):
+        return [_jsonable("", v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.type}
+        for f in fields(self):
+            d[f.name] = _jsonable(f.name, getattr(self, f.name))
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted(Event):
+    """The deal. `hands[seat]` is private to that seat; `wall_left` is the live wall's size."""
+
+    type: ClassVar[str] = "round_started"
+    dealer: int
+    streak: int
+    hands: tuple[tuple[int, ...], ...]
+    wall_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class Drew(Event):
+    """A draw from the front, or a gang replacement from the back. `tile` is private."""
+
+    type: ClassVar[str] = "drew"
+    seat: int
+    tile: int
+    replacement: bool
+    wall_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class Discarded(Event):
+    """A discard; `declared` when it comes with 报听/天听; `hot` when it is a 热炮."""
+
+    type: ClassVar[str] = "discarded"
+    seat: int
+    tile: int
+    declared: bool
+    hot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed(Event):
+    """A 碰 or 明杠 (点豆) of `from_seat`'s discard."""
+
+    type: ClassVar[str] = "claimed"
+    seat: int
+    act: str
+    tile: int
+    from_seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConcealedGang(Event):
+    """A 暗杠; `tile` is private until the round ends. `dou` is `men` or `hanbao`."""
+
+    type: ClassVar[str] = "concealed_gang"
+    seat: int
+    tile: int
+    dou: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddGangDeclared(Event):
+    """A 补杠 is declared; others may rob it (抢杠) before it happens."""
+
+    type: ClassVar[str] = "add_gang_declared"
+    seat: int
+    tile: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddedGang(Event):
+    """The 补杠 happened (nobody robbed it). `dou` is `zhuanwan` or `hanbao`."""
+
+    type: ClassVar[str] = "added_gang"
+    seat: int
+    tile: int
+    dou: str
+
+
+@dataclass(frozen=True, slots=True)
+class Won(Event):
+    """A win. `how` is `zimo`, `discard` or `rob`; `hand` is the concealed hand, revealed."""
+
+    type: ClassVar[str] = "won"
+    seat: int
+    how: str
+    tile: int | None
+    from_seat: int | None
+    pattern: str
+    bonuses: tuple[str, ...]
+    void: bool
+    hand: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Exhausted(Event):
+    """A draw was due and the live wall was empty: 荒庄."""
+
+    type: ClassVar[str] = "exhausted"
+
+
+@dataclass(frozen=True, slots=True)
+class Flipped(Event):
+    """The flip (翻牌) at the end of a round with a winner."""
+
+    type: ClassVar[str] = "flipped"
+    tile: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded(Event):
+    """The settlement (see `rules.settle.Settlement.to_dict`) and every hand revealed."""
+
+    type: ClassVar[str] = "round_ended"
+    result: dict[str, Any]
+
+
+PRIVATE_FIELDS: dict[str, str] = {
+    "round_started": "hands",
+    "drew": "tile",
+    "concealed_gang": "tile",
+}

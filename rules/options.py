@@ -1,0 +1,221 @@
+"""Ruleset options and the three presets (RULES.md §10).
+
+Every value or rule that differs between the presets is a field of `RuleOptions`; a preset is an
+instance of it, and a table may override any field. `make_options("guiyang", {"base_bonus": …})`
+refuses unknown names and bad values with a message naming them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class Pattern(StrEnum):
+    """The named patterns of RULES.md §3; the value is the Chinese name used in output."""
+
+    PINGHU = "平胡"
+    DADUIZI = "大对子"
+    DANDIAO = "单钓"
+    QIDUI = "七对"
+    LONGQIDUI = "龙七对"
+    QINGYISE = "清一色"
+    QINGDADUI = "清大对"
+    QINGDANDIAO = "清单钓"
+    QINGQIDUI = "清七对"
+    QINGLONGBEI = "青龙背"
+
+
+PatternKey = Literal[
+    "pinghu",
+    "daduizi",
+    "dandiao",
+    "qidui",
+    "longqidui",
+    "qingyise",
+    "qingdadui",
+    "qingdandiao",
+    "qingqidui",
+    "qinglongbei",
+]
+
+PATTERN_KEYS: dict[Pattern, str] = {p: p.name.lower() for p in Pattern}
+
+
+class PatternValues(BaseModel):
+    """Units per pattern; `None` means the preset has no such pattern ("—" in §3)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pinghu: int = Field(ge=0, le=10_000)
+    daduizi: int = Field(ge=0, le=10_000)
+    dandiao: int | None = Field(default=None, ge=0, le=10_000)
+    qidui: int = Field(ge=0, le=10_000)
+    longqidui: int = Field(ge=0, le=10_000)
+    qingyise: int = Field(ge=0, le=10_000)
+    qingdadui: int = Field(ge=0, le=10_000)
+    qingdandiao: int | None = Field(default=None, ge=0, le=10_000)
+    qingqidui: int = Field(ge=0, le=10_000)
+    qinglongbei: int = Field(ge=0, le=10_000)
+
+    def value(self, pattern: Pattern) -> int | None:
+        v: int | None = getattr(self, PATTERN_KEYS[pattern])
+        return v
+
+
+Units = Field(ge=0, le=10_000)
+
+
+class RuleOptions(BaseModel):
+    """Every per-preset rule of RULES.md; see `PRESETS` for the three presets."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    patterns: PatternValues
+    # §4 通行证: which 豆 are a pass; anshun's extra restrictions.
+    pass_gangs: Literal["any", "concealed_or_added"] = "any"
+    no_pinghu_after_diandou: bool = False
+    # §5 豆 values and condition.
+    dou_dian: int = Units
+    dou_men: int = Units
+    dou_zhuanwan: int = Units
+    dou_need_ready: bool = True
+    # §5 热炮.
+    repao_bonus: int = Units
+    repao_void_gang: bool = False
+    repao_men: int = Field(default=0, ge=0, le=10_000)
+    repao_zhuanwan: int = Field(default=0, ge=0, le=10_000)
+    repao_dian: int = Field(default=0, ge=0, le=10_000)
+    # §5 抢杠.
+    qianggang_burn: bool = False
+    # §2.5 passing a win.
+    pass_win: Literal["lock", "penalty"] = "lock"
+    # §6 chickens.
+    chickens: Literal["guiyang", "chuan", "anshun"] = "guiyang"
+    draw_chickens: bool = False
+    # §8.1 bonuses.
+    zimo_bonus: int = Units
+    zimo_double: bool = False
+    gangkai_bonus: int = Units
+    dealer_bonus: bool = False
+    tianhu_bonus: int = Units
+    dihu_bonus: int = Units
+    # §8.4 declarations.
+    declare: Literal["none", "baoting", "tianting"] = "none"
+    baoting_bonus: int = Field(default=10, ge=0, le=10_000)
+    tianting_value: int = Field(default=10, ge=0, le=10_000)
+    shabao_value: int = Field(default=10, ge=0, le=10_000)
+    # §8.3 dealer rotation.
+    two_winner_dealer: Literal["first_from_dealer", "discarder"] = "first_from_dealer"
+    draw_dealer: Literal["stays", "ready_rule"] = "stays"
+
+
+GUIYANG = RuleOptions(
+    patterns=PatternValues(
+        pinghu=1, daduizi=5, dandiao=10, qidui=7, longqidui=10, qingyise=10,
+        qingdadui=15, qingdandiao=20, qingqidui=17, qinglongbei=20,
+    ),
+    pass_gangs="any",
+    dou_dian=1, dou_men=2, dou_zhuanwan=3, dou_need_ready=True,
+    repao_bonus=1, repao_void_gang=False,
+    qianggang_burn=True,
+    pass_win="lock",
+    chickens="guiyang", draw_chickens=True,
+    zimo_bonus=1, zimo_double=False, gangkai_bonus=1, dealer_bonus=True,
+    tianhu_bonus=20, dihu_bonus=10,
+    declare="baoting", baoting_bonus=10,
+    two_winner_dealer="first_from_dealer", draw_dealer="stays",
+)  # fmt: skip
+
+CHUAN = RuleOptions(
+    patterns=PatternValues(
+        pinghu=10, daduizi=30, dandiao=None, qidui=40, longqidui=50, qingyise=50,
+        qingdadui=80, qingdandiao=None, qingqidui=90, qinglongbei=100,
+    ),
+    pass_gangs="any",
+    dou_dian=10, dou_men=20, dou_zhuanwan=10, dou_need_ready=False,
+    repao_bonus=0, repao_void_gang=True, repao_men=60, repao_zhuanwan=30, repao_dian=10,
+    qianggang_burn=False,
+    pass_win="penalty",
+    chickens="chuan", draw_chickens=False,
+    zimo_bonus=0, zimo_double=False, gangkai_bonus=10, dealer_bonus=False,
+    tianhu_bonus=0, dihu_bonus=0,
+    declare="none",
+    two_winner_dealer="first_from_dealer", draw_dealer="ready_rule",
+)  # fmt: skip
+
+ANSHUN = RuleOptions(
+    patterns=PatternValues(
+        pinghu=1, daduizi=5, dandiao=None, qidui=10, longqidui=20, qingyise=10,
+        qingdadui=15, qingdandiao=None, qingqidui=20, qinglongbei=30,
+    ),
+    pass_gangs="concealed_or_added", no_pinghu_after_diandou=True,
+    dou_dian=1, dou_men=2, dou_zhuanwan=1, dou_need_ready=True,
+    repao_bonus=0, repao_void_gang=True, repao_men=6, repao_zhuanwan=3, repao_dian=1,
+    qianggang_burn=False,
+    pass_win="lock",
+    chickens="anshun", draw_chickens=False,
+    zimo_bonus=0, zimo_double=True, gangkai_bonus=0, dealer_bonus=False,
+    tianhu_bonus=0, dihu_bonus=0,
+    declare="tianting", tianting_value=10, shabao_value=10,
+    two_winner_dealer="discarder", draw_dealer="ready_rule",
+)  # fmt: skip
+
+PRESETS: dict[str, RuleOptions] = {"guiyang": GUIYANG, "chuan": CHUAN, "anshun": ANSHUN}
+
+
+class OptionsError(ValueError):
+    """An unknown ruleset, an unknown option name or a bad option value."""
+
+
+def _format_validation(err: ValidationError) -> str:
+    parts = []
+    for e in err.errors():
+        loc = ".".join(str(x) for x in e["loc"])
+        if e["type"] == "extra_forbidden":
+            parts.append(f"unknown option {loc!r}")
+        else:
+            parts.append(f"option {loc!r}: {e['msg']} (got {e.get('input')!r})")
+    return "; ".join(parts)
+
+
+def make_options(ruleset: str, overrides: dict[str, Any] | None = None) -> RuleOptions:
+    """The preset `ruleset` with `overrides` applied; `patterns` may be overridden in part.
+
+    >>> make_options("guiyang", {"zimo_bonus": 2}).zimo_bonus
+    2
+    """
+    preset = PRESETS.get(ruleset)
+    if preset is None:
+        raise OptionsError(f"unknown ruleset {ruleset!r}: choose one of {', '.join(PRESETS)}")
+    if not overrides:
+        return preset
+    if not isinstance(overrides, dict):
+        raise OptionsError("options must be an object of option names to values")
+    data = preset.model_dump()
+    for name, value in overrides.items():
+        if name == "patterns" and isinstance(value, dict):
+            data["patterns"] = {**data["patterns"], **value}
+        else:
+            data[name] = value
+    try:
+        return RuleOptions.model_validate(data)
+    except ValidationError as err:
+        raise OptionsError(_format_validation(err)) from None
+
+
+def overrides_of(options: RuleOptions, ruleset: str) -> dict[str, Any]:
+    """The fields in which `options` differs from the preset (what a table header shows)."""
+    preset = PRESETS[ruleset].model_dump()
+    mine = options.model_dump()
+    diff: dict[str, Any] = {}
+    for name, value in mine.items():
+        if name == "patterns":
+            pat = {k: v for k, v in value.items() if preset["patterns"][k] != v}
+            if pat:
+                diff["patterns"] = pat
+        elif preset[name] != value:
+            diff[name] = value
+    return diff
