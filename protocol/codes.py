@@ -1,0 +1,49 @@
+"""Close codes and error codes of the zhuoji protocol (documented in docs/PROTOCOL.md).
+
+An `error` frame refuses one message and changes nothing; the connection goes on. A close code
+ends the connection; the 4000–4999 range is ours.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Close(IntEnum):
+    NORMAL = 1000
+    GOING_AWAY = 1001  # the server is shutting down
+    POLICY = 1008  # rate limit exceeded
+    TOO_BIG = 1009  # a frame over 16 KiB
+    INTERNAL = 1011  # a server bug; the table is kept
+    BAD_HELLO = 4000  # the first frame was not a valid `hello`, or none came in time
+    VERSION = 4001  # `hello` quoted another protocol version
+    REPLACED = 4002  # the same seat's token connected again elsewhere
+    TOO_SLOW = 4003  # the client fell too far behind reading frames; reconnect for a snapshot
+
+
+# Error codes of `error` frames. Rules refusals (`rules.actions.IllegalAction.code`, such as
+# `not_your_turn` or `tile_not_in_hand`) are passed through as they are.
+BAD_JSON = "bad_json"
+BAD_MESSAGE = "bad_message"
+VERSION_MISMATCH = "version_mismatch"
+HELLO_FIRST = "hello_first"
+ALREADY_HELLO = "already_hello"
+BAD_TOKEN = "bad_token"
+UNKNOWN_TABLE = "unknown_table"
+BAD_PASSWORD = "bad_password"
+BAD_OPTIONS = "bad_options"
+ALREADY_AT_TABLE = "already_at_table"
+NOT_AT_TABLE = "not_at_table"
+NOT_SEATED = "not_seated"
+SEAT_TAKEN = "seat_taken"
+TABLE_FULL = "table_full"
+NOT_A_BOT = "not_a_bot"
+ALREADY_STARTED = "already_started"
+NOT_ENOUGH_PLAYERS = "not_enough_players"
+NOT_PLAYING = "not_playing"
+STALE = "stale"
+DUPLICATE = "duplicate"
+NOTHING_TO_DO = "nothing_to_do"
+NOT_OFFERED = "not_offered"
+TOO_MANY_TABLES = "too_many_tables"
+RATE_LIMITED = "rate_limited"

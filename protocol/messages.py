@@ -1,0 +1,525 @@
+"""Every message of the zhuoji wire protocol, as pydantic v2 models.
+
+One JSON object per websocket text frame; its `type` names the model. Client→server messages form
+the `ClientMessage` union, server→client messages the `ServerMessage` union; both are
+discriminated on `type`. Every model is frozen, refuses unknown fields (`extra="forbid"`), is
+strict (JSON `"1"` is not the integer 1) and bounds every string, number and list, so a hostile
+frame is refused at the boundary with a message naming the bad field.
+
+Tiles are written in the notation of RULES.md §1 (`"1m"` … `"9s"`); a tile the viewer may not see
+is `null`. Seats are 0–3 in play order.
+
+Every frame about a table carries that table's `seq`: the number of the last table event the
+viewer's copy of the table includes. Events are numbered 1, 2, 3, … per table; a frame that is not
+itself an event (a prompt, a snapshot, an error) carries the current number. A client's `act`
+quotes the `seq` of the prompt it answers.
+
+>>> parse_client('{"type": "hello", "version": 1, "name": "阿明"}').name
+'阿明'
+>>> parse_client('{"type": "act", "seq": 12, "act": "discard", "tile": "9m"}').tile
+'9m'
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+
+PROTOCOL_VERSION = 1
+"""Bumped on any change a client must know about; `hello` must quote it exactly."""
+
+MAX_FRAME_BYTES = 16 * 1024
+"""The server closes a connection that sends a bigger frame (close code 1009)."""
+
+TileName = Literal[
+    "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m",
+    "1p", "2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p",
+    "1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s",
+]  # fmt: skip
+Seat = Annotated[int, Field(ge=0, le=3)]
+Seq = Annotated[int, Field(ge=0, le=2**53)]
+TableId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
+# Printable text, no control characters; names are what other players see.
+PlayerName = Annotated[str, StringConstraints(pattern=r"^[^\x00-\x1f\x7f]{1,24}$")]
+TableName = Annotated[str, StringConstraints(pattern=r"^[^\x00-\x1f\x7f]{1,32}$")]
+Password = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+Token = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]
+Text = Annotated[str, StringConstraints(max_length=500)]
+ErrorCode = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,39}$")]
+Preset = Literal["guiyang", "chuan", "anshun"]
+ActKind = Literal["discard", "hu", "pong", "gang", "pass", "ready"]
+OptionValue = bool | int | str | None | dict[str, int | None]
+Money = Annotated[int, Field(ge=-(2**53), le=2**53)]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Client → server
+
+
+class Hello(_Message):
+    """The first frame of every connection. With `token` (from `joined`), it takes back that
+    seat; `last_seq` is the last table `seq` the client saw, so the server can send only what it
+    missed (or a snapshot)."""
+
+    type: Literal["hello"] = "hello"
+    version: int = Field(ge=0, le=1_000_000)
+    name: PlayerName
+    token: Token | None = None
+    last_seq: Seq | None = None
+
+
+class ListTables(_Message):
+    """Ask for the lobby: the server answers `tables`."""
+
+    type: Literal["list_tables"] = "list_tables"
+
+
+class CreateTable(_Message):
+    """Open a table and sit down at seat 0 (the answer is `joined`).
+
+    `options` overrides fields of the preset (RULES.md §10, `rules.options.RuleOptions`); unknown
+    names and bad values are refused with `bad_options`. `turn_seconds` is the time per action and
+    `bank_seconds` a reserve per round that overtime draws on; 0 for both means no clock.
+    `claim_min_ms` is the least time between a discard and what follows it, whether or not anyone
+    could claim, so the pace of play does not tell who holds what.
+    """
+
+    type: Literal["create_table"] = "create_table"
+    name: TableName
+    preset: Preset = "guiyang"
+    options: dict[Annotated[str, StringConstraints(max_length=40)], OptionValue] = Field(
+        default_factory=dict, max_length=64
+    )
+    base: int = Field(default=1, ge=1, le=1000)
+    rounds: int = Field(default=8, ge=1, le=64)
+    turn_seconds: float = Field(default=15.0, ge=0, le=600)
+    bank_seconds: float = Field(default=30.0, ge=0, le=3600)
+    claim_min_ms: int = Field(default=500, ge=0, le=5000)
+    password: Password | None = None
+
+
+class TakeSeat(_Message):
+    """Sit at a table that has not started; `seat` None takes the first free one."""
+
+    type: Literal["take_seat"] = "take_seat"
+    table: TableId
+    seat: Seat | None = None
+    password: Password | None = None
+
+
+class Watch(_Message):
+    """Watch a table as a spectator: public information only."""
+
+    type: Literal["watch"] = "watch"
+    table: TableId
+    password: Password | None = None
+
+
+class AddBot(_Message):
+    """Seat a bot (the server's own protocol client) at the table you sit at."""
+
+    type: Literal["add_bot"] = "add_bot"
+    seat: Seat | None = None
+
+
+class RemoveBot(_Message):
+    """Remove a bot from a seat of your table before the match starts."""
+
+    type: Literal["remove_bot"] = "remove_bot"
+    seat: Seat
+
+
+class Start(_Message):
+    """Start the match at your table; all four seats must be taken."""
+
+    type: Literal["start"] = "start"
+
+
+class Leave(_Message):
+    """Leave your table. Before the start this frees the seat; during a match the seat is played
+    automatically (托管) and your token still takes it back."""
+
+    type: Literal["leave"] = "leave"
+
+
+class Act(_Message):
+    """A move in the round, picked from the latest `prompt`, quoting its `seq`."""
+
+    type: Literal["act"] = "act"
+    seq: Seq
+    act: ActKind
+    tile: TileName | None = None
+
+
+class Auto(_Message):
+    """Turn 托管 (the server plays the default move for you at once) on or off."""
+
+    type: Literal["auto"] = "auto"
+    on: bool
+
+
+ClientMessage = Annotated[
+    Hello
+    | ListTables
+    | CreateTable
+    | TakeSeat
+    | Watch
+    | AddBot
+    | RemoveBot
+    | Start
+    | Leave
+    | Act
+    | Auto,
+    Field(discriminator="type"),
+]
+
+# ---------------------------------------------------------------------------------------------
+# Shared pieces of server messages
+
+
+class SeatInfo(_Message):
+    """Who sits at a seat: `kind` empty, human or bot; `auto` while the server plays it (托管)."""
+
+    name: PlayerName | None
+    kind: Literal["empty", "human", "bot"]
+    connected: bool
+    auto: bool
+
+
+class TableInfo(_Message):
+    """A lobby row and a table's header: the preset and every override of it."""
+
+    id: TableId
+    name: TableName
+    preset: Preset
+    options: dict[str, Any]
+    base: int
+    rounds: int
+    turn_seconds: float
+    bank_seconds: float
+    claim_min_ms: int
+    has_password: bool
+    seats: list[SeatInfo] = Field(min_length=4, max_length=4)
+    spectators: int = Field(ge=0)
+    state: Literal["waiting", "playing", "finished"]
+    round_no: int = Field(ge=0, description="rounds begun so far (0 before the first)")
+    scores: list[Money] = Field(min_length=4, max_length=4)
+
+
+class Choice(_Message):
+    """One legal action offered by a prompt; send it back in an `act`."""
+
+    act: ActKind
+    tile: TileName | None = None
+
+
+class MeldView(_Message):
+    """A meld: `pong`, `ming` (明杠), `an` (暗杠: its tile is null to others until the round
+    ends) or `bu` (补杠). `dou` is the 豆 kind where one applies."""
+
+    kind: Literal["pong", "ming", "an", "bu"]
+    tile: TileName | None
+    from_seat: Seat | None = None
+    dou: str | None = None
+
+
+class DiscardView(_Message):
+    """A discard in a seat's river; `claimed` when someone took it, `declared` for 报听/天听."""
+
+    tile: TileName
+    claimed: bool
+    declared: bool
+
+
+class RoundView(_Message):
+    """The round as the viewer may see it. `hand` is the viewer's own concealed hand (sorted,
+    the drawn tile included) and `drawn` the tile just drawn; both null for others."""
+
+    round_no: int = Field(ge=1)
+    dealer: Seat
+    streak: int = Field(ge=0)
+    base: int
+    phase: Literal["turn", "claim", "rob", "over"]
+    turn: Seat
+    wall_left: int = Field(ge=0, le=108)
+    hand: list[TileName] | None = Field(max_length=14)
+    drawn: TileName | None
+    hand_sizes: list[int] = Field(min_length=4, max_length=4)
+    melds: list[list[MeldView]] = Field(min_length=4, max_length=4)
+    discards: list[list[DiscardView]] = Field(min_length=4, max_length=4)
+    declared: list[bool] = Field(min_length=4, max_length=4)
+    claim_tile: TileName | None
+    claim_from: Seat | None
+
+
+class _TableFrame(_Message):
+    table: TableId
+    seq: Seq
+
+
+# ---------------------------------------------------------------------------------------------
+# Server → client: connection and lobby
+
+
+class Welcome(_Message):
+    """The answer to `hello`."""
+
+    type: Literal["welcome"] = "welcome"
+    version: int
+    server: str
+    name: PlayerName
+
+
+class Error(_Message):
+    """A refusal; nothing changed. `ref` is the `type` of the message refused; `seq` the table's
+    current number when the error concerns a table (a stale `act` gets the live one)."""
+
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: Text
+    ref: str | None = None
+    table: TableId | None = None
+    seq: Seq | None = None
+
+
+class Tables(_Message):
+    """The lobby."""
+
+    type: Literal["tables"] = "tables"
+    tables: list[TableInfo]
+
+
+class Joined(_Message):
+    """You sit at (`seat`) or watch (`seat` null) a table. `token` (seated only) takes the seat
+    back after a dropped connection. `resume` says what follows: `events` (the frames you
+    missed, in order) or `snapshot` (one `snapshot` frame)."""
+
+    type: Literal["joined"] = "joined"
+    table: TableId
+    seq: Seq
+    seat: Seat | None
+    token: Token | None
+    resume: Literal["events", "snapshot"]
+
+
+class Left(_Message):
+    """You left the table."""
+
+    type: Literal["left"] = "left"
+    table: TableId
+
+
+# ---------------------------------------------------------------------------------------------
+# Server → client: table frames (all carry `table` and `seq`)
+
+
+class TableUpdate(_TableFrame):
+    """The table's header changed: a seat taken or freed, a bot added, a spectator came, …"""
+
+    type: Literal["table"] = "table"
+    info: TableInfo
+
+
+class Snapshot(_TableFrame):
+    """The whole table as the viewer may see it; `round` is null between rounds."""
+
+    type: Literal["snapshot"] = "snapshot"
+    info: TableInfo
+    seat: Seat | None
+    round: RoundView | None
+
+
+class Prompt(_TableFrame):
+    """Your move: pick one of `actions` and send it in an `act` quoting this `seq`.
+
+    `deadline_ms` is the time left for this move including the bank (null: no clock); after it
+    the server plays `default` for you and sets 托管."""
+
+    type: Literal["prompt"] = "prompt"
+    seat: Seat
+    actions: list[Choice] = Field(min_length=1, max_length=64)
+    default: Choice
+    deadline_ms: int | None = Field(ge=0)
+    bank_ms: int | None = Field(ge=0)
+
+
+class MatchStarted(_TableFrame):
+    type: Literal["match_started"] = "match_started"
+    rounds: int
+    names: list[PlayerName] = Field(min_length=4, max_length=4)
+
+
+class MatchEnded(_TableFrame):
+    """The final standings: `scores` per seat (× base), `rounds_played`."""
+
+    type: Literal["match_ended"] = "match_ended"
+    scores: list[Money] = Field(min_length=4, max_length=4)
+    rounds_played: int
+    reason: Literal["finished", "abandoned"]
+
+
+class SeatStatus(_TableFrame):
+    """A seat's connection or 托管 changed."""
+
+    type: Literal["seat_status"] = "seat_status"
+    seat: Seat
+    connected: bool
+    auto: bool
+
+
+class AutoPlayed(_TableFrame):
+    """The server played a seat's default move (the move's own event follows)."""
+
+    type: Literal["auto_played"] = "auto_played"
+    seat: Seat
+    act: ActKind
+    reason: Literal["timeout", "disconnected", "auto"]
+
+
+# Round events: the engine's events (rules/events.py), projected for the viewer.
+
+
+class RoundStarted(_TableFrame):
+    """A new deal. `hand` is the viewer's own 13 or 14 tiles (null for a spectator)."""
+
+    type: Literal["round_started"] = "round_started"
+    round_no: int = Field(ge=1)
+    dealer: Seat
+    streak: int
+    base: int
+    hand: list[TileName] | None = Field(max_length=14)
+    hand_sizes: list[int] = Field(min_length=4, max_length=4)
+    wall_left: int
+
+
+class Drew(_TableFrame):
+    """`seat` drew (from the back when `replacement`); `tile` is null unless it is you."""
+
+    type: Literal["drew"] = "drew"
+    seat: Seat
+    tile: TileName | None
+    replacement: bool
+    wall_left: int
+
+
+class Discarded(_TableFrame):
+    type: Literal["discarded"] = "discarded"
+    seat: Seat
+    tile: TileName
+    declared: bool
+    hot: bool
+
+
+class Claimed(_TableFrame):
+    """A 碰 (`pong`) or 明杠 (`gang`) of `from_seat`'s discard."""
+
+    type: Literal["claimed"] = "claimed"
+    seat: Seat
+    act: str
+    tile: TileName
+    from_seat: Seat
+
+
+class ConcealedGang(_TableFrame):
+    """A 暗杠; `tile` is null unless it is yours."""
+
+    type: Literal["concealed_gang"] = "concealed_gang"
+    seat: Seat
+    tile: TileName | None
+    dou: str
+
+
+class AddGangDeclared(_TableFrame):
+    type: Literal["add_gang_declared"] = "add_gang_declared"
+    seat: Seat
+    tile: TileName
+
+
+class AddedGang(_TableFrame):
+    type: Literal["added_gang"] = "added_gang"
+    seat: Seat
+    tile: TileName
+    dou: str
+
+
+class Won(_TableFrame):
+    type: Literal["won"] = "won"
+    seat: Seat
+    how: str
+    tile: TileName | None
+    from_seat: Seat | None
+    pattern: str
+    bonuses: list[str]
+    void: bool
+    hand: list[TileName]
+
+
+class Exhausted(_TableFrame):
+    type: Literal["exhausted"] = "exhausted"
+
+
+class Flipped(_TableFrame):
+    type: Literal["flipped"] = "flipped"
+    tile: TileName
+
+
+class RoundEnded(_TableFrame):
+    """The settlement (`rules.settle.Settlement.to_dict()`: every payment and each seat's net)
+    and the match scores after it."""
+
+    type: Literal["round_ended"] = "round_ended"
+    result: dict[str, Any]
+    scores: list[Money] = Field(min_length=4, max_length=4)
+
+
+ServerMessage = Annotated[
+    Welcome
+    | Error
+    | Tables
+    | Joined
+    | Left
+    | TableUpdate
+    | Snapshot
+    | Prompt
+    | MatchStarted
+    | MatchEnded
+    | SeatStatus
+    | AutoPlayed
+    | RoundStarted
+    | Drew
+    | Discarded
+    | Claimed
+    | ConcealedGang
+    | AddGangDeclared
+    | AddedGang
+    | Won
+    | Exhausted
+    | Flipped
+    | RoundEnded,
+    Field(discriminator="type"),
+]
+
+CLIENT_ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+ROUND_EVENT_TYPES: frozenset[str] = frozenset(
+    {
+        "round_started", "drew", "discarded", "claimed", "concealed_gang", "add_gang_declared",
+        "added_gang", "won", "exhausted", "flipped", "round_ended",
+    }
+)  # fmt: skip
+
+
+def parse_client(raw: str | bytes) -> ClientMessage:
+    """Validate one client frame; raises `pydantic.ValidationError`."""
+    return CLIENT_ADAPTER.validate_json(raw)
+
+
+def parse_server(raw: str | bytes) -> ServerMessage:
+    """Validate one server frame; raises `pydantic.ValidationError`."""
+    return SERVER_ADAPTER.validate_json(raw)
