@@ -1,0 +1,174 @@
+"""鸡 (chickens): which tiles a player counts and what they are worth (RULES.md §6, §12.14–19).
+
+A player's chicken tiles are their concealed hand, their melds, their own unclaimed discards (not
+in chuan) and, for the first winner after the discarder, the winning tile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rules.tiles import NUM_KINDS, WUGUJI, YAOJI, next_kind, prev_kind, tile_name
+
+if TYPE_CHECKING:
+    from rules.round import Round
+
+# guiyang: (standing value, 冲锋 value) per tile; gold doubles both.
+GUIYANG_STANDING = {YAOJI: (1, 3), WUGUJI: (2, 6)}
+GUIYANG_ZEREN = {YAOJI: 2, WUGUJI: 4}
+CHUAN_TILE = 10
+CHUAN_MEN_GANG = 60
+ANSHUN_FIXED, ANSHUN_GOLD, ANSHUN_CHONGFENG, ANSHUN_CHONGFENG_GOLD = 1, 2, 2, 3
+
+
+@dataclass(slots=True)
+class ChickenTally:
+    """One seat's chickens: units and the lines that make them up."""
+
+    seat: int
+    units: int = 0
+    lines: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, kind: int, count: int, each: int, tag: str = "") -> None:
+        if count <= 0 or each <= 0:
+            return
+        self.units += count * each
+        self.lines.append(
+            {"tile": tile_name(kind), "count": count, "each": each, "tag": tag, "units": count * each}
+        )
+
+    @property
+    def detail(self) -> str:
+        return ", ".join(
+            f"{ln['tile']}{' ' + ln['tag'] if ln['tag'] else ''}×{ln['count']}={ln['units']}"
+            for ln in self.lines
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "units": self.units, "lines": self.lines}
+
+
+def _chongfeng_records(r: Round) -> dict[int, tuple[int, int]]:
+    """The first discard of 1s / 8p, if nobody claimed it: kind → (seat, index in row)."""
+    found: dict[int, tuple[int, int]] = {}
+    for kind, (seat, idx) in r.first_discard.items():
+        if not r.discards[seat][idx].claimed:
+            found[kind] = (seat, idx)
+    return found
+
+
+def _held_counts(r: Round, seat: int, with_discards: bool) -> tuple[list[int], list[int]]:
+    """(concealed + melded counts, own unclaimed discard counts)."""
+    counts = list(r.hands[seat])
+    for w in r.winners:
+        if w.seat == seat and w.how != "zimo" and w.owns_tile and w.tile is not None:
+            counts[w.tile] += 1
+    for m in r.melds[seat]:
+        counts[m.tile] += m.size
+    discards = [0] * NUM_KINDS
+    if with_discards:
+        for rec in r.discards[seat]:
+            if not rec.claimed:
+                discards[rec.tile] += 1
+    return counts, discards
+
+
+def _guiyang_tally(r: Round, seat: int, fan: int | None, gold: int | None) -> ChickenTally:
+    tally = ChickenTally(seat)
+    held, discarded = _held_counts(r, seat, with_discards=True)
+    chongfeng = _chongfeng_records(r)
+    for kind in range(NUM_KINDS):
+        n = held[kind] + discarded[kind]
+        if not n:
+            continue
+        if kind in GUIYANG_STANDING:
+            standing, charge = GUIYANG_STANDING[kind]
+            mult = 2 if gold == kind else 1
+            gold_tag = "金" if gold == kind else ""
+            if chongfeng.get(kind, (-1, -1))[0] == seat:
+                tally.add(kind, 1, charge * mult, ("冲锋" + gold_tag))
+                n -= 1
+            tally.add(kind, n, standing * mult, gold_tag)
+        elif kind == fan:
+            tally.add(kind, n, 1, "翻牌")
+    return tally
+
+
+def _chuan_tally(r: Round, seat: int, fan: int | None) -> ChickenTally:
+    tally = ChickenTally(seat)
+    if fan is None:
+        return tally
+    held, _ = _held_counts(r, seat, with_discards=False)
+    men = sum(1 for m in r.melds[seat] if m.kind == "an" and m.tile == fan)
+    tally.add(fan, held[fan] - 4 * men, CHUAN_TILE, "翻牌")
+    tally.add(fan, men, CHUAN_MEN_GANG, "闷豆")
+    return tally
+
+
+def _anshun_tally(r: Round, seat: int, flip: int | None) -> ChickenTally:
+    tally = ChickenTally(seat)
+    held, discarded = _held_counts(r, seat, with_discards=True)
+    swing = {next_kind(flip), prev_kind(flip)} if flip is not None else set()
+    gold = YAOJI in swing
+    chongfeng = _chongfeng_records(r)
+    for kind in range(NUM_KINDS):
+        n = held[kind] + discarded[kind]
+        if not n:
+            continue
+        if kind == YAOJI:
+            if chongfeng.get(kind, (-1, -1))[0] == seat:
+                charge = ANSHUN_CHONGFENG_GOLD if gold else ANSHUN_CHONGFENG
+                tally.add(kind, 1, charge, "冲锋金" if gold else "冲锋")
+                n -= 1
+            tally.add(kind, n, ANSHUN_GOLD if gold else ANSHUN_FIXED, "金" if gold else "")
+        elif kind in swing:
+            tally.add(kind, n, 1, "摇摆")
+    return tally
+
+
+def chicken_tallies(r: Round, draw: bool) -> list[ChickenTally]:
+    """Every seat's chicken units. In a 荒庄 (draw=True) there is no flip and so no gold."""
+    flip = None if draw else r.flip
+    if r.opts.chickens == "chuan":
+        fan = next_kind(flip) if flip is not None else None
+        return [_chuan_tally(r, s, fan) for s in range(4)]
+    if r.opts.chickens == "anshun":
+        return [_anshun_tally(r, s, flip) for s in range(4)]
+    fan = next_kind(flip) if flip is not None else None
+    gold = fan if fan in GUIYANG_STANDING else None
+    return [_guiyang_tally(r, s, fan, gold) for s in range(4)]
+
+
+def _gold(r: Round) -> int | None:
+    if r.flip is None:
+        return None
+    fan = next_kind(r.flip)
+    return fan if fan in GUIYANG_STANDING else None
+
+
+def exposed_units(r: Round, seat: int) -> tuple[int, str]:
+    """包鸡 (guiyang): units of the seat's exposed 幺鸡 and 乌骨鸡 (melded or discarded)."""
+    gold = _gold(r)
+    tally = ChickenTally(seat)
+    chongfeng = _chongfeng_records(r)
+    for kind, (standing, charge) in GUIYANG_STANDING.items():
+        mult = 2 if gold == kind else 1
+        tag = "金" if gold == kind else ""
+        n = sum(m.size for m in r.melds[seat] if m.tile == kind)
+        n += sum(1 for rec in r.discards[seat] if rec.tile == kind and not rec.claimed)
+        if n and chongfeng.get(kind, (-1, -1))[0] == seat:
+            tally.add(kind, 1, charge * mult, "冲锋" + tag)
+            n -= 1
+        tally.add(kind, n, standing * mult, tag)
+    return tally.units, tally.detail
+
+
+def zeren_units(r: Round) -> list[tuple[int, int, int, str]]:
+    """责任鸡 (guiyang): (claimer, discarder, units, detail) for each first 1s/8p claimed."""
+    gold = _gold(r)
+    found = []
+    for kind, (claimer, discarder) in sorted(r.zeren.items()):
+        units = GUIYANG_ZEREN[kind] * (2 if gold == kind else 1)
+        found.append((claimer, discarder, units, f"first {tile_name(kind)} claimed from seat {discarder}"))
+    return found

@@ -1,0 +1,761 @@
+"""The round state machine (RULES.md §2, §4, §5, §8.4, §12): actions in, events out.
+
+`Round.apply(action)` is the one transition: it checks the action against `legal_actions`,
+changes the round in place and returns the events it caused. An illegal action raises
+`IllegalAction` with a stable code and leaves the round untouched. `step(round, action)` is the
+same transition without touching its argument.
+
+Draws are automatic: after an action the round runs on until some seat must answer (a turn, a
+claim window, a 抢杠 window) or the round is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rules.actions import Action, IllegalAction
+from rules.events import (
+    AddedGang,
+    AddGangDeclared,
+    Claimed,
+    ConcealedGang,
+    Discarded,
+    Drew,
+    Event,
+    Exhausted,
+    Flipped,
+    RoundEnded,
+    RoundStarted,
+    Won,
+)
+from rules.hand import is_win_counts
+from rules.options import Pattern, RuleOptions
+from rules.patterns import Meld, best_pattern, has_pass, holding, ready_waits
+from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI, tile_name, to_counts
+from rules.wall import shuffled_wall
+
+
+class Phase(StrEnum):
+    TURN = "turn"  # `turn` must act: 自摸, gang, 报听 or discard
+    CLAIM = "claim"  # the seats in `claim_options` answer the discard
+    ROB = "rob"  # the seats in `claim_options` may rob the declared 补杠
+    OVER = "over"
+
+
+class DealError(ValueError):
+    """A deal that cannot be played: wrong hand sizes, more than four of a tile, bad seats."""
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardRecord:
+    """A tile in a discard row. `claimed` once 碰/杠/胡 took it: then it is no longer the
+    discarder's (for chickens) though it stays in the row's history for display."""
+
+    tile: int
+    claimed: bool = False
+    declared: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WinInfo:
+    """One winner, as settlement needs it."""
+
+    seat: int
+    how: str  # zimo | discard | rob
+    tile: int | None
+    from_seat: int | None
+    pattern: Pattern
+    value: int
+    counts: tuple[int, ...]  # concealed tiles with the winning tile
+    owns_tile: bool  # whether the winning tile counts among this winner's chicken tiles
+    zimo: bool  # valued as a 自摸 (自摸 and 抢杠)
+    gangkai: bool
+    hot: bool
+    tianhu: bool
+    dihu: bool
+    declared: bool
+    shabao: bool
+    void: bool
+
+    def bonus_names(self, opts: RuleOptions) -> list[str]:
+        """The situations of the win, by their Chinese names (RULES.md §12.23)."""
+        names: list[str] = []
+        if self.how == "rob":
+            names.append("抢杠")
+        if self.zimo:
+            names.append("自摸")
+        if self.gangkai:
+            names.append("杠上开花")
+        if self.hot:
+            names.append("热炮")
+        if self.tianhu:
+            names.append("天胡")
+        if self.dihu:
+            names.append("地胡")
+        if self.declared:
+            names.append("天听" if opts.declare == "tianting" else "报听")
+        if self.shabao:
+            names.append("杀报")
+        return names
+
+
+class Round:
+    """One round (一局). Build it with `Round.deal` (from a seed) or `Round.from_deal`."""
+
+    def __init__(
+        self,
+        opts: RuleOptions,
+        hands: Sequence[Sequence[int]],
+        wall: Sequence[int],
+        *,
+        dealer: int = 0,
+        streak: int = 0,
+        base: int = 1,
+    ) -> None:
+        _check_deal(hands, wall, dealer)
+        self.opts = opts
+        self.base = base
+        self.dealer = dealer
+        self.streak = streak
+        self.wall: list[int] = list(wall)  # never mutated: `front` and `back` move instead
+        self.front = 0
+        self.back = len(self.wall)
+        self.hands: list[list[int]] = [to_counts(h) for h in hands]
+        self.melds: list[list[Meld]] = [[], [], [], []]
+        self.discards: list[list[DiscardRecord]] = [[], [], [], []]
+        self.phase = Phase.TURN
+        self.turn = dealer
+        self.drawn: int | None = None
+        self.last_draw_replacement = False
+        self.after_pong = False
+        self.turn_gangs: list[Meld] = []
+        self.turn_num = [0, 0, 0, 0]
+        self.draws = [0, 0, 0, 0]
+        self.discard_count = [0, 0, 0, 0]
+        self.four_turn: list[dict[int, int]] = [{}, {}, {}, {}]
+        self.any_claim = False
+        self.declared = [False, False, False, False]
+        self.passed = [False, False, False, False]  # passed a win since own last draw (§2.5)
+        # The claim window (after a discard) or the 抢杠 window (after a 补杠 declaration).
+        self.claim_tile: int | None = None
+        self.claim_from: int | None = None
+        self.claim_hot = False
+        self.claim_hot_gang: Meld | None = None
+        self.claim_dihu = False
+        self.claim_declared = False
+        self.claim_options: dict[int, tuple[str, ...]] = {}
+        self.claim_answers: dict[int, Action] = {}
+        # Chicken bookkeeping: the first discard of 1s / 8p and what became of it.
+        self.first_discard: dict[int, tuple[int, int]] = {}  # kind → (seat, index in row)
+        self.zeren: dict[int, tuple[int, int]] = {}  # kind → (claimer, discarder)
+        self.winners: list[WinInfo] = []
+        self.flip: int | None = None
+        self.exhausted = False
+        self.result: object | None = None  # rules.settle.Settlement once OVER
+        # Deal scripts answer a discard even when nobody can claim it (§12.21): they set this so
+        # that an empty window stays open until `resolve_window()`.
+        self.hold_empty_windows = False
+        self.events: list[Event] = []
+        self._start()
+
+    # ----- construction -----
+
+    @classmethod
+    def deal(
+        cls,
+        opts: RuleOptions,
+        *,
+        seed: int | str | bytes,
+        dealer: int = 0,
+        streak: int = 0,
+        base: int = 1,
+    ) -> Round:
+        """A round dealt from the shuffled wall: the dealer takes 14, the others 13 each."""
+        tiles = shuffled_wall(seed)
+        hands: list[list[int]] = [[], [], [], []]
+        pos = 0
+        for i in range(4):
+            seat = (dealer + i) % 4
+            n = 14 if seat == dealer else 13
+            hands[seat] = tiles[pos : pos + n]
+            pos += n
+        return cls(opts, hands, tiles[pos:], dealer=dealer, streak=streak, base=base)
+
+    def clone(self) -> Round:
+        """An independent copy (events and melds are immutable and shared)."""
+        c = object.__new__(Round)
+        c.__dict__.update(self.__dict__)
+        c.hands = [list(h) for h in self.hands]
+        c.melds = [list(m) for m in self.melds]
+        c.discards = [list(d) for d in self.discards]
+        c.turn_gangs = list(self.turn_gangs)
+        c.turn_num = list(self.turn_num)
+        c.draws = list(self.draws)
+        c.discard_count = list(self.discard_count)
+        c.four_turn = [dict(f) for f in self.four_turn]
+        c.declared = list(self.declared)
+        c.passed = list(self.passed)
+        c.claim_options = dict(self.claim_options)
+        c.claim_answers = dict(self.claim_answers)
+        c.first_discard = dict(self.first_discard)
+        c.zeren = dict(self.zeren)
+        c.winners = list(self.winners)
+        c.events = list(self.events)
+        return c
+
+    def _start(self) -> None:
+        for seat in range(4):
+            for k in range(NUM_KINDS):
+                if self.hands[seat][k] == 4:
+                    self.four_turn[seat][k] = 1  # dealt tiles arrive on the first turn
+        hands = tuple(tuple(_kinds(h)) for h in self.hands)
+        self._emit(RoundStarted(self.dealer, self.streak, hands, self.wall_left))
+        self.turn = self.dealer
+        self.turn_num[self.dealer] = 1
+        self.phase = Phase.TURN
+
+    # ----- queries -----
+
+    @property
+    def wall_left(self) -> int:
+        return self.back - self.front
+
+    def awaiting(self) -> list[int]:
+        """The seats that must answer now."""
+        if self.phase is Phase.TURN:
+            return [self.turn]
+        if self.phase in (Phase.CLAIM, Phase.ROB):
+            return [s for s in self.claim_options if s not in self.claim_answers]
+        return []
+
+    def holding(self, seat: int, kind: int) -> int:
+        return holding(self.hands[seat], self.melds[seat], kind)
+
+    def meld_kinds(self, seat: int) -> list[int]:
+        return [m.tile for m in self.melds[seat]]
+
+    def is_ready(self, seat: int) -> bool:
+        """Ready on 13 tiles (melds counting 3), §7."""
+        return bool(ready_waits(self.hands[seat], self.melds[seat]))
+
+    def default_action(self, seat: int) -> Action:
+        """The move played for a seat that timed out or is away: pass claims; on turn discard
+        the drawn tile, or with nothing drawn the last tile in sort order (§9 draw-discard)."""
+        if self.phase is Phase.TURN and seat == self.turn:
+            if self.drawn is not None and self.hands[seat][self.drawn]:
+                return Action(seat, "discard", self.drawn)
+            return Action(seat, "discard", max(_kinds(self.hands[seat])))
+        return Action(seat, "pass")
+
+    # ----- the transition -----
+
+    def apply(self, action: Action) -> list[Event]:
+        """Play `action`; return the events it caused. Raises IllegalAction, changing nothing."""
+        action = self._normalize(action)
+        if action not in legal_actions(self, action.seat):
+            code, message = self._why_illegal(action)
+            raise IllegalAction(code, message)
+        mark = len(self.events)
+        if self.phase is Phase.TURN:
+            self._turn_action(action)
+        else:
+            self._answer(action)
+        return self.events[mark:]
+
+    def _normalize(self, action: Action) -> Action:
+        """Claims carry no tile (a given tile must be the claimed one); 自摸 carries none."""
+        if self.phase in (Phase.CLAIM, Phase.ROB):
+            if action.act in ("hu", "pong", "gang", "pass") and action.tile == self.claim_tile:
+                return Action(action.seat, action.act)
+        elif action.act in ("hu", "pass") and action.tile is not None:
+            return Action(action.seat, action.act)
+        return action
+
+    def _why_illegal(self, a: Action) -> tuple[str, str]:
+        if self.phase is Phase.OVER:
+            return "round_over", "the round is over"
+        if self.phase is Phase.TURN and a.seat != self.turn:
+            return "not_your_turn", f"it is seat {self.turn}'s turn, not seat {a.seat}'s"
+        if self.phase in (Phase.CLAIM, Phase.ROB):
+            if a.seat == self.claim_from:
+                return "own_tile", "you cannot claim your own tile"
+            if a.seat in self.claim_answers:
+                return "already_answered", f"seat {a.seat} has already answered this tile"
+            if a.tile is not None and a.tile != self.claim_tile:
+                return "wrong_tile", f"the tile to claim is {tile_name(self.claim_tile or 0)}"
+            if a.act == "hu":
+                return self._why_no_hu(a.seat)
+            if a.act in ("pong", "gang"):
+                if self.phase is Phase.ROB:
+                    return "rob_only_hu", "a 补杠 can only be robbed (胡) or passed"
+                if self.declared[a.seat]:
+                    return "declared", "after 报听 you may not 碰 or 杠"
+                if a.act == "gang" and self.wall_left == 0:
+                    return "wall_empty", "no gang when the live wall is empty"
+                return "cannot_claim", f"you cannot {a.act} {tile_name(self.claim_tile or 0)}"
+            return "bad_action", f"{a.act} is not an answer to a claim window"
+        # TURN
+        hand = self.hands[a.seat]
+        if a.act == "pass" or a.act == "pong":
+            return "bad_action", f"{a.act} is not a move on your own turn"
+        if a.act == "hu":
+            if self.after_pong:
+                return "after_pong", "after a 碰 you may only discard"
+            return "not_complete", "the hand is not complete"
+        if a.tile is None:
+            return "tile_required", f"{a.act} needs a tile"
+        if a.act in ("discard", "ready") and not hand[a.tile]:
+            return "tile_not_in_hand", f"{tile_name(a.tile)} is not in your hand"
+        if a.act == "discard":
+            return "declared", f"after 报听 you must discard the drawn tile {tile_name(self.drawn or 0)}"
+        if a.act == "ready":
+            if self.opts.declare == "none":
+                return "no_declaration", "this ruleset has no 报听"
+            if self.discard_count[a.seat] or self.any_claim or self.declared[a.seat]:
+                return "too_late", "报听 only with your first discard, before any claim"
+            return "not_ready", f"discarding {tile_name(a.tile)} does not leave the hand ready"
+        # gang on turn
+        if self.after_pong:
+            return "after_pong", "after a 碰 you may only discard"
+        if self.declared[a.seat]:
+            return "declared", "after 报听 you may not 杠"
+        if self.wall_left == 0:
+            return "wall_empty", "no gang when the live wall is empty"
+        return "cannot_gang", f"you hold no four of {tile_name(a.tile)} and no 碰 of it to add to"
+
+    def _why_no_hu(self, seat: int) -> tuple[str, str]:
+        tile = self.claim_tile
+        assert tile is not None
+        counts = list(self.hands[seat])
+        counts[tile] += 1
+        if not is_win_counts(counts, len(self.melds[seat])):
+            return "not_complete", f"{tile_name(tile)} does not complete your hand"
+        if self.opts.pass_win == "lock" and self.passed[seat]:
+            return "passed_win", "you passed a win: no win on a discard until your next draw (过水)"
+        if self.opts.no_pinghu_after_diandou and self._after_diandou():
+            return "after_diandou", "平胡 may not win on the discard right after its discarder's 点豆"
+        return "no_pass", "平胡 on a discard needs a pass (a 豆); without one it wins only by 自摸"
+
+    # ----- turn actions -----
+
+    def _turn_action(self, a: Action) -> None:
+        seat = a.seat
+        if a.act == "hu":
+            self._win_zimo(seat)
+        elif a.act == "discard":
+            self._discard(seat, a.tile, declare=False)  # type: ignore[arg-type]
+        elif a.act == "ready":
+            self._discard(seat, a.tile, declare=True)  # type: ignore[arg-type]
+        else:  # gang
+            tile = a.tile
+            assert tile is not None
+            if self.hands[seat][tile] == 4:
+                self._concealed_gang(seat, tile)
+            else:
+                self._declare_added_gang(seat, tile)
+
+    def _late(self, seat: int, tile: int) -> bool:
+        """A gang declared on a later turn than the one its fourth tile arrived on (憨包豆)."""
+        return self.four_turn[seat].get(tile) != self.turn_num[seat]
+
+    def _concealed_gang(self, seat: int, tile: int) -> None:
+        self.hands[seat][tile] -= 4
+        meld = Meld("an", tile, None, "hanbao" if self._late(seat, tile) else "men")
+        self.melds[seat].append(meld)
+        self.turn_gangs.append(meld)
+        self.any_claim = True
+        self._emit(ConcealedGang(seat, tile, meld.dou or ""))
+        self._draw(seat, replacement=True)
+
+    def _declare_added_gang(self, seat: int, tile: int) -> None:
+        self._emit(AddGangDeclared(seat, tile))
+        options: dict[int, tuple[str, ...]] = {}
+        for other in _others(seat):
+            if self._can_rob(other, tile):
+                options[other] = ("hu",)
+        self._open_window(Phase.ROB, seat, tile, options)
+        if not options and not self.hold_empty_windows:
+            self.resolve_window()
+
+    def _complete_added_gang(self) -> None:
+        seat, tile = self.turn, self.claim_tile
+        assert tile is not None
+        self._close_window()
+        self.hands[seat][tile] -= 1
+        row = self.melds[seat]
+        i = next(i for i, m in enumerate(row) if m.kind == "pong" and m.tile == tile)
+        meld = Meld("bu", tile, row[i].from_seat, "hanbao" if self._late(seat, tile) else "zhuanwan")
+        row[i] = meld
+        self.turn_gangs.append(meld)
+        self.any_claim = True
+        self._emit(AddedGang(seat, tile, meld.dou or ""))
+        self._draw(seat, replacement=True)
+
+    def _discard(self, seat: int, tile: int, declare: bool) -> None:
+        self.hands[seat][tile] -= 1
+        if declare:
+            self.declared[seat] = True
+        self.discard_count[seat] += 1
+        row = self.discards[seat]
+        row.append(DiscardRecord(tile, False, declare))
+        if tile in (YAOJI, WUGUJI) and tile not in self.first_discard:
+            self.first_discard[tile] = (seat, len(row) - 1)
+        hot = self.last_draw_replacement
+        self._emit(Discarded(seat, tile, declare, hot))
+        self.drawn = None
+        self.claim_hot = hot
+        self.claim_hot_gang = self.turn_gangs[-1] if hot and self.turn_gangs else None
+        self.claim_dihu = seat == self.dealer and self.discard_count[seat] == 1 and not self.any_claim
+        self.claim_declared = self.declared[seat]
+        options: dict[int, tuple[str, ...]] = {}
+        for other in _others(seat):
+            opts = self._claim_options(other, tile, seat)
+            if opts:
+                options[other] = opts
+        self._open_window(Phase.CLAIM, seat, tile, options)
+        if not options and not self.hold_empty_windows:
+            self.resolve_window()
+
+    # ----- claim windows -----
+
+    def _open_window(
+        self, phase: Phase, from_seat: int, tile: int, options: dict[int, tuple[str, ...]]
+    ) -> None:
+        self.phase = phase
+        self.claim_from = from_seat
+        self.claim_tile = tile
+        self.claim_options = options
+        self.claim_answers = {}
+
+    def _close_window(self) -> None:
+        self.claim_options = {}
+        self.claim_answers = {}
+
+    def _after_diandou(self) -> bool:
+        gang = self.claim_hot_gang
+        return self.phase is Phase.CLAIM and gang is not None and gang.kind == "ming"
+
+    def _hu_allowed_on_discard(self, seat: int, counts: list[int], from_seat: int) -> bool:
+        """§4: may `seat` win on this discard (the hand `counts` includes it)?"""
+        if self.opts.pass_win == "lock" and self.passed[seat]:
+            return False
+        found = best_pattern(self.opts, counts, self.meld_kinds(seat))
+        if found is None:
+            return False
+        if found[0] is not Pattern.PINGHU:
+            return True
+        if self.opts.no_pinghu_after_diandou and self._after_diandou_for(from_seat):
+            return False
+        if self.claim_hot:
+            return True
+        if self.opts.declare == "tianting" and self.declared[from_seat]:
+            return True  # 杀报
+        return has_pass(self.opts, self.melds[seat])
+
+    def _after_diandou_for(self, from_seat: int) -> bool:
+        gang = self.claim_hot_gang
+        return gang is not None and gang.kind == "ming"
+
+    def _claim_options(self, seat: int, tile: int, from_seat: int) -> tuple[str, ...]:
+        hand = self.hands[seat]
+        opts: list[str] = []
+        counts = list(hand)
+        counts[tile] += 1
+        if is_win_counts(counts, len(self.melds[seat])) and self._hu_allowed_on_discard(
+            seat, counts, from_seat
+        ):
+            opts.append("hu")
+        if not self.declared[seat]:
+            if hand[tile] >= 2:
+                opts.append("pong")
+            if hand[tile] == 3 and self.wall_left > 0:
+                opts.append("gang")
+        return tuple(opts)
+
+    def _can_rob(self, seat: int, tile: int) -> bool:
+        if self.opts.pass_win == "lock" and self.passed[seat]:
+            return False
+        counts = list(self.hands[seat])
+        counts[tile] += 1
+        return is_win_counts(counts, len(self.melds[seat]))
+
+    def _answer(self, a: Action) -> None:
+        self.claim_answers[a.seat] = a
+        if len(self.claim_answers) == len(self.claim_options):
+            self.resolve_window()
+
+    def resolve_window(self) -> None:
+        """Close the claim or 抢杠 window once every seat in it has answered."""
+        assert self.phase in (Phase.CLAIM, Phase.ROB) and not self.awaiting()
+        # Everyone has answered: whoever could win and did not has passed a win (§12.6).
+        winners = [s for s, ans in self.claim_answers.items() if ans.act == "hu"]
+        for s, options in self.claim_options.items():
+            if "hu" in options and s not in winners:
+                self.passed[s] = True
+        if self.phase is Phase.ROB:
+            if winners:
+                self._win_rob(winners)
+            else:
+                self._complete_added_gang()
+            return
+        if winners:
+            self._win_on_discard(winners)
+            return
+        taker = next(
+            (ans for ans in self.claim_answers.values() if ans.act in ("pong", "gang")), None
+        )
+        discarder = self.claim_from
+        assert discarder is not None
+        self._close_window()
+        if taker is None:
+            self._next_draw((discarder + 1) % 4)
+        else:
+            self._take_discard(taker.seat, taker.act, discarder)
+
+    def _take_discard(self, seat: int, act: str, discarder: int) -> None:
+        tile = self.claim_tile
+        assert tile is not None
+        row = self.discards[discarder]
+        row[-1] = DiscardRecord(tile, True, row[-1].declared)
+        first = self.first_discard.get(tile)
+        if first == (discarder, len(row) - 1):
+            self.zeren[tile] = (seat, discarder)
+        self.any_claim = True
+        self._begin_turn(seat)
+        if act == "pong":
+            self.hands[seat][tile] -= 2
+            self.melds[seat].append(Meld("pong", tile, discarder))
+            self.after_pong = True
+            if self.holding(seat, tile) == 4:
+                self.four_turn[seat][tile] = self.turn_num[seat]
+            self._emit(Claimed(seat, "pong", tile, discarder))
+        else:
+            self.hands[seat][tile] -= 3
+            meld = Meld("ming", tile, discarder, "dian")
+            self.melds[seat].append(meld)
+            self.turn_gangs.append(meld)
+            self._emit(Claimed(seat, "gang", tile, discarder))
+            self._draw(seat, replacement=True)
+
+    # ----- draws and turns -----
+
+    def _begin_turn(self, seat: int) -> None:
+        self.phase = Phase.TURN
+        self.turn = seat
+        self.turn_num[seat] += 1
+        self.after_pong = False
+        self.last_draw_replacement = False
+        self.turn_gangs = []
+        self.drawn = None
+
+    def _next_draw(self, seat: int) -> None:
+        if self.wall_left == 0:
+            self._exhaust()
+            return
+        self._begin_turn(seat)
+        self._draw(seat, replacement=False)
+
+    def _draw(self, seat: int, replacement: bool) -> None:
+        if replacement:
+            self.back -= 1
+            tile = self.wall[self.back]
+        else:
+            tile = self.wall[self.front]
+            self.front += 1
+        self.hands[seat][tile] += 1
+        self.draws[seat] += 1
+        self.drawn = tile
+        self.last_draw_replacement = replacement
+        self.passed[seat] = False  # any draw of one's own ends the 过水 lock (§12.7)
+        if self.holding(seat, tile) == 4:
+            self.four_turn[seat][tile] = self.turn_num[seat]
+        self.phase = Phase.TURN
+        self._emit(Drew(seat, tile, replacement, self.wall_left))
+
+    # ----- wins and the end -----
+
+    def _make_win(
+        self,
+        seat: int,
+        how: str,
+        tile: int | None,
+        from_seat: int | None,
+        counts: list[int],
+        owns_tile: bool,
+    ) -> WinInfo:
+        found = best_pattern(self.opts, counts, self.meld_kinds(seat))
+        assert found is not None, "a win must have a pattern"
+        zimo = how in ("zimo", "rob")
+        on_discard = how == "discard"
+        void = self.opts.pass_win == "penalty" and how != "zimo" and self.passed[seat]
+        return WinInfo(
+            seat=seat,
+            how=how,
+            tile=tile,
+            from_seat=from_seat,
+            pattern=found[0],
+            value=found[1],
+            counts=tuple(counts),
+            owns_tile=owns_tile,
+            zimo=zimo,
+            gangkai=how == "zimo" and self.last_draw_replacement,
+            hot=on_discard and self.claim_hot,
+            tianhu=how == "zimo" and seat == self.dealer and self.draws[seat] == 0,
+            dihu=(
+                (how == "zimo" and seat != self.dealer and self.draws[seat] == 1
+                 and not self.any_claim)
+                or (on_discard and self.claim_dihu)
+            ),
+            declared=self.declared[seat],
+            shabao=on_discard and self.opts.declare == "tianting" and self.claim_declared,
+            void=void,
+        )  # fmt: skip
+
+    def _win_zimo(self, seat: int) -> None:
+        counts = list(self.hands[seat])
+        self.winners = [self._make_win(seat, "zimo", self.drawn, None, counts, True)]
+        self._finish()
+
+    def _ordered_from(self, seats: list[int], start: int) -> list[int]:
+        """`seats` in play order after `start`."""
+        return sorted(seats, key=lambda s: (s - start) % 4)
+
+    def _win_on_discard(self, seats: list[int]) -> None:
+        tile, discarder = self.claim_tile, self.claim_from
+        assert tile is not None and discarder is not None
+        row = self.discards[discarder]
+        row[-1] = DiscardRecord(tile, True, row[-1].declared)
+        ordered = self._ordered_from(seats, discarder)
+        wins = []
+        for i, seat in enumerate(ordered):
+            counts = list(self.hands[seat])
+            counts[tile] += 1
+            wins.append(self._make_win(seat, "discard", tile, discarder, counts, i == 0))
+        self.winners = wins
+        self._finish()
+
+    def _win_rob(self, seats: list[int]) -> None:
+        tile, robbed = self.claim_tile, self.claim_from
+        assert tile is not None and robbed is not None
+        self.hands[robbed][tile] -= 1  # the robbed tile leaves the hand; the 碰 stays (§12.25)
+        ordered = self._ordered_from(seats, robbed)
+        wins = []
+        for i, seat in enumerate(ordered):
+            counts = list(self.hands[seat])
+            counts[tile] += 1
+            wins.append(self._make_win(seat, "rob", tile, robbed, counts, i == 0))
+        self.winners = wins
+        self._finish()
+
+    def _exhaust(self) -> None:
+        self.exhausted = True
+        self._emit(Exhausted())
+        self._finish()
+
+    def _finish(self) -> None:
+        from rules.settle import settle  # settle imports this module's types
+
+        self._close_window()
+        self.phase = Phase.OVER
+        for w in self.winners:
+            self._emit(
+                Won(
+                    w.seat, w.how, w.tile, w.from_seat, w.pattern.value,
+                    tuple(w.bonus_names(self.opts)), w.void, tuple(_kinds(list(w.counts))),
+                )
+            )  # fmt: skip
+        valid = [w for w in self.winners if not w.void]
+        any_void = any(w.void for w in self.winners)
+        if valid and not any_void and self.wall_left > 0:
+            self.flip = self.wall[self.front]
+            self._emit(Flipped(self.flip))
+        self.result = settle(self)
+        self._emit(RoundEnded(self.result.to_dict()))
+
+    def _emit(self, event: Event) -> None:
+        self.events.append(event)
+
+
+# ----- legal actions -----
+
+
+def legal_actions(r: Round, seat: int) -> list[Action]:
+    """Every action `seat` may take now; [] when it has nothing to do."""
+    if r.phase is Phase.OVER:
+        return []
+    if r.phase is Phase.TURN:
+        return _turn_actions(r, seat) if seat == r.turn else []
+    options = r.claim_options.get(seat)
+    if options is None or seat in r.claim_answers:
+        return []
+    return [Action(seat, act) for act in options] + [Action(seat, "pass")]  # type: ignore[arg-type]
+
+
+def _turn_actions(r: Round, seat: int) -> list[Action]:
+    hand = r.hands[seat]
+    melds = r.melds[seat]
+    kinds = [k for k in range(NUM_KINDS) if hand[k]]
+    actions: list[Action] = []
+    if not r.after_pong and is_win_counts(hand, len(melds)):
+        actions.append(Action(seat, "hu"))
+    if r.declared[seat]:
+        if r.drawn is not None and hand[r.drawn]:
+            actions.append(Action(seat, "discard", r.drawn))
+        return actions
+    if not r.after_pong and r.wall_left > 0:
+        for k in kinds:
+            if hand[k] == 4:
+                actions.append(Action(seat, "gang", k))
+        for m in melds:
+            if m.kind == "pong" and hand[m.tile]:
+                actions.append(Action(seat, "gang", m.tile))
+    actions.extend(Action(seat, "discard", k) for k in kinds)
+    if (
+        r.opts.declare != "none"
+        and not r.after_pong
+        and not r.any_claim
+        and r.discard_count[seat] == 0
+    ):
+        for k in kinds:
+            hand[k] -= 1
+            ready = bool(ready_waits(hand, melds))
+            hand[k] += 1
+            if ready:
+                actions.append(Action(seat, "ready", k))
+    return actions
+
+
+def step(r: Round, action: Action) -> tuple[Round, list[Event]]:
+    """The pure form of `Round.apply`: a new round and the events; `r` is not touched."""
+    new = r.clone()
+    events = new.apply(action)
+    return new, events
+
+
+# ----- helpers -----
+
+
+def _others(seat: int) -> list[int]:
+    return [(seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4]
+
+
+def _kinds(counts: Sequence[int]) -> list[int]:
+    return [k for k in range(NUM_KINDS) for _ in range(counts[k])]
+
+
+def _check_deal(hands: Sequence[Sequence[int]], wall: Sequence[int], dealer: int) -> None:
+    if len(hands) != 4:
+        raise DealError(f"a deal has four hands, got {len(hands)}")
+    if not 0 <= dealer <= 3:
+        raise DealError(f"dealer must be a seat 0-3, got {dealer}")
+    for seat, hand in enumerate(hands):
+        want = 14 if seat == dealer else 13
+        if len(hand) != want:
+            role = "the dealer" if seat == dealer else "a non-dealer"
+            raise DealError(f"seat {seat} ({role}) must hold {want} tiles, got {len(hand)}")
+    total = to_counts([k for h in hands for k in h] + list(wall))
+    over = [tile_name(k) for k in range(NUM_KINDS) if total[k] > COPIES]
+    if over:
+        raise DealError(f"more than four of {', '.join(over)} in the hands and wall")

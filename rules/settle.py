@@ -1,0 +1,369 @@
+"""Settlement of a finished round: RULES.md §5 (豆), §6 (鸡), §7 (查叫), §8 (hand, dealer).
+
+`settle(round)` lists every payment (payer, payee, item, amount × base, a readable detail) and
+each seat's net; the nets always sum to zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rules.chickens import ChickenTally, chicken_tallies, exposed_units, zeren_units
+from rules.patterns import Meld, ready_value
+from rules.tiles import tile_name
+
+if TYPE_CHECKING:
+    from rules.round import Round, WinInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    payer: int
+    payee: int
+    item: str  # hand | dou | chicken | baoji | zeren | repao | chajiao | baopai
+    amount: int  # units × base
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "from": self.payer,
+            "to": self.payee,
+            "item": self.item,
+            "amount": self.amount,
+            "detail": self.detail,
+        }
+
+
+@dataclass(slots=True)
+class Settlement:
+    outcome: str  # win | draw
+    winners: list[dict[str, Any]]
+    flip: int | None
+    payments: list[Payment]
+    net: list[int]
+    next_dealer: int
+    next_streak: int
+    ready: list[bool]
+    chickens: list[dict[str, Any]] = field(default_factory=list)
+    dou: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "winners": self.winners,
+            "flip": tile_name(self.flip) if self.flip is not None else None,
+            "payments": [p.to_dict() for p in self.payments],
+            "net": self.net,
+            "next_dealer": self.next_dealer,
+            "next_streak": self.next_streak,
+            "ready": self.ready,
+            "chickens": self.chickens,
+            "dou": self.dou,
+        }
+
+
+def _after(seat: int) -> list[int]:
+    """The other three seats in play order after `seat`."""
+    return [(seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4]
+
+
+class _Ledger:
+    def __init__(self, base: int) -> None:
+        self.base = base
+        self.payments: list[Payment] = []
+
+    def pay(self, payer: int, payee: int, item: str, units: int, detail: str) -> None:
+        if units > 0 and payer != payee:
+            self.payments.append(Payment(payer, payee, item, units * self.base, detail))
+
+    def net(self) -> list[int]:
+        net = [0, 0, 0, 0]
+        for p in self.payments:
+            net[p.payer] -= p.amount
+            net[p.payee] += p.amount
+        return net
+
+
+def settle(r: Round) -> Settlement:
+    ledger = _Ledger(r.base)
+    ready = [r.is_ready(s) for s in range(4)]
+    winner_seats = {w.seat for w in r.winners}
+    for s in winner_seats:
+        ready[s] = True
+    if r.exhausted:
+        return _settle_draw(r, ledger, ready)
+    voids = [w for w in r.winners if w.void]
+    if voids:
+        for w in voids:
+            _pay_baopai(r, ledger, w)
+        chickens: list[dict[str, Any]] = []
+        dous: list[dict[str, Any]] = []
+    else:
+        for w in r.winners:
+            _pay_hand(r, ledger, w)
+        dous = _pay_dou(r, ledger, ready)
+        chickens = _pay_chickens(r, ledger, ready)
+    dealer = _next_dealer_after_win(r)
+    return Settlement(
+        outcome="win",
+        winners=[_winner_dict(r, w) for w in r.winners],
+        flip=r.flip,
+        payments=ledger.payments,
+        net=ledger.net(),
+        next_dealer=dealer,
+        next_streak=r.streak + 1 if dealer == r.dealer else 0,
+        ready=ready,
+        chickens=chickens,
+        dou=dous,
+    )
+
+
+def _winner_dict(r: Round, w: WinInfo) -> dict[str, Any]:
+    d: dict[str, Any] = {"seat": w.seat, "pattern": w.pattern.value, "bonuses": w.bonus_names(r.opts)}
+    if w.void:
+        d["void"] = True
+    return d
+
+
+# ----- hand payments (§8.1) -----
+
+
+def _dealer_extra(r: Round, a: int, b: int) -> int:
+    """坐庄 + 连庄 on a payment between a and b, where the preset has them."""
+    if r.opts.dealer_bonus and r.dealer in (a, b):
+        return 1 + r.streak
+    return 0
+
+
+def _hand_units(r: Round, w: WinInfo) -> tuple[int, list[str]]:
+    """Pattern + bonuses, before the dealer and the multiplier, with a breakdown."""
+    o = r.opts
+    parts = [f"{w.pattern.value} {w.value}"]
+    units = w.value
+    extras: list[tuple[bool, int, str]] = [
+        (w.declared and o.declare == "tianting", o.tianting_value, "天听"),
+        (w.zimo, o.zimo_bonus, "自摸"),
+        (w.gangkai, o.gangkai_bonus, "杠上开花"),
+        (w.hot, o.repao_bonus, "热炮"),
+        (w.tianhu, o.tianhu_bonus, "天胡"),
+        (w.dihu, o.dihu_bonus, "地胡"),
+        (w.declared and o.declare == "baoting", o.baoting_bonus, "报听"),
+        (w.shabao, o.shabao_value, "杀报"),
+    ]
+    for applies, value, name in extras:
+        if applies and value:
+            units += value
+            parts.append(f"{name} {value}")
+    return units, parts
+
+
+def _share(r: Round, w: WinInfo, payer: int) -> tuple[int, str]:
+    """What `payer` owes winner `w` for the hand, as if alone (before 抢杠 summing)."""
+    units, parts = _hand_units(r, w)
+    extra = _dealer_extra(r, payer, w.seat)
+    if extra:
+        units += extra
+        parts.append(f"坐庄/连庄 {extra}")
+    text = " + ".join(parts)
+    if r.opts.zimo_double and w.zimo:
+        units *= 2
+        text = f"({text}) × 2"
+    if w.zimo and r.opts.declare == "tianting" and r.declared[payer]:
+        units += r.opts.shabao_value  # 杀报: a 天听 player pays 10 more on another's 自摸
+        text += f" + 杀报 {r.opts.shabao_value}"
+    return units, text
+
+
+def _pay_hand(r: Round, ledger: _Ledger, w: WinInfo) -> None:
+    if w.how == "zimo":
+        for payer in _after(w.seat):
+            units, text = _share(r, w, payer)
+            ledger.pay(payer, w.seat, "hand", units, f"自摸 {text}")
+        return
+    payer = w.from_seat
+    assert payer is not None
+    if w.how == "rob":
+        total = 0
+        texts = []
+        for other in _after(w.seat):
+            units, text = _share(r, w, other)
+            total += units
+            texts.append(text)
+        ledger.pay(payer, w.seat, "hand", total, "抢杠 (pays for three): " + "; ".join(texts))
+        return
+    units, text = _share(r, w, payer)
+    ledger.pay(payer, w.seat, "hand", units, f"discard win: {text}")
+    if w.hot and r.opts.repao_void_gang and r.claim_hot_gang is not None:
+        form = r.claim_hot_gang.form
+        value = {"men": r.opts.repao_men, "zhuanwan": r.opts.repao_zhuanwan}.get(
+            form or "", r.opts.repao_dian
+        )
+        ledger.pay(payer, w.seat, "repao", value, f"热炮 after {_dou_name(r.claim_hot_gang)}")
+
+
+def _pay_baopai(r: Round, ledger: _Ledger, w: WinInfo) -> None:
+    """包牌 (§2.5 penalty, §12.9): the void winner pays each other player its hand's value."""
+    o = r.opts
+    value = w.value + (o.tianting_value if w.declared and o.declare == "tianting" else 0)
+    if w.declared and o.declare == "baoting":
+        value += o.baoting_bonus
+    for other in _after(w.seat):
+        extra = _dealer_extra(r, other, w.seat)
+        detail = f"包牌: passed a win, then won on a discard: {w.pattern.value} {value}"
+        if extra:
+            detail += f" + 坐庄/连庄 {extra}"
+        ledger.pay(w.seat, other, "baopai", value + extra, detail)
+
+
+# ----- 豆 (§5) -----
+
+
+_DOU_ZH = {"dian": "点豆", "men": "闷豆", "zhuanwan": "转弯豆", "hanbao": "憨包豆"}
+
+
+def _dou_name(m: Meld) -> str:
+    return f"{_DOU_ZH[m.dou or 'hanbao']} {tile_name(m.tile)}"
+
+
+def _burned(r: Round) -> int | None:
+    """The robbed player under 全烧 (guiyang): collects nothing this round."""
+    if r.opts.qianggang_burn and r.winners and r.winners[0].how == "rob":
+        return r.winners[0].from_seat
+    return None
+
+
+def _voided_gang(r: Round) -> Meld | None:
+    """The discarder's fresh gang that a 热炮 win voids (chuan, anshun)."""
+    if r.opts.repao_void_gang and any(w.hot for w in r.winners):
+        return r.claim_hot_gang
+    return None
+
+
+def _pay_dou(r: Round, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
+    o = r.opts
+    burned = _burned(r)
+    voided = _voided_gang(r)
+    listing: list[dict[str, Any]] = []
+    for holder in range(4):
+        for m in r.melds[holder]:
+            if not m.is_gang:
+                continue
+            scores = True
+            why = ""
+            if m.dou == "hanbao":
+                scores, why = False, "憨包豆 scores nothing"
+            elif m is voided:
+                scores, why = False, "voided by 热炮"
+            elif holder == burned:
+                scores, why = False, "全烧"
+            elif o.dou_need_ready and not ready[holder]:
+                scores, why = False, "holder not ready"
+            listing.append(
+                {"seat": holder, "tile": tile_name(m.tile), "dou": m.dou, "kind": m.kind,
+                 "scores": scores, "why": why}
+            )  # fmt: skip
+            if not scores:
+                continue
+            name = _dou_name(m)
+            if m.dou == "dian":
+                assert m.from_seat is not None
+                ledger.pay(m.from_seat, holder, "dou", o.dou_dian, f"{name} (fed by seat {m.from_seat})")
+            else:
+                value = o.dou_men if m.dou == "men" else o.dou_zhuanwan
+                for payer in _after(holder):
+                    ledger.pay(payer, holder, "dou", value, name)
+    return listing
+
+
+# ----- 鸡 (§6) -----
+
+
+def _tally_dicts(tallies: Iterable[ChickenTally]) -> list[dict[str, Any]]:
+    return [t.to_dict() for t in tallies]
+
+
+def _pay_chickens(r: Round, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
+    o = r.opts
+    burned = _burned(r)
+    tallies = chicken_tallies(r, draw=False)
+    if o.chickens == "chuan":
+        collectors = [s for s in range(4) if s != burned]
+    else:
+        collectors = [s for s in range(4) if ready[s] and s != burned]
+    for q in collectors:
+        t = tallies[q]
+        for payer in _after(q):
+            ledger.pay(payer, q, "chicken", t.units, f"鸡: {t.detail}")
+    if o.chickens == "guiyang":
+        for payer in range(4):
+            if ready[payer]:
+                continue
+            units, detail = exposed_units(r, payer)
+            for q in collectors:
+                ledger.pay(payer, q, "baoji", units, f"包鸡: {detail}")
+        for claimer, discarder, units, detail in zeren_units(r):
+            if claimer in collectors:
+                ledger.pay(discarder, claimer, "zeren", units, f"责任鸡: {detail}")
+    return _tally_dicts(tallies)
+
+
+# ----- 荒庄 (§7) -----
+
+
+def _settle_draw(r: Round, ledger: _Ledger, ready: list[bool]) -> Settlement:
+    o = r.opts
+    ready_seats = [s for s in range(4) if ready[s]]
+    unready = [s for s in range(4) if not ready[s]]
+    if ready_seats and unready:
+        for q in ready_seats:
+            value = ready_value(o, r.hands[q], r.melds[q]) or 0
+            for p in unready:
+                ledger.pay(p, q, "chajiao", value, f"查叫: seat {q} is ready, best wait {value}")
+    chickens: list[dict[str, Any]] = []
+    if o.draw_chickens:
+        tallies = chicken_tallies(r, draw=True)
+        chickens = _tally_dicts(tallies)
+        for q in ready_seats:
+            for p in unready:
+                ledger.pay(p, q, "chicken", tallies[q].units, f"荒庄 鸡: {tallies[q].detail}")
+    dealer = _next_dealer_after_draw(r, ready)
+    return Settlement(
+        outcome="draw",
+        winners=[],
+        flip=None,
+        payments=ledger.payments,
+        net=ledger.net(),
+        next_dealer=dealer,
+        next_streak=r.streak + 1 if dealer == r.dealer else 0,
+        ready=ready,
+        chickens=chickens,
+    )
+
+
+# ----- next dealer (§8.3) -----
+
+
+def _next_dealer_after_win(r: Round) -> int:
+    seats = [w.seat for w in r.winners]
+    if len(seats) == 1:
+        return seats[0]
+    discarder = r.winners[0].from_seat
+    assert discarder is not None
+    if len(seats) >= 3 or r.opts.two_winner_dealer == "discarder":
+        return discarder
+    return min(seats, key=lambda s: (s - r.dealer) % 4)
+
+
+def _next_dealer_after_draw(r: Round, ready: list[bool]) -> int:
+    if r.opts.draw_dealer == "stays":
+        return r.dealer
+    n = sum(ready)
+    if n in (0, 4):
+        return r.dealer
+    if n == 3:
+        return ready.index(False)
+    if ready[r.dealer]:
+        return r.dealer
+    return next(s for s in _after(r.dealer) if ready[s])
