@@ -1,0 +1,159 @@
+"""A bot policy every part of the project uses: server bots, self-play, benchmarks and tests.
+
+It wins whenever it may (but never into a void 包牌 win), takes every gang (a 豆 scores and is the
+通行证), pongs only when that brings the hand closer to ready, declares 报听/天听 when its first
+discard leaves it ready, and otherwise discards to keep the hand closest to ready (an approximate
+shanten), keeping its 幺鸡/乌骨鸡 when the choice is otherwise even. Deterministic from its seed.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rules.actions import Action
+from rules.round import Phase, Round, legal_actions
+from rules.tiles import NUM_KINDS, WUGUJI, YAOJI
+from rules.wall import SplitMix64
+
+NEG = -100
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
+    """Best 2×sets + partials (pairs, two-sided and gapped waits) in one suit's nine counts;
+    with `need_eye`, exactly one pair is set aside as the eye (worth 1)."""
+    i = next((k for k in range(9) if counts[k]), -1)
+    if i < 0:
+        return NEG if need_eye else 0
+    c = list(counts)
+    best = NEG
+
+    def sub(delta: dict[int, int], gain: int, eye: bool) -> None:
+        nonlocal best
+        for k, d in delta.items():
+            c[k] -= d
+        v = _suit_value(tuple(c), eye)
+        for k, d in delta.items():
+            c[k] += d
+        if v > NEG and v + gain > best:
+            best = v + gain
+
+    if c[i] >= 3:
+        sub({i: 3}, 2, need_eye)
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        sub({i: 1, i + 1: 1, i + 2: 1}, 2, need_eye)
+    if c[i] >= 2:
+        sub({i: 2}, 1, need_eye)
+        if need_eye:
+            sub({i: 2}, 1, False)
+    if i <= 7 and c[i + 1]:
+        sub({i: 1, i + 1: 1}, 1, need_eye)
+    if i <= 6 and c[i + 2]:
+        sub({i: 1, i + 2: 1}, 1, need_eye)
+    sub({i: 1}, 0, need_eye)
+    return best
+
+
+def shanten(counts: list[int], n_melds: int) -> int:
+    """Approximate tiles-from-ready: -1 complete, 0 ready (standard form or seven pairs)."""
+    suits = [tuple(counts[s * 9 : s * 9 + 9]) for s in range(3)]
+    plain = [_suit_value(t, False) for t in suits]
+    eyed = [_suit_value(t, True) for t in suits]
+    total = sum(plain)
+    best = total
+    for s in range(3):
+        if eyed[s] > NEG:
+            best = max(best, total - plain[s] + eyed[s])
+    blocks_cap = 9 - 2 * n_melds  # value of a complete hand's concealed part
+    std = 8 - 2 * n_melds - min(best, blocks_cap)
+    if n_melds:
+        return std
+    pairs = sum(c // 2 for c in counts)
+    return min(std, 6 - pairs)
+
+
+def _keep_bonus(kind: int, counts: list[int]) -> int:
+    """Tie-break when discarding: higher means keep. Chickens and connected tiles are kept."""
+    bonus = 0
+    if kind in (YAOJI, WUGUJI):
+        bonus += 3
+    r = kind % 9
+    for d in (-2, -1, 1, 2):
+        if 0 <= r + d <= 8 and counts[kind + d]:
+            bonus += 2 if abs(d) == 1 else 1
+    if counts[kind] >= 2:
+        bonus += 3
+    if r in (0, 8):
+        bonus -= 1
+    return bonus
+
+
+class Bot:
+    """`Bot(seed).choose(round, seat)` → one of `legal_actions(round, seat)`."""
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = SplitMix64(seed)
+
+    def choose(self, r: Round, seat: int) -> Action:
+        legal = legal_actions(r, seat)
+        if not legal:
+            raise ValueError(f"seat {seat} has nothing to do now")
+        acts = {a.act for a in legal}
+        if r.phase in (Phase.CLAIM, Phase.ROB):
+            return self._answer(r, seat, acts)
+        if "hu" in acts:
+            return Action(seat, "hu")
+        gangs = [a for a in legal if a.act == "gang"]
+        if gangs:
+            return gangs[0]
+        readies = [a for a in legal if a.act == "ready"]
+        discards = [a for a in legal if a.act == "discard"]
+        choice = self._best_discard(r, seat, [a.tile for a in discards if a.tile is not None])
+        if readies and any(a.tile == choice for a in readies):
+            return Action(seat, "ready", choice)
+        return Action(seat, "discard", choice)
+
+    def _answer(self, r: Round, seat: int, acts: set[str]) -> Action:
+        void = r.opts.pass_win == "penalty" and r.passed[seat]
+        if "hu" in acts and not void:
+            return Action(seat, "hu")
+        if "gang" in acts:
+            return Action(seat, "gang")
+        if "pong" in acts and self._pong_helps(r, seat):
+            return Action(seat, "pong")
+        return Action(seat, "pass")
+
+    def _pong_helps(self, r: Round, seat: int) -> bool:
+        tile = r.claim_tile
+        assert tile is not None
+        hand = list(r.hands[seat])
+        n = len(r.melds[seat])
+        before = shanten(hand, n)
+        hand[tile] -= 2
+        after = min(self._after_discard(hand, n + 1))
+        return after < before
+
+    @staticmethod
+    def _after_discard(hand: list[int], n_melds: int) -> list[int]:
+        out = []
+        for k in range(NUM_KINDS):
+            if hand[k]:
+                hand[k] -= 1
+                out.append(shanten(hand, n_melds))
+                hand[k] += 1
+        return out
+
+    def _best_discard(self, r: Round, seat: int, options: list[int]) -> int:
+        if len(options) == 1:
+            return options[0]
+        hand = list(r.hands[seat])
+        n = len(r.melds[seat])
+        scored: list[tuple[int, int, int]] = []
+        for k in options:
+            hand[k] -= 1
+            s = shanten(hand, n)
+            hand[k] += 1
+            scored.append((s, _keep_bonus(k, hand), k))
+        scored.sort()
+        best = [t for t in scored if t[:2] == scored[0][:2]]
+        return best[self.rng.below(len(best))][2]
