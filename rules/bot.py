@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from rules.actions import Action
+from rules.hand import is_win_counts
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import NUM_KINDS, WUGUJI, YAOJI
 from rules.wall import SplitMix64
@@ -18,7 +19,7 @@ from rules.wall import SplitMix64
 NEG = -100
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=None)
 def _suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
     """Best 2×sets + partials (pairs, two-sided and gapped waits) in one suit's nine counts;
     with `need_eye`, exactly one pair is set aside as the eye (worth 1)."""
@@ -54,22 +55,70 @@ def _suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
     return best
 
 
-def shanten(counts: list[int], n_melds: int) -> int:
-    """Approximate tiles-from-ready: -1 complete, 0 ready (standard form or seven pairs)."""
-    suits = [tuple(counts[s * 9 : s * 9 + 9]) for s in range(3)]
-    plain = [_suit_value(t, False) for t in suits]
-    eyed = [_suit_value(t, True) for t in suits]
-    total = sum(plain)
+def _std_shanten(plain: list[int], eyed: list[int], n_melds: int) -> int:
+    total = plain[0] + plain[1] + plain[2]
     best = total
     for s in range(3):
         if eyed[s] > NEG:
             best = max(best, total - plain[s] + eyed[s])
-    blocks_cap = 9 - 2 * n_melds  # value of a complete hand's concealed part
-    std = 8 - 2 * n_melds - min(best, blocks_cap)
+    cap = 9 - 2 * n_melds  # the value of a complete hand's concealed part
+    return 8 - 2 * n_melds - min(best, cap)
+
+
+def shanten(counts: list[int], n_melds: int) -> int:
+    """Approximate tiles-from-ready: -1 complete, 0 ready (standard form or seven pairs)."""
+    suits = [tuple(counts[s * 9 : s * 9 + 9]) for s in range(3)]
+    std = _std_shanten(
+        [_suit_value(t, False) for t in suits], [_suit_value(t, True) for t in suits], n_melds
+    )
     if n_melds:
         return std
     pairs = sum(c // 2 for c in counts)
     return min(std, 6 - pairs)
+
+
+@lru_cache(maxsize=None)
+def _suit_removals(row: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """(plain, eyed) suit values after removing one tile of each rank (rank absent: NEG)."""
+    out = []
+    for r in range(9):
+        if row[r]:
+            t = list(row)
+            t[r] -= 1
+            key = tuple(t)
+            out.append((_suit_value(key, False), _suit_value(key, True)))
+        else:
+            out.append((NEG, NEG))
+    return tuple(out)
+
+
+def discard_shanten(counts: list[int], n_melds: int, options: list[int]) -> list[int]:
+    """`shanten` after discarding each of `options`, recomputing only the suit that changes."""
+    rows = [tuple(counts[s * 9 : s * 9 + 9]) for s in range(3)]
+    plain = [_suit_value(t, False) for t in rows]
+    eyed = [_suit_value(t, True) for t in rows]
+    removals = [_suit_removals(t) for t in rows]
+    pairs = sum(c // 2 for c in counts) if not n_melds else 0
+    gains = [e - p if e > NEG else NEG for p, e in zip(plain, eyed, strict=True)]
+    rest = []  # per suit: (value of the other two suits, best eye gain among them)
+    for s in range(3):
+        o1, o2 = (s + 1) % 3, (s + 2) % 3
+        rest.append((plain[o1] + plain[o2], max(0, gains[o1], gains[o2])))
+    cap = 9 - 2 * n_melds
+    base = 8 - 2 * n_melds
+    out = []
+    for k in options:
+        s, r = divmod(k, 9)
+        p, e = removals[s][r]
+        others, gain = rest[s]
+        best = others + (p + gain if p + gain > e else e)
+        std = base - (best if best < cap else cap)
+        if not n_melds:
+            qd = 6 - pairs + (1 - counts[k] % 2)
+            if qd < std:
+                std = qd
+        out.append(std)
+    return out
 
 
 def _keep_bonus(kind: int, counts: list[int]) -> int:
@@ -95,6 +144,8 @@ class Bot:
         self.rng = SplitMix64(seed)
 
     def choose(self, r: Round, seat: int) -> Action:
+        if r.phase is Phase.TURN and seat == r.turn and not self._may_declare(r, seat):
+            return self._turn(r, seat)
         legal = legal_actions(r, seat)
         if not legal:
             raise ValueError(f"seat {seat} has nothing to do now")
@@ -112,6 +163,35 @@ class Bot:
         if readies and any(a.tile == choice for a in readies):
             return Action(seat, "ready", choice)
         return Action(seat, "discard", choice)
+
+    @staticmethod
+    def _may_declare(r: Round, seat: int) -> bool:
+        return (
+            r.opts.declare != "none"
+            and not r.any_claim
+            and not r.after_pong
+            and r.discard_count[seat] == 0
+            and not r.declared[seat]
+        )
+
+    def _turn(self, r: Round, seat: int) -> Action:
+        """The common turn, decided without listing every legal action (the same rules as
+        `legal_actions`, which the tests hold it to)."""
+        hand = r.hands[seat]
+        melds = r.melds[seat]
+        if not r.after_pong and is_win_counts(hand, len(melds)):
+            return Action(seat, "hu")
+        if r.declared[seat]:
+            return Action(seat, "discard", r.drawn)
+        if not r.after_pong and r.wall_left > 0:
+            for k in range(NUM_KINDS):
+                if hand[k] == 4:
+                    return Action(seat, "gang", k)
+            for m in melds:
+                if m.kind == "pong" and hand[m.tile]:
+                    return Action(seat, "gang", m.tile)
+        options = [k for k in range(NUM_KINDS) if hand[k]]
+        return Action(seat, "discard", self._best_discard(r, seat, options))
 
     def _answer(self, r: Round, seat: int, acts: set[str]) -> Action:
         void = r.opts.pass_win == "penalty" and r.passed[seat]
@@ -135,25 +215,16 @@ class Bot:
 
     @staticmethod
     def _after_discard(hand: list[int], n_melds: int) -> list[int]:
-        out = []
-        for k in range(NUM_KINDS):
-            if hand[k]:
-                hand[k] -= 1
-                out.append(shanten(hand, n_melds))
-                hand[k] += 1
-        return out
+        return discard_shanten(hand, n_melds, [k for k in range(NUM_KINDS) if hand[k]])
 
     def _best_discard(self, r: Round, seat: int, options: list[int]) -> int:
         if len(options) == 1:
             return options[0]
-        hand = list(r.hands[seat])
-        n = len(r.melds[seat])
-        scored: list[tuple[int, int, int]] = []
-        for k in options:
-            hand[k] -= 1
-            s = shanten(hand, n)
-            hand[k] += 1
-            scored.append((s, _keep_bonus(k, hand), k))
-        scored.sort()
-        best = [t for t in scored if t[:2] == scored[0][:2]]
-        return best[self.rng.below(len(best))][2]
+        hand = r.hands[seat]
+        after = discard_shanten(hand, len(r.melds[seat]), options)
+        low = min(after)
+        scored = sorted(
+            (_keep_bonus(k, hand), k) for s, k in zip(after, options, strict=True) if s == low
+        )
+        best = [t for t in scored if t[0] == scored[0][0]]
+        return best[self.rng.below(len(best))][1]

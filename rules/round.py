@@ -30,7 +30,7 @@ from rules.events import (
     RoundStarted,
     Won,
 )
-from rules.hand import is_win_counts
+from rules.hand import is_win_counts, wait_kinds
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass, holding, ready_waits
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI, tile_name, to_counts
@@ -157,6 +157,7 @@ class Round:
         # Deal scripts answer a discard even when nobody can claim it (§12.21): they set this so
         # that an empty window stays open until `resolve_window()`.
         self.hold_empty_windows = False
+        self._wait_cache: list[int | None] = [None, None, None, None]  # see `wait_mask`
         self.events: list[Event] = []
         self._start()
 
@@ -202,6 +203,7 @@ class Round:
         c.first_discard = dict(self.first_discard)
         c.zeren = dict(self.zeren)
         c.winners = list(self.winners)
+        c._wait_cache = list(self._wait_cache)
         c.events = list(self.events)
         return c
 
@@ -230,6 +232,16 @@ class Round:
             return [s for s in self.claim_options if s not in self.claim_answers]
         return []
 
+    def wait_mask(self, seat: int) -> int:
+        """Bit k set when kind k completes the seat's 13-tile hand; cached until it changes."""
+        mask = self._wait_cache[seat]
+        if mask is None:
+            mask = 0
+            for k in wait_kinds(self.hands[seat], len(self.melds[seat])):
+                mask |= 1 << k
+            self._wait_cache[seat] = mask
+        return mask
+
     def holding(self, seat: int, kind: int) -> int:
         return holding(self.hands[seat], self.melds[seat], kind)
 
@@ -254,7 +266,7 @@ class Round:
     def apply(self, action: Action) -> list[Event]:
         """Play `action`; return the events it caused. Raises IllegalAction, changing nothing."""
         action = self._normalize(action)
-        if action not in legal_actions(self, action.seat):
+        if not self._is_plain_discard(action) and action not in legal_actions(self, action.seat):
             code, message = self._why_illegal(action)
             raise IllegalAction(code, message)
         mark = len(self.events)
@@ -263,6 +275,18 @@ class Round:
         else:
             self._answer(action)
         return self.events[mark:]
+
+    def _is_plain_discard(self, a: Action) -> bool:
+        """The common case of `legal_actions`, checked without listing them all."""
+        return (
+            a.act == "discard"
+            and self.phase is Phase.TURN
+            and a.seat == self.turn
+            and a.tile is not None
+            and 0 <= a.tile < NUM_KINDS
+            and self.hands[a.seat][a.tile] > 0
+            and (not self.declared[a.seat] or a.tile == self.drawn)
+        )
 
     def _normalize(self, action: Action) -> Action:
         """Claims carry no tile (a given tile must be the claimed one); 自摸 carries none."""
@@ -362,6 +386,7 @@ class Round:
 
     def _concealed_gang(self, seat: int, tile: int) -> None:
         self.hands[seat][tile] -= 4
+        self._wait_cache[seat] = None
         meld = Meld("an", tile, None, "hanbao" if self._late(seat, tile) else "men")
         self.melds[seat].append(meld)
         self.turn_gangs.append(meld)
@@ -384,6 +409,7 @@ class Round:
         assert tile is not None
         self._close_window()
         self.hands[seat][tile] -= 1
+        self._wait_cache[seat] = None
         row = self.melds[seat]
         i = next(i for i, m in enumerate(row) if m.kind == "pong" and m.tile == tile)
         meld = Meld("bu", tile, row[i].from_seat, "hanbao" if self._late(seat, tile) else "zhuanwan")
@@ -395,6 +421,7 @@ class Round:
 
     def _discard(self, seat: int, tile: int, declare: bool) -> None:
         self.hands[seat][tile] -= 1
+        self._wait_cache[seat] = None
         if declare:
             self.declared[seat] = True
         self.discard_count[seat] += 1
@@ -461,12 +488,11 @@ class Round:
     def _claim_options(self, seat: int, tile: int, from_seat: int) -> tuple[str, ...]:
         hand = self.hands[seat]
         opts: list[str] = []
-        counts = list(hand)
-        counts[tile] += 1
-        if is_win_counts(counts, len(self.melds[seat])) and self._hu_allowed_on_discard(
-            seat, counts, from_seat
-        ):
-            opts.append("hu")
+        if self.wait_mask(seat) >> tile & 1:
+            counts = list(hand)
+            counts[tile] += 1
+            if self._hu_allowed_on_discard(seat, counts, from_seat):
+                opts.append("hu")
         if not self.declared[seat]:
             if hand[tile] >= 2:
                 opts.append("pong")
@@ -477,9 +503,7 @@ class Round:
     def _can_rob(self, seat: int, tile: int) -> bool:
         if self.opts.pass_win == "lock" and self.passed[seat]:
             return False
-        counts = list(self.hands[seat])
-        counts[tile] += 1
-        return is_win_counts(counts, len(self.melds[seat]))
+        return bool(self.wait_mask(seat) >> tile & 1)
 
     def _answer(self, a: Action) -> None:
         self.claim_answers[a.seat] = a
@@ -523,6 +547,7 @@ class Round:
         if first == (discarder, len(row) - 1):
             self.zeren[tile] = (seat, discarder)
         self.any_claim = True
+        self._wait_cache[seat] = None
         self._begin_turn(seat)
         if act == "pong":
             self.hands[seat][tile] -= 2
@@ -565,6 +590,7 @@ class Round:
             tile = self.wall[self.front]
             self.front += 1
         self.hands[seat][tile] += 1
+        self._wait_cache[seat] = None
         self.draws[seat] += 1
         self.drawn = tile
         self.last_draw_replacement = replacement
@@ -639,6 +665,7 @@ class Round:
     def _win_rob(self, seats: list[int]) -> None:
         tile, robbed = self.claim_tile, self.claim_from
         assert tile is not None and robbed is not None
+        self._wait_cache[robbed] = None
         self.hands[robbed][tile] -= 1  # the robbed tile leaves the hand; the 碰 stays (§12.25)
         ordered = self._ordered_from(seats, robbed)
         wins = []
