@@ -1,9 +1,17 @@
 """Hand analysis: complete hands, waits, and which shapes a hand can be read as.
 
-Every analysis works on 27 counts (one per tile kind). A suit's nine counts are folded into one
-int key, base 5 (`sum(count[r] * 5**r)`), and looked up in tables of the complete suit shapes,
-built once at import by enumerating sets and pairs (a few thousand keys). A hand is a standard
-win when one suit is "sets + one pair" and the other two are "sets only".
+Every analysis works on 27 counts (one per tile kind), folded into one int *hand key*, base 5:
+`sum(count[k] * 5**k)` (at most four of a kind, so no digit carries; 5**27 < 2**63). Its three
+base-5 "digits" of 5**9 are the *suit keys*, `sum(count[9s + r] * 5**r)`. Two tables are built
+once at import by enumerating sets and pairs:
+
+- `_CLASS`, a bytes object indexed by suit key (5**9 entries, 2 MB): whether the suit's shape is
+  "sets only" or "sets + one pair", and whether all its counts are even;
+- `_ADD`, for every shape one tile short of complete, the ranks whose addition completes it.
+
+A hand is a standard win when one suit is "sets + one pair" and the other two "sets only", so
+`is_win` is three indexings and a sum; seven pairs is "every suit all even" with 14 tiles; and
+`waits` adds one `_ADD` lookup per suit that can take the winning tile.
 
 >>> from rules.tiles import parse_tiles
 >>> is_win(parse_tiles("11122233344455m"))
@@ -16,17 +24,51 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import mul
 
-from rules.tiles import NUM_KINDS, tile_name, to_counts
+from rules.tiles import NUM_KINDS, tile_name
 
 POW5 = tuple(5**r for r in range(10))
+TILE_UNIT: tuple[int, ...] = tuple(5**k for k in range(NUM_KINDS))
+"""`TILE_UNIT[k]` is one tile of kind k in a hand key: a key is `sum(TILE_UNIT[k] for k in tiles)`."""
+_P9 = 5**9  # suit keys are below this
 
 SETS_ONLY = 1  # the suit splits into pungs and runs (possibly none)
 SETS_PAIR = 2  # the suit splits into pungs, runs and exactly one pair
 
+# _CLASS entries. The codes are chosen so that three suits read as a standard hand exactly when
+# their codes add up to 1 + 1 + 4, and the even flags of three suits add up without overflow.
+_ONLY = 1
+_PAIR = 4
+_STANDARD = _ONLY + _ONLY + _PAIR
+_CODE = 0b111
+_EVEN = 16  # every count of the suit is even (and the suit holds at most 14 tiles)
+# _ADD entries: ranks completing the shape as sets only in bits 0-8, as sets + pair in bits 9-17.
+# Which of the two a suit needs depends on the other two suits' codes: 1 + 1 → it must become
+# sets + pair; 1 + 4 → sets only; anything else → no tile of this suit completes the hand.
+_ADD_SHIFT_BY_OTHERS = tuple(
+    9 if c == 2 * _ONLY else 0 if c == _ONLY + _PAIR else -1 for c in range(2 * _PAIR + 1)
+)
 
-def _build_suit_table() -> dict[int, int]:
-    """Key → flags for every complete single-suit shape with at most four of each rank."""
+
+def hand_key(counts: Sequence[int]) -> int:
+    """The base-5 hand key of 27 counts (each 0–4).
+
+    >>> hand_key([1, 2] + [0] * 25)
+    11
+    """
+    return sum(map(mul, counts, TILE_UNIT))
+
+
+def suit_keys(counts: Sequence[int]) -> tuple[int, int, int]:
+    """The three base-5 suit keys of a 27-count vector (the keys of `SUIT_TABLE`)."""
+    key = sum(map(mul, counts, TILE_UNIT))
+    q = key // _P9
+    return key % _P9, q % _P9, q // _P9
+
+
+def _build_tables() -> tuple[dict[int, int], bytes, dict[int, int]]:
+    """(SUIT_TABLE, _CLASS, _ADD), from every complete single-suit shape of at most 14 tiles."""
     set_shapes: list[tuple[int, ...]] = []
     for r in range(9):
         set_shapes.append(tuple(3 if i == r else 0 for i in range(9)))
@@ -48,51 +90,71 @@ def _build_suit_table() -> dict[int, int]:
                     nxt.add(s)
         sets_only |= nxt
         level = nxt
+
     table: dict[int, int] = {}
+    adds: dict[int, int] = {}
+
+    def complete(shape: tuple[int, ...], key: int, flag: int) -> None:
+        table[key] = flag
+        bit = 1 if flag == SETS_ONLY else 1 << 9
+        for r in range(9):
+            if shape[r]:
+                short = key - POW5[r]
+                adds[short] = adds.get(short, 0) | bit << r
+
     for shape in sets_only:
         key = sum(c * POW5[i] for i, c in enumerate(shape))
-        table[key] = table.get(key, 0) | SETS_ONLY
+        complete(shape, key, SETS_ONLY)
         for r in range(9):
             if shape[r] <= 2:
-                pkey = key + 2 * POW5[r]
-                table[pkey] = table.get(pkey, 0) | SETS_PAIR
-    return table
+                with_pair = shape[:r] + (shape[r] + 2,) + shape[r + 1 :]
+                complete(with_pair, key + 2 * POW5[r], SETS_PAIR)
+
+    classes = bytearray(_P9)
+    for key, flag in table.items():
+        classes[key] = _ONLY if flag == SETS_ONLY else _PAIR
+
+    def mark_evens(rank: int, key: int, left: int) -> None:
+        if rank == 9:
+            classes[key] |= _EVEN
+            return
+        for c in (0, 2, 4):
+            if c <= left:
+                mark_evens(rank + 1, key + c * POW5[rank], left - c)
+
+    mark_evens(0, 0, 14)
+    return table, bytes(classes), adds
 
 
-SUIT_TABLE: dict[int, int] = _build_suit_table()
+SUIT_TABLE: dict[int, int]
+"""Suit key → SETS_ONLY or SETS_PAIR, for every complete single-suit shape."""
+SUIT_TABLE, _CLASS, _ADD = _build_tables()
+
+# the names / kinds of the set bits of a 9-bit rank mask, per suit
+_MASK_NAMES = tuple(
+    tuple(tuple(tile_name(9 * s + r) for r in range(9) if m >> r & 1) for m in range(512))
+    for s in range(3)
+)
+_MASK_KINDS = tuple(
+    tuple(tuple(9 * s + r for r in range(9) if m >> r & 1) for m in range(512)) for s in range(3)
+)
 
 
-def suit_keys(counts: Sequence[int]) -> tuple[int, int, int]:
-    """The three base-5 suit keys of a 27-count vector."""
-    keys = [0, 0, 0]
-    for s in range(3):
-        key = 0
-        base = s * 9
-        for r in range(8, -1, -1):
-            key = key * 5 + counts[base + r]
-        keys[s] = key
-    return keys[0], keys[1], keys[2]
+# --- complete hands -----------------------------------------------------------------------------
 
 
-def _standard_from_keys(k0: int, k1: int, k2: int) -> bool:
-    t = SUIT_TABLE
-    f0 = t.get(k0, 0)
-    f1 = t.get(k1, 0)
-    f2 = t.get(k2, 0)
-    if not (f0 and f1 and f2):
-        return False
-    return bool(
-        (f0 & SETS_PAIR and f1 & SETS_ONLY and f2 & SETS_ONLY)
-        or (f1 & SETS_PAIR and f0 & SETS_ONLY and f2 & SETS_ONLY)
-        or (f2 & SETS_PAIR and f0 & SETS_ONLY and f1 & SETS_ONLY)
-    )
+def _class_sum(key: int) -> int:
+    """The three suits' _CLASS entries, added up (-1 for counts out of range)."""
+    c = _CLASS
+    try:
+        return c[key % _P9] + c[(q := key // _P9) % _P9] + c[q // _P9]
+    except IndexError:  # a count above 4 carried past the last suit: not a hand
+        return -1
 
 
 def is_standard(counts: Sequence[int]) -> bool:
     """The concealed counts split into sets plus exactly one pair (any number of melds beside)."""
-    if sum(counts) % 3 != 2:
-        return False
-    return _standard_from_keys(*suit_keys(counts))
+    return _class_sum(sum(map(mul, counts, TILE_UNIT))) & 0b1111 == _STANDARD
 
 
 def is_all_pungs(counts: Sequence[int]) -> bool:
@@ -116,14 +178,34 @@ def is_seven_pairs(counts: Sequence[int]) -> bool:
     return total == 14
 
 
-def is_win_counts(counts: Sequence[int], n_melds: int = 0) -> bool:
-    """A complete hand: concealed counts plus `n_melds` pung/gang melds (RULES.md §3)."""
-    total = sum(counts)
-    if total + 3 * n_melds != 14:
+def is_win_key(key: int, n_tiles: int, n_melds: int = 0) -> bool:
+    """`is_win` of a hand key (see `hand_key`) holding `n_tiles` concealed tiles."""
+    if n_tiles + 3 * n_melds != 14:
         return False
-    if n_melds == 0 and is_seven_pairs(counts):
-        return True
-    return _standard_from_keys(*suit_keys(counts))
+    c = _CLASS
+    try:
+        s = c[key % _P9] + c[(q := key // _P9) % _P9] + c[q // _P9]
+    except IndexError:
+        return False
+    return s & 0b1111 == _STANDARD or (not n_melds and s >> 4 == 3)
+
+
+def is_win_counts(counts: Sequence[int], n_melds: int = 0) -> bool:
+    """A complete hand: concealed counts plus `n_melds` pung/gang melds (RULES.md §3).
+
+    >>> from rules.tiles import parse_tiles, to_counts
+    >>> is_win_counts(to_counts(parse_tiles("22m345p")), 3)
+    True
+    """
+    if sum(counts) + 3 * n_melds != 14:
+        return False
+    key = sum(map(mul, counts, TILE_UNIT))
+    c = _CLASS
+    try:
+        s = c[key % _P9] + c[(q := key // _P9) % _P9] + c[q // _P9]
+    except IndexError:
+        return False
+    return s & 0b1111 == _STANDARD or (not n_melds and s >> 4 == 3)
 
 
 def is_win(tiles: Sequence[int], n_melds: int = 0) -> bool:
@@ -133,32 +215,73 @@ def is_win(tiles: Sequence[int], n_melds: int = 0) -> bool:
     >>> is_win(parse_tiles("11223344556677s"))
     True
     """
-    return is_win_counts(to_counts(tiles), n_melds)
+    n = len(tiles)
+    if n + 3 * n_melds != 14:
+        return False
+    u = TILE_UNIT
+    if n == 14:
+        # unrolled: the usual case, and a loop would cost half of the whole call
+        a, b, c, d, e, f, g, h, i, j, k, l, m, o = tiles  # noqa: E741
+        key = (
+            u[a] + u[b] + u[c] + u[d] + u[e] + u[f] + u[g]
+            + u[h] + u[i] + u[j] + u[k] + u[l] + u[m] + u[o]
+        )  # fmt: skip
+    else:
+        key = 0
+        for t in tiles:
+            key += u[t]
+    cl = _CLASS
+    try:
+        s = cl[key % _P9] + cl[(q := key // _P9) % _P9] + cl[q // _P9]
+    except IndexError:
+        return False
+    return s & 0b1111 == _STANDARD or (not n_melds and s >> 4 == 3)
 
 
-# Waits: for a suit key, the ranks whose addition makes it sets-only / sets+pair (memoised).
-_ADD_CACHE: dict[int, tuple[int, int]] = {}
+# --- waits --------------------------------------------------------------------------------------
 
 
-def _additions(key: int) -> tuple[int, int]:
-    """Bitmasks of the ranks r such that key + 5**r is SETS_ONLY / SETS_PAIR."""
-    hit = _ADD_CACHE.get(key)
-    if hit is not None:
-        return hit
-    only = 0
-    pair = 0
-    t = SUIT_TABLE
-    k = key
-    for r in range(9):
-        if k % 5 < 4:
-            f = t.get(key + POW5[r], 0)
-            if f & SETS_ONLY:
-                only |= 1 << r
-            if f & SETS_PAIR:
-                pair |= 1 << r
-        k //= 5
-    _ADD_CACHE[key] = (only, pair)
-    return only, pair
+def _wait_masks(key: int, n_melds: int) -> tuple[int, int, int]:
+    """Per suit, the 9-bit mask of ranks completing a hand key of 13 (melds counting 3)."""
+    k0 = key % _P9
+    q = key // _P9
+    k1 = q % _P9
+    k2 = q // _P9
+    cl = _CLASS
+    try:
+        a = cl[k0]
+        b = cl[k1]
+        c = cl[k2]
+    except IndexError:
+        return 0, 0, 0
+    sel = _ADD_SHIFT_BY_OTHERS
+    get = _ADD.get
+    m0 = m1 = m2 = 0
+    s = sel[(b & _CODE) + (c & _CODE)]
+    if s >= 0:
+        m0 = get(k0, 0) >> s & 511
+    s = sel[(a & _CODE) + (c & _CODE)]
+    if s >= 0:
+        m1 = get(k1, 0) >> s & 511
+    s = sel[(a & _CODE) + (b & _CODE)]
+    if s >= 0:
+        m2 = get(k2, 0) >> s & 511
+    if not n_melds and (a + b + c) >> 4 == 2:
+        # two suits all in pairs: seven pairs waits on the third's odd kind, if it has just one
+        odd_suit = k0 if not a & _EVEN else k1 if not b & _EVEN else k2
+        odd = 0
+        for r in range(9):
+            if odd_suit % 5 & 1:
+                odd |= 1 << r
+            odd_suit //= 5
+        if not odd & (odd - 1):
+            if not a & _EVEN:
+                m0 |= odd
+            elif not b & _EVEN:
+                m1 |= odd
+            else:
+                m2 |= odd
+    return m0, m1, m2
 
 
 def wait_kinds(counts: Sequence[int], n_melds: int = 0) -> list[int]:
@@ -166,32 +289,45 @@ def wait_kinds(counts: Sequence[int], n_melds: int = 0) -> list[int]:
 
     Kinds already held four times in the concealed counts are impossible and never listed; the
     caller excludes kinds held four times counting melds (RULES.md §7).
+
+    >>> from rules.tiles import parse_tiles, to_counts
+    >>> wait_kinds(to_counts(parse_tiles("1m")), 4)
+    [0]
     """
     if sum(counts) + 3 * n_melds != 13:
         return []
-    keys = suit_keys(counts)
-    flags = [SUIT_TABLE.get(k, 0) for k in keys]
-    mask = 0  # bit per kind
-    for s in range(3):
-        o1, o2 = (s + 1) % 3, (s + 2) % 3
-        f1, f2 = flags[o1], flags[o2]
-        only, pair = _additions(keys[s])
-        bits = 0
-        if f1 & SETS_ONLY and f2 & SETS_ONLY:
-            bits |= pair
-        if (f1 & SETS_PAIR and f2 & SETS_ONLY) or (f2 & SETS_PAIR and f1 & SETS_ONLY):
-            bits |= only
-        mask |= bits << (9 * s)
-    if n_melds == 0:
-        odd = [k for k in range(NUM_KINDS) if counts[k] & 1]
-        if len(odd) == 1 and counts[odd[0]] < 4:
-            mask |= 1 << odd[0]
-    return [k for k in range(NUM_KINDS) if mask >> k & 1]
+    m0, m1, m2 = _wait_masks(sum(map(mul, counts, TILE_UNIT)), n_melds)
+    k0, k1, k2 = _MASK_KINDS
+    return [*k0[m0], *k1[m1], *k2[m2]]
 
 
 def waits(tiles: Sequence[int], n_melds: int = 0) -> list[str]:
-    """The names of the tiles that complete the concealed `tiles` beside `n_melds` melds."""
-    return [tile_name(k) for k in wait_kinds(to_counts(tiles), n_melds)]
+    """The names of the tiles that complete the concealed `tiles` beside `n_melds` melds.
+
+    >>> from rules.tiles import parse_tiles
+    >>> waits(parse_tiles("1122335566778m"))
+    ['5m', '8m']
+    """
+    n = len(tiles)
+    if n + 3 * n_melds != 13:
+        return []
+    u = TILE_UNIT
+    if n == 13:
+        a, b, c, d, e, f, g, h, i, j, k, l, m = tiles  # noqa: E741
+        key = (
+            u[a] + u[b] + u[c] + u[d] + u[e] + u[f] + u[g]
+            + u[h] + u[i] + u[j] + u[k] + u[l] + u[m]
+        )  # fmt: skip
+    else:
+        key = 0
+        for t in tiles:
+            key += u[t]
+    m0, m1, m2 = _wait_masks(key, n_melds)
+    n0, n1, n2 = _MASK_NAMES
+    return [*n0[m0], *n1[m1], *n2[m2]]
+
+
+# --- shapes -------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,11 +342,16 @@ class Shape:
 
 
 def read_shape(counts: Sequence[int], meld_kinds: Sequence[int]) -> Shape | None:
-    """The readings of a complete hand (concealed counts incl. the winning tile), or None."""
+    """The readings of a complete hand (concealed counts incl. the winning tile), or None.
+
+    >>> from rules.tiles import parse_tiles, to_counts
+    >>> read_shape(to_counts(parse_tiles("1111m22p33p44s55s66s")), [])
+    Shape(standard=False, all_pungs=False, seven_pairs=True, dragon=True, one_suit=False)
+    """
     n_melds = len(meld_kinds)
     if sum(counts) + 3 * n_melds != 14:
         return None
-    standard = _standard_from_keys(*suit_keys(counts))
+    standard = is_standard(counts)
     all_pungs = standard and is_all_pungs(counts)
     seven = n_melds == 0 and is_seven_pairs(counts)
     if not (standard or seven):

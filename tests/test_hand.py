@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import assume, given, settings
@@ -32,7 +32,7 @@ from rules.tiles import (
 # The oracle: a brute-force decomposer over count tuples (9 counts for one suit, 27 for a hand).
 
 
-@lru_cache(maxsize=None)
+@cache
 def _decomposes(counts: tuple[int, ...], need_pair: bool) -> bool:
     """The counts split into pungs and runs, plus one pair if `need_pair`.
 
@@ -69,7 +69,7 @@ def _seven_pairs(counts: tuple[int, ...]) -> bool:
     return all(c % 2 == 0 for c in counts) and sum(c // 2 for c in counts) == 7
 
 
-@lru_cache(maxsize=None)
+@cache
 def brute_win(counts: tuple[int, ...], n_melds: int = 0) -> bool:
     if sum(counts) + 3 * n_melds != 14:
         return False
@@ -163,9 +163,7 @@ def test_golden_totals_constructive() -> None:
         if n_melds == 0:
             # seven pairs: counts 0, 2 or 4 summing to 14
             complete |= {s for s in suit_shapes(14) if all(c % 2 == 0 for c in s)}
-        ready = {
-            (s[:r] + (s[r] - 1,) + s[r + 1 :], r) for s in complete for r in range(9) if s[r]
-        }
+        ready = {(s[:r] + (s[r] - 1,) + s[r + 1 :], r) for s in complete for r in range(9) if s[r]}
         assert len(complete) == GOLDEN_WIN[n_melds][1]
         assert len({s for s, _ in ready}) == GOLDEN_READY[n_melds][1]
         assert len(ready) == GOLDEN_READY[n_melds][2]
