@@ -1,0 +1,58 @@
+"""A match: a fixed number of rounds with running scores, the deal passing by §8.3.
+
+>>> from rules.options import GUIYANG
+>>> m = Match(GUIYANG, rounds=2, seed="demo")
+>>> r = m.next_round()
+>>> r.dealer, m.round_no
+(0, 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.options import RuleOptions
+from rules.round import Phase, Round
+from rules.wall import seed_to_int
+
+
+@dataclass(slots=True)
+class Match:
+    options: RuleOptions
+    rounds: int
+    seed: int | str = 0
+    base: int = 1
+    dealer: int = 0
+    streak: int = 0
+    round_no: int = 0  # rounds dealt so far
+    scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    def round_seed(self, round_no: int) -> int:
+        """Each round's wall seed, derived from the match seed and the round number."""
+        return seed_to_int(f"{self.seed}:{round_no}")
+
+    @property
+    def over(self) -> bool:
+        return self.round_no >= self.rounds and len(self.history) == self.round_no
+
+    def next_round(self) -> Round:
+        if self.round_no >= self.rounds:
+            raise ValueError("the match is over")
+        self.round_no += 1
+        return Round.deal(
+            self.options, seed=self.round_seed(self.round_no),
+            dealer=self.dealer, streak=self.streak, base=self.base,
+        )  # fmt: skip
+
+    def record(self, r: Round) -> None:
+        """Add a finished round's nets to the scores and pass the deal."""
+        if r.phase is not Phase.OVER or r.result is None:
+            raise ValueError("the round is not over")
+        result = r.result.to_dict()  # type: ignore[attr-defined]
+        for seat in range(4):
+            self.scores[seat] += result["net"][seat]
+        self.dealer = result["next_dealer"]
+        self.streak = result["next_streak"]
+        self.history.append({"round": self.round_no, "net": result["net"], "outcome": result["outcome"]})
