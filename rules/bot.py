@@ -8,7 +8,7 @@ shanten), keeping its 幺鸡/乌骨鸡 when the choice is otherwise even. Determ
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from rules.actions import Action
 from rules.hand import is_win_counts
@@ -19,7 +19,7 @@ from rules.wall import SplitMix64
 NEG = -100
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
     """Best 2×sets + partials (pairs, two-sided and gapped waits) in one suit's nine counts;
     with `need_eye`, exactly one pair is set aside as the eye (worth 1)."""
@@ -77,7 +77,7 @@ def shanten(counts: list[int], n_melds: int) -> int:
     return min(std, 6 - pairs)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_removals(row: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     """(plain, eyed) suit values after removing one tile of each rank (rank absent: NEG)."""
     out = []
@@ -149,7 +149,7 @@ class Bot:
         legal = legal_actions(r, seat)
         if not legal:
             raise ValueError(f"seat {seat} has nothing to do now")
-        acts = {a.act for a in legal}
+        acts: set[str] = {a.act for a in legal}
         if r.phase in (Phase.CLAIM, Phase.ROB):
             return self._answer(r, seat, acts)
         if "hu" in acts:

@@ -182,8 +182,8 @@ def _pay_hand(r: Round, ledger: _Ledger, w: WinInfo) -> None:
             units, text = _share(r, w, payer)
             ledger.pay(payer, w.seat, "hand", units, f"自摸 {text}")
         return
-    payer = w.from_seat
-    assert payer is not None
+    assert w.from_seat is not None
+    discarder: int = w.from_seat
     if w.how == "rob":
         total = 0
         texts = []
@@ -191,16 +191,16 @@ def _pay_hand(r: Round, ledger: _Ledger, w: WinInfo) -> None:
             units, text = _share(r, w, other)
             total += units
             texts.append(text)
-        ledger.pay(payer, w.seat, "hand", total, "抢杠 (pays for three): " + "; ".join(texts))
+        ledger.pay(discarder, w.seat, "hand", total, "抢杠 (pays for three): " + "; ".join(texts))
         return
-    units, text = _share(r, w, payer)
-    ledger.pay(payer, w.seat, "hand", units, f"discard win: {text}")
+    units, text = _share(r, w, discarder)
+    ledger.pay(discarder, w.seat, "hand", units, f"discard win: {text}")
     if w.hot and r.opts.repao_void_gang and r.claim_hot_gang is not None:
         form = r.claim_hot_gang.form
         value = {"men": r.opts.repao_men, "zhuanwan": r.opts.repao_zhuanwan}.get(
             form or "", r.opts.repao_dian
         )
-        ledger.pay(payer, w.seat, "repao", value, f"热炮 after {_dou_name(r.claim_hot_gang)}")
+        ledger.pay(discarder, w.seat, "repao", value, f"热炮 after {_dou_name(r.claim_hot_gang)}")
 
 
 def _pay_baopai(r: Round, ledger: _Ledger, w: WinInfo) -> None:

@@ -101,7 +101,7 @@ def test_legal_actions_are_exactly_the_accepted_ones(
     while r.phase is not Phase.OVER and steps < 150:
         steps += 1
         legal = {s: legal_actions(r, s) for s in range(4)}
-        for seat, actions in legal.items():
+        for actions in legal.values():
             for a in actions:
                 r2, _ = step(r, a)  # accepted
                 assert r2 is not r
