@@ -1,0 +1,382 @@
+"""The zhuoji server: websocket connections, the lobby, and the tables.
+
+A connection's handler reads frames, checks the rate limit, validates each frame against the
+protocol models and hands it to the lobby (here) or to the connection's table task
+(`server.table.Table`); it never touches a table's state. Everything a client may get wrong is
+answered with an `error` frame; only the transport-level faults close the connection, with the
+codes listed in `protocol.codes.Close` and docs/PROTOCOL.md.
+
+    server = Server(Store(path))
+    async with server.listen("0.0.0.0", 8765) as ws_server:
+        await ws_server.serve_forever()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from http import HTTPStatus
+from typing import Any
+
+from pydantic import ValidationError
+from websockets.asyncio.server import Server as WsServer
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from protocol import codes
+from protocol.codes import Close
+from protocol.messages import (
+    MAX_FRAME_BYTES,
+    PROTOCOL_VERSION,
+    CreateTable,
+    Hello,
+    TakeSeat,
+    Watch,
+    parse_client,
+)
+from rules.options import OptionsError, make_options, overrides_of
+from server.bot_client import BotPlayer
+from server.conn import Conn, PipeConn, RateLimit, WsConn
+from server.projection import ErrorItem, view_for
+from server.store import Store
+from server.table import Settings, Table, dumps, new_token
+
+log = logging.getLogger("zhuoji.server")
+
+TABLE_COMMANDS = frozenset({"add_bot", "remove_bot", "start", "act", "auto"})
+
+
+def _validation_message(err: ValidationError) -> tuple[str, str]:
+    """(code, message) for a refused frame: what was wrong and where, briefly."""
+    errors = err.errors(include_url=False)
+    if errors and errors[0]["type"] == "json_invalid":
+        return codes.BAD_JSON, "not valid JSON"
+    parts = []
+    for e in errors[:3]:
+        loc = ".".join(str(x) for x in e["loc"][1:] or e["loc"])
+        parts.append(f"{loc}: {e['msg']}" if loc else e["msg"])
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return codes.BAD_MESSAGE, "; ".join(parts)[:400] + more
+
+
+class Server:
+    """The lobby and the table registry. One per process; runs on one event loop."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        name: str = "zhuoji",
+        seed: str | None = None,
+        max_tables: int = 5000,
+        rate_burst: float = 40,
+        rate_per_second: float = 10,
+        hello_timeout: float = 10.0,
+        disconnect_grace: float = 20.0,
+        round_pause: float = 3.0,
+        finished_linger: float = 600.0,
+        bot_delay: float = 0.0,
+    ) -> None:
+        self.store = store
+        self.name = name
+        self.seed = seed
+        self.max_tables = max_tables
+        self.rate_burst = rate_burst
+        self.rate_per_second = rate_per_second
+        self.hello_timeout = hello_timeout
+        self.disconnect_grace = disconnect_grace
+        self.round_pause = round_pause
+        self.finished_linger = finished_linger
+        self.bot_delay = bot_delay
+        self.tables: dict[str, Table] = {}
+        self.tokens: dict[str, Table] = {}
+        self.next_table = store.max_table_number() + 1
+        self.bots: set[asyncio.Task[None]] = set()
+        self.conns: set[Conn] = set()
+
+    # ----- ids, tokens, seeds -----
+
+    def new_token(self, table: Table) -> str:
+        token = new_token()
+        self.tokens[token] = table
+        return token
+
+    def drop_token(self, token: str | None) -> None:
+        if token is not None:
+            self.tokens.pop(token, None)
+
+    def round_seed(self, table_id: str, round_no: int) -> str:
+        """A fresh secret seed per round; with `seed` set (tests), a reproducible one."""
+        if self.seed is not None:
+            return f"{self.seed}:{table_id}:{round_no}"
+        return secrets.token_hex(16)
+
+    # ----- the websocket side -----
+
+    @contextlib.asynccontextmanager
+    async def listen(self, host: str, port: int) -> AsyncIterator[WsServer]:
+        """Serve websockets on host:port until the block exits; then close every connection
+        with 1001 and stop the tables."""
+        async with serve(
+            self.handler,
+            host,
+            port,
+            compression=None,
+            max_size=MAX_FRAME_BYTES,
+            max_queue=16,
+            ping_interval=20,
+            ping_timeout=20,
+            close_timeout=5,
+            process_request=self._http,
+        ) as ws_server:
+            try:
+                yield ws_server
+            finally:
+                await self.shutdown()
+                ws_server.close(close_connections=True)
+
+    def _http(self, connection: ServerConnection, request: Request) -> Response | None:
+        """Plain HTTP before the upgrade: `/healthz` for monitoring."""
+        if request.path == "/healthz":
+            return connection.respond(HTTPStatus.OK, f"ok {len(self.tables)} tables\n")
+        return None
+
+    async def handler(self, ws: ServerConnection) -> None:
+        conn = WsConn(ws)
+        self.conns.add(conn)
+        writer = asyncio.create_task(conn.writer())
+        rate = RateLimit(self.rate_burst, self.rate_per_second)
+        try:
+            try:
+                async with asyncio.timeout(self.hello_timeout):
+                    first = await ws.recv()
+            except TimeoutError:
+                self._error(conn, codes.HELLO_FIRST, "send hello first", None)
+                conn.close(Close.BAD_HELLO, "no hello")
+            else:
+                rate.take()
+                self.handle_frame(conn, first)
+                async for raw in ws:
+                    if conn.closed:
+                        break
+                    if not rate.take():
+                        self._error(conn, codes.RATE_LIMITED, "too many messages", None)
+                        conn.close(Close.POLICY, "rate limit")
+                        break
+                    self.handle_frame(conn, raw)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.disconnected(conn)
+            if conn.closing is not None:
+                with contextlib.suppress(Exception):
+                    await conn.closing
+            conn.closed = True
+            writer.cancel()
+            self.conns.discard(conn)
+
+    def disconnected(self, conn: Conn) -> None:
+        table = conn.table or conn.joining
+        if table is not None:
+            table.post("gone", conn)
+
+    # ----- frames -----
+
+    def handle_frame(self, conn: Conn, raw: str | bytes) -> None:
+        """Parse, validate and route one frame. Never raises, never waits."""
+        if isinstance(raw, bytes):
+            self._error(conn, codes.BAD_MESSAGE, "send JSON in text frames", None)
+            return
+        try:
+            msg = parse_client(raw)
+        except ValidationError as err:
+            code, message = _validation_message(err)
+            self._error(conn, code, message, None)
+            if not conn.hello:
+                conn.close(Close.BAD_HELLO, "the first frame must be a valid hello")
+            return
+        try:
+            self._route(conn, msg)
+        except Exception:  # a bug here must not take the server down
+            log.exception("routing %s from %r", msg.type, conn)
+            self._error(conn, "internal", "the server could not handle that", msg.type)
+
+    def _route(self, conn: Conn, msg: Any) -> None:
+        kind = msg.type
+        if not conn.hello:
+            if not isinstance(msg, Hello):
+                self._error(conn, codes.HELLO_FIRST, "the first frame must be hello", kind)
+                conn.close(Close.BAD_HELLO, "the first frame must be hello")
+                return
+            self._hello(conn, msg)
+            return
+        if isinstance(msg, Hello):
+            self._error(conn, codes.ALREADY_HELLO, "hello was already received", kind)
+        elif kind == "list_tables":
+            self._send(conn, {"type": "tables", "tables": self.lobby()})
+        elif isinstance(msg, CreateTable):
+            self._create(conn, msg)
+        elif isinstance(msg, TakeSeat | Watch):
+            self._join(conn, msg)
+        elif kind == "leave":
+            table = conn.table
+            if table is None:
+                self._error(conn, codes.NOT_AT_TABLE, "you are not at a table", kind)
+            else:
+                table.post("leave", conn)
+        elif kind in TABLE_COMMANDS:
+            table = conn.table
+            if table is None:
+                self._error(conn, codes.NOT_AT_TABLE, "you are not at a table", kind)
+            else:
+                table.post("msg", conn, msg)
+        else:  # pragma: no cover - every message type is routed above
+            self._error(conn, codes.BAD_MESSAGE, f"unexpected {kind}", kind)
+
+    def _hello(self, conn: Conn, msg: Hello) -> None:
+        if msg.version != PROTOCOL_VERSION:
+            self._error(
+                conn,
+                codes.VERSION_MISMATCH,
+                f"this server speaks protocol version {PROTOCOL_VERSION}, not {msg.version}",
+                "hello",
+            )
+            conn.close(Close.VERSION, f"protocol version {PROTOCOL_VERSION} only")
+            return
+        conn.hello, conn.name = True, msg.name
+        self._send(
+            conn,
+            {"type": "welcome", "version": PROTOCOL_VERSION, "server": self.name, "name": msg.name},
+        )
+        if msg.token is not None:
+            table = self.tokens.get(msg.token)
+            if table is None:
+                self._error(conn, codes.BAD_TOKEN, "unknown or expired seat token", "hello")
+                return
+            conn.joining = table
+            table.post("resume", conn, msg.token, msg.last_seq)
+
+    def _create(self, conn: Conn, msg: CreateTable) -> None:
+        if conn.table is not None or conn.joining is not None:
+            self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
+            return
+        if len(self.tables) >= self.max_tables:
+            self._error(conn, codes.TOO_MANY_TABLES, "the server has no room for more tables",
+                        msg.type)  # fmt: skip
+            return
+        try:
+            options = make_options(msg.preset, dict(msg.options))
+        except OptionsError as err:
+            self._error(conn, codes.BAD_OPTIONS, str(err)[:400], msg.type)
+            return
+        table_id = str(self.next_table)
+        self.next_table += 1
+        settings = Settings(
+            name=msg.name,
+            preset=msg.preset,
+            overrides=overrides_of(options, msg.preset),
+            options=options,
+            base=msg.base,
+            rounds=msg.rounds,
+            turn_seconds=msg.turn_seconds,
+            bank_seconds=msg.bank_seconds,
+            claim_min_ms=msg.claim_min_ms,
+            password=msg.password,
+        )
+        table = Table(self, table_id, settings)
+        self.tables[table_id] = table
+        conn.joining = table
+        table.post("create", conn)
+
+    def _join(self, conn: Conn, msg: TakeSeat | Watch) -> None:
+        if conn.table is not None or conn.joining is not None:
+            self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
+            return
+        table = self.tables.get(msg.table)
+        if table is None:
+            self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
+            return
+        conn.joining = table
+        table.post("join", conn, msg)
+
+    def lobby(self) -> list[dict[str, Any]]:
+        """The lobby rows: waiting tables first, then playing, then finished; at most 200."""
+        order = {"waiting": 0, "playing": 1}
+        tables = sorted(self.tables.values(), key=lambda t: (order.get(t.state, 2), int(t.id)))
+        return [t.info() for t in tables[:200]]
+
+    def remove_table(self, table: Table) -> None:
+        """Forget a table (its record stays in the database)."""
+        if self.tables.get(table.id) is not table:
+            return
+        del self.tables[table.id]
+        for seat in table.seats:
+            self.drop_token(seat.token)
+            conn = seat.conn
+            if conn is not None:
+                conn.table = conn.seat = None
+                if isinstance(conn, PipeConn):
+                    conn.close()
+                else:
+                    self._send(conn, {"type": "left", "table": table.id})
+        for conn in table.spectators:
+            conn.table = None
+            self._send(conn, {"type": "left", "table": table.id})
+        table.spectators.clear()
+        table.post("stop")
+
+    # ----- the server's own bots -----
+
+    def spawn_bot(self, name: str, token: str, *, seed: str) -> None:
+        """Start a bot client that takes the seat holding `token`, over an in-process pipe."""
+        conn = PipeConn(name)
+        task = asyncio.create_task(self._bot_main(conn, BotPlayer(seed), name, token))
+        self.bots.add(task)
+        task.add_done_callback(self.bots.discard)
+
+    async def _bot_main(self, conn: PipeConn, player: BotPlayer, name: str, token: str) -> None:
+        hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": name, "token": token}
+        self.handle_frame(conn, json.dumps(hello))
+        try:
+            while True:
+                text = await conn.inbox.get()
+                if text is None:
+                    break
+                reply = player.on_frame(json.loads(text))
+                if reply is not None:
+                    if self.bot_delay:
+                        await asyncio.sleep(self.bot_delay)
+                    self.handle_frame(conn, json.dumps(reply))
+        finally:
+            conn.closed = True
+            self.disconnected(conn)
+
+    # ----- replies outside a table -----
+
+    def _send(self, conn: Conn, frame: dict[str, Any]) -> None:
+        conn.send(dumps(frame))
+
+    def _error(self, conn: Conn, code: str, message: str, ref: str | None) -> None:
+        frame = view_for(ErrorItem(code, message, ref), None)
+        assert frame is not None
+        conn.send(dumps(frame))
+
+    async def shutdown(self) -> None:
+        """Stop every table (an unfinished match is recorded as abandoned), close clients."""
+        for table in list(self.tables.values()):
+            if table.state == "playing":
+                table.post("abandon")
+        await asyncio.sleep(0)
+        for table in list(self.tables.values()):
+            table.post("stop")
+        await asyncio.gather(*(t.task for t in self.tables.values()), return_exceptions=True)
+        for conn in list(self.conns):
+            conn.close(Close.GOING_AWAY, "server shutting down")
+        for task in list(self.bots):
+            task.cancel()
+        await asyncio.gather(*self.bots, return_exceptions=True)

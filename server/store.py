@@ -1,0 +1,460 @@
+"""SQLite persistence: tables, match results, and every round's deal, actions and event log.
+
+The server writes through one `Store`: a single writer thread owns the connection and commits
+whatever is queued in one transaction (group commit), so a table's step costs one short wait and
+the event loop never blocks on disk. A table awaits its write before it sends the events, so what
+players saw is always on disk.
+
+Reading (`load_round_script`, `round_events`, `list_tables`) opens its own connection; WAL mode
+lets readers run beside the writer.
+
+>>> # store = Store("zhuoji.db"); await store.write([...]); store.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rules.script import ScriptError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    options TEXT NOT NULL,          -- JSON: the overrides of the preset
+    base INTEGER NOT NULL,
+    rounds INTEGER NOT NULL,
+    turn_seconds REAL NOT NULL,
+    bank_seconds REAL NOT NULL,
+    claim_min_ms INTEGER NOT NULL,
+    has_password INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    started_at REAL,
+    ended_at REAL,
+    state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
+    seats TEXT,                     -- JSON: [{"name", "kind"}] × 4 once started
+    scores TEXT,                    -- JSON: 4 ints, the match result so far
+    rounds_played INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    round_no INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    dealer INTEGER NOT NULL,
+    streak INTEGER NOT NULL,
+    base INTEGER NOT NULL,
+    hands TEXT NOT NULL,            -- JSON: four lists of tiles in notation, as dealt
+    wall TEXT NOT NULL,             -- JSON: the live wall, front first
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    result TEXT,                    -- JSON: the settlement
+    net TEXT,                       -- JSON: 4 ints
+    PRIMARY KEY (table_id, round_no)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS actions (
+    table_id TEXT NOT NULL,
+    round_no INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    act TEXT NOT NULL,
+    tile TEXT,
+    phase TEXT NOT NULL,            -- turn | claim | rob: when it was played
+    auto INTEGER NOT NULL,          -- 1 when the server played it (timeout, 托管)
+    at REAL NOT NULL,
+    PRIMARY KEY (table_id, round_no, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    round_no INTEGER NOT NULL,      -- 0 outside a round
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,             -- JSON: the full event, private fields included
+    at REAL NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+"""
+
+Op = tuple[str, Sequence[Any]]
+"""One SQL statement and its parameters."""
+
+_BATCH = 256  # jobs per transaction at most
+
+
+class StoreError(RuntimeError):
+    """A write failed; the table that asked is frozen by its caller."""
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """A connection with the schema in place and WAL on."""
+    db = sqlite3.connect(str(path), timeout=30, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA busy_timeout=30000")
+    db.executescript(SCHEMA)
+    return db
+
+
+class Store:
+    """The server's one writer. `await store.write(ops)` returns once `ops` are committed."""
+
+    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
+        if synchronous.upper() not in ("OFF", "NORMAL", "FULL"):
+            raise ValueError(f"synchronous must be OFF, NORMAL or FULL, got {synchronous!r}")
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = connect(self.path)
+        self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+        self._jobs: queue.SimpleQueue[
+            tuple[list[Op], asyncio.AbstractEventLoop, asyncio.Future[None]] | None
+        ] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="zhuoji-store", daemon=True)
+        self._thread.start()
+        self._closed = False
+
+    # ----- writing -----
+
+    async def write(self, ops: list[Op]) -> None:
+        """Commit `ops` in one transaction (with whatever else is queued); raises StoreError."""
+        if not ops:
+            return
+        if self._closed:
+            raise StoreError("the store is closed")
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._jobs.put((ops, loop, fut))
+        await fut
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                break
+            batch = [job]
+            stop = False
+            while len(batch) < _BATCH:
+                try:
+                    nxt = self._jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+            self._commit(batch)
+            if stop:
+                break
+        self._db.close()
+
+    def _commit(
+        self, batch: list[tuple[list[Op], asyncio.AbstractEventLoop, asyncio.Future[None]]]
+    ) -> None:
+        try:
+            self._db.execute("BEGIN")
+            for ops, _, _ in batch:
+                for sql, params in ops:
+                    self._db.execute(sql, params)
+            self._db.execute("COMMIT")
+        except sqlite3.Error:
+            self._db.execute("ROLLBACK")
+            # Find the job at fault: commit the others one by one.
+            for ops, loop, fut in batch:
+                try:
+                    self._db.execute("BEGIN")
+                    for sql, params in ops:
+                        self._db.execute(sql, params)
+                    self._db.execute("COMMIT")
+                except sqlite3.Error as err:
+                    self._db.execute("ROLLBACK")
+                    loop.call_soon_threadsafe(_fail, fut, StoreError(f"{err} in {ops[0][0]!r}"))
+                else:
+                    loop.call_soon_threadsafe(_done, fut)
+            return
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+        for _, loop, fut in batch:
+            by_loop.setdefault(loop, []).append(fut)
+        for loop, futs in by_loop.items():
+            try:
+                loop.call_soon_threadsafe(_done_all, futs)
+            except RuntimeError:  # that loop is closed: nobody waits any more
+                pass
+
+    def close(self) -> None:
+        """Finish the queued writes and stop the writer thread."""
+        if self._closed:
+            return
+        self._closed = True
+        self._jobs.put(None)
+        self._thread.join(timeout=30)
+
+    # ----- what the server reads at start -----
+
+    def max_table_number(self) -> int:
+        """The highest numeric table id so far (ids are room numbers 1, 2, 3, …)."""
+        reader = sqlite3.connect(str(self.path), timeout=30)
+        try:
+            row = reader.execute(
+                "SELECT MAX(CAST(id AS INTEGER)) FROM tables WHERE id GLOB '[0-9]*'"
+            ).fetchone()
+        finally:
+            reader.close()
+        return int(row[0] or 0)
+
+    def mark_unfinished(self, now: float) -> None:
+        """Tables left playing by a previous run can't go on: mark them abandoned."""
+        self._db_sync(
+            [
+                (
+                    "UPDATE tables SET state='abandoned', ended_at=? WHERE state IN ('waiting', 'playing')",
+                    (now,),
+                )
+            ]
+        )
+
+    def _db_sync(self, ops: Iterable[Op]) -> None:
+        writer = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        try:
+            writer.execute("BEGIN")
+            for sql, params in ops:
+                writer.execute(sql, params)
+            writer.execute("COMMIT")
+        finally:
+            writer.close()
+
+
+def _done(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
+
+
+def _done_all(futs: list[asyncio.Future[None]]) -> None:
+    for fut in futs:
+        if not fut.done():
+            fut.set_result(None)
+
+
+def _fail(fut: asyncio.Future[None], err: BaseException) -> None:
+    if not fut.done():
+        fut.set_exception(err)
+
+
+# ----- statements the tables use -----
+
+
+def op_insert_table(row: dict[str, Any]) -> Op:
+    return (
+        "INSERT INTO tables (id, name, preset, options, base, rounds, turn_seconds, bank_seconds,"
+        " claim_min_ms, has_password, created_at, state) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            row["id"], row["name"], row["preset"], json.dumps(row["options"]), row["base"],
+            row["rounds"], row["turn_seconds"], row["bank_seconds"], row["claim_min_ms"],
+            int(row["has_password"]), row["created_at"], "waiting",
+        ),
+    )  # fmt: skip
+
+
+def op_start_table(table_id: str, seats: list[dict[str, Any]], now: float) -> Op:
+    return (
+        "UPDATE tables SET state='playing', started_at=?, seats=?, scores='[0,0,0,0]' WHERE id=?",
+        (now, json.dumps(seats, ensure_ascii=False), table_id),
+    )
+
+
+def op_end_table(
+    table_id: str, state: str, scores: list[int], rounds_played: int, now: float
+) -> Op:
+    return (
+        "UPDATE tables SET state=?, ended_at=?, scores=?, rounds_played=? WHERE id=?",
+        (state, now, json.dumps(scores), rounds_played, table_id),
+    )
+
+
+def op_insert_round(
+    table_id: str,
+    round_no: int,
+    seed: str,
+    dealer: int,
+    streak: int,
+    base: int,
+    hands: list[list[str]],
+    wall: list[str],
+    now: float,
+) -> Op:
+    return (
+        "INSERT INTO rounds (table_id, round_no, seed, dealer, streak, base, hands, wall,"
+        " started_at) VALUES (?,?,?,?,?,?,?,?,?)",
+        (table_id, round_no, seed, dealer, streak, base, json.dumps(hands), json.dumps(wall), now),
+    )
+
+
+def op_end_round(
+    table_id: str,
+    round_no: int,
+    result: dict[str, Any],
+    net: list[int],
+    scores: list[int],
+    now: float,
+) -> list[Op]:
+    return [
+        (
+            "UPDATE rounds SET ended_at=?, result=?, net=? WHERE table_id=? AND round_no=?",
+            (now, json.dumps(result, ensure_ascii=False), json.dumps(net), table_id, round_no),
+        ),
+        (
+            "UPDATE tables SET scores=?, rounds_played=? WHERE id=?",
+            (json.dumps(scores), round_no, table_id),
+        ),
+    ]
+
+
+def op_insert_action(
+    table_id: str,
+    round_no: int,
+    idx: int,
+    seat: int,
+    act: str,
+    tile: str | None,
+    phase: str,
+    auto: bool,
+    now: float,
+) -> Op:
+    return (
+        "INSERT INTO actions (table_id, round_no, idx, seat, act, tile, phase, auto, at)"
+        " VALUES (?,?,?,?,?,?,?,?,?)",
+        (table_id, round_no, idx, seat, act, tile, phase, int(auto), now),
+    )
+
+
+def op_insert_event(table_id: str, round_no: int, event: dict[str, Any], now: float) -> Op:
+    return (
+        "INSERT INTO events (table_id, seq, round_no, type, data, at) VALUES (?,?,?,?,?,?)",
+        (
+            table_id, event["seq"], round_no, event["type"],
+            json.dumps(event, ensure_ascii=False, separators=(",", ":")), now,
+        ),
+    )  # fmt: skip
+
+
+# ----- reading back -----
+
+
+class RoundNotFound(ScriptError):
+    """No such table or round in the database (a `ScriptError`, so `zhuoji replay` reports it)."""
+
+
+def _reader(db: str | Path) -> sqlite3.Connection:
+    path = Path(db)
+    if not path.exists():
+        raise RoundNotFound(f"no database at {path}")
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    return conn
+
+
+def load_round_script(db: str | Path, table: str | int, round_no: int) -> dict[str, Any]:
+    """The deal script (RULES.md §9) of a stored round: the deal, every action played, in order.
+
+    Passes are left out (a script's claims are followed by implied passes), except one the
+    script needs: a 自摸 right after someone else's discard would read as a claim of that
+    discard, so the winner passes the discard first. The script replays to the same events. A
+    round cut short (the server stopped) ends with `then: "stop"` and so replays as far as it
+    went, then reports that it ran out of actions.
+    """
+    conn = _reader(db)
+    try:
+        trow = conn.execute(
+            "SELECT preset, options FROM tables WHERE id=?", (str(table),)
+        ).fetchone()
+        if trow is None:
+            raise RoundNotFound(f"no table {table!r} in {db}")
+        rrow = conn.execute(
+            "SELECT dealer, streak, base, hands, wall FROM rounds WHERE table_id=? AND round_no=?",
+            (str(table), round_no),
+        ).fetchone()
+        if rrow is None:
+            have = [r[0] for r in conn.execute(
+                "SELECT round_no FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
+            )]  # fmt: skip
+            raise RoundNotFound(
+                f"table {table} has no round {round_no}"
+                + (f" (rounds stored: {', '.join(map(str, have))})" if have else " (no rounds)")
+            )
+        actions: list[dict[str, Any]] = []
+        for seat, act, tile, phase in conn.execute(
+            "SELECT seat, act, tile, phase FROM actions WHERE table_id=? AND round_no=?"
+            " ORDER BY idx",
+            (str(table), round_no),
+        ):
+            if act == "pass":
+                continue
+            if (
+                act == "hu"
+                and phase == "turn"
+                and actions
+                and actions[-1]["act"] in ("discard", "ready")
+            ):
+                actions.append({"seat": seat, "act": "pass"})
+            a: dict[str, Any] = {"seat": seat, "act": act}
+            if tile is not None:
+                a["tile"] = tile
+            actions.append(a)
+    finally:
+        conn.close()
+    return {
+        "ruleset": trow[0],
+        "options": json.loads(trow[1]),
+        "base": rrow[2],
+        "dealer": rrow[0],
+        "streak": rrow[1],
+        "hands": json.loads(rrow[3]),
+        "wall": json.loads(rrow[4]),
+        "actions": actions,
+        "then": "stop",
+    }
+
+
+def round_events(db: str | Path, table: str | int, round_no: int) -> list[dict[str, Any]]:
+    """The full event log of one round (private fields included), in `seq` order."""
+    conn = _reader(db)
+    try:
+        rows = conn.execute(
+            "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
+            (str(table), round_no),
+        ).fetchall()
+    finally:
+        conn.close()
+    return [json.loads(r[0]) for r in rows]
+
+
+def table_events(db: str | Path, table: str | int) -> list[dict[str, Any]]:
+    """Every event a table logged, in `seq` order."""
+    conn = _reader(db)
+    try:
+        rows = conn.execute(
+            "SELECT data FROM events WHERE table_id=? ORDER BY seq", (str(table),)
+        ).fetchall()
+    finally:
+        conn.close()
+    return [json.loads(r[0]) for r in rows]
+
+
+def table_row(db: str | Path, table: str | int) -> dict[str, Any] | None:
+    """A table's stored row (scores and seats decoded), or None."""
+    conn = _reader(db)
+    conn.row_factory = sqlite3.Row
+    try:
+        row = conn.execute("SELECT * FROM tables WHERE id=?", (str(table),)).fetchone()
+    finally:
+        conn.close()
+    if row is None:
+        return None
+    d = dict(row)
+    for key in ("options", "seats", "scores"):
+        if d.get(key) is not None:
+            d[key] = json.loads(d[key])
+    return d

@@ -1,0 +1,791 @@
+"""One table: four seats, spectators, a match of rounds. One asyncio task owns all of it.
+
+Connection handlers only put messages into `Table.inbox`; the table's task takes them one at a
+time, checks them against the table's state, steps the rules engine, numbers the resulting events
+(`seq`), writes them to SQLite, and only then sends each member its projection
+(`server.projection.view_for`). Nothing else reads or writes a table's state, and the state is
+never changed across an `await`, so there are no races to reason about.
+
+The clock: each prompt has `turn_seconds` plus what is left of the seat's `bank_seconds` for the
+round; at the deadline the server plays the seat's default move (`Round.default_action`: discard
+the drawn tile, pass claims) and puts it in 托管, announcing both. A disconnected seat keeps its
+seat and clock, with at most `disconnect_grace` seconds per move. 托管 ends when the player comes
+back or sends `auto` off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from protocol import codes
+from protocol.codes import Close
+from protocol.messages import Act, AddBot, Auto, RemoveBot, TakeSeat, Watch
+from rules.actions import Action, IllegalAction
+from rules.options import RuleOptions
+from rules.round import Phase, Round, legal_actions
+from rules.tiles import parse_tile, tile_name
+from server import store as st
+from server.conn import Conn
+from server.projection import ErrorItem, Item, PromptItem, SnapshotItem, Viewer, view_for
+
+if TYPE_CHECKING:
+    from server.app import Server
+
+log = logging.getLogger("zhuoji.table")
+
+LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
+CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
+
+
+def dumps(frame: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass
+class SeatState:
+    name: str | None = None
+    kind: str = "empty"  # empty | human | bot
+    token: str | None = None
+    conn: Conn | None = None
+    auto: bool = False
+    auto_requested: bool = False
+    gone_at: float | None = None  # loop time the connection dropped
+    bank: float = 0.0
+    prompted_seq: int = -1  # the seq of the prompt outstanding (or last sent)
+    prompt_at: float = 0.0
+    answered_seq: int = -1  # the seq of the last prompt this seat answered
+
+
+@dataclass
+class Settings:
+    """What `create_table` fixed."""
+
+    name: str
+    preset: str
+    overrides: dict[str, Any]
+    options: RuleOptions
+    base: int
+    rounds: int
+    turn_seconds: float
+    bank_seconds: float
+    claim_min_ms: int
+    password: str | None = field(default=None, repr=False)
+
+
+class Table:
+    def __init__(self, server: Server, table_id: str, settings: Settings) -> None:
+        self.server = server
+        self.id = table_id
+        self.s = settings
+        self.seats = [SeatState() for _ in range(4)]
+        self.spectators: set[Conn] = set()
+        self.state = "waiting"
+        self.seq = 0
+        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
+        self.round: Round | None = None
+        self.round_no = 0
+        self.dealer = 0
+        self.streak = 0
+        self.scores = [0, 0, 0, 0]
+        self.action_idx = 0
+        self.round_done = False
+        self.hold_until = 0.0
+        self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None
+        self._linger: asyncio.TimerHandle | None = None
+        self.frozen = False
+        self.task = asyncio.create_task(self._run(), name=f"table-{table_id}")
+
+    # ----- the task -----
+
+    def post(self, *item: Any) -> None:
+        """Called by handlers (synchronously): queue a message for the table's task."""
+        self.inbox.put_nowait(item)
+
+    async def _run(self) -> None:
+        while True:
+            item = await self.inbox.get()
+            kind = item[0]
+            if kind == "stop":
+                self._cancel_timer()
+                return
+            try:
+                await self._dispatch(item)
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:
+                # A broken invariant or a failed write: freeze the table, keep its log.
+                log.exception("table %s: %s failed", self.id, kind)
+                await self._freeze(err)
+
+    async def _dispatch(self, item: tuple[Any, ...]) -> None:
+        kind = item[0]
+        if self.frozen and kind not in ("gone", "leave"):
+            conn = item[1] if len(item) > 1 else None
+            if isinstance(conn, Conn):
+                self._error(conn, "table_frozen", "this table stopped after a server fault", kind)
+            return
+        if kind == "join":
+            await self._join(item[1], item[2])
+        elif kind == "create":
+            await self._create(item[1])
+        elif kind == "resume":
+            await self._resume(item[1], item[2], item[3])
+        elif kind == "gone":
+            await self._gone(item[1], left=False)
+        elif kind == "leave":
+            await self._gone(item[1], left=True)
+        elif kind == "msg":
+            await self._command(item[1], item[2])
+        elif kind == "tick":
+            await self._tick()
+        elif kind == "next_round":
+            if self.state == "playing":
+                await self._start_round()
+        elif kind == "linger":
+            self._remove_if_idle(force=True)
+        elif kind == "abandon":
+            if self.state == "playing":
+                await self._end_match("abandoned")
+        else:  # pragma: no cover - programming error
+            raise ValueError(f"unknown table item {kind!r}")
+
+    # ----- membership -----
+
+    def members(self) -> Iterator[tuple[Viewer, Conn]]:
+        for i, seat in enumerate(self.seats):
+            if seat.conn is not None and not seat.conn.closed:
+                yield i, seat.conn
+        for conn in self.spectators:
+            if not conn.closed:
+                yield None, conn
+
+    def info(self) -> dict[str, Any]:
+        """The table header (protocol `TableInfo`)."""
+        return {
+            "id": self.id,
+            "name": self.s.name,
+            "preset": self.s.preset,
+            "options": self.s.overrides,
+            "base": self.s.base,
+            "rounds": self.s.rounds,
+            "turn_seconds": self.s.turn_seconds,
+            "bank_seconds": self.s.bank_seconds,
+            "claim_min_ms": self.s.claim_min_ms,
+            "has_password": self.s.password is not None,
+            "seats": [
+                {
+                    "name": seat.name,
+                    "kind": seat.kind,
+                    "connected": seat.conn is not None,
+                    "auto": seat.auto,
+                }
+                for seat in self.seats
+            ],
+            "spectators": len(self.spectators),
+            "state": "finished" if self.state in ("finished", "abandoned") else self.state,
+            "round_no": self.round_no,
+            "scores": list(self.scores),
+        }
+
+    def _password_ok(self, given: str | None) -> bool:
+        want = self.s.password
+        if want is None:
+            return True
+        return given is not None and hmac.compare_digest(given.encode(), want.encode())
+
+    async def _create(self, conn: Conn) -> None:
+        """The creator's seat 0, once the table row is stored."""
+        await self.server.store.write([st.op_insert_table(self._row())])
+        await self._join(conn, TakeSeat(table=self.id, seat=0, password=self.s.password))
+
+    def _row(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.s.name, "preset": self.s.preset,
+            "options": self.s.overrides, "base": self.s.base, "rounds": self.s.rounds,
+            "turn_seconds": self.s.turn_seconds, "bank_seconds": self.s.bank_seconds,
+            "claim_min_ms": self.s.claim_min_ms, "has_password": self.s.password is not None,
+            "created_at": time.time(),
+        }  # fmt: skip
+
+    async def _join(self, conn: Conn, msg: TakeSeat | Watch) -> None:
+        if conn.joining is self:
+            conn.joining = None
+        if conn.closed:
+            return
+        if conn.table is not None:
+            self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
+            return
+        if not self._password_ok(msg.password):
+            self._error(conn, codes.BAD_PASSWORD, "wrong password for this table", msg.type)
+            return
+        if isinstance(msg, Watch):
+            self.spectators.add(conn)
+            conn.table, conn.seat = self, None
+            await self._table_changed(exclude=conn)
+            self._welcome_member(conn, None, None)
+            return
+        if self.state != "waiting":
+            self._error(
+                conn, codes.ALREADY_STARTED, "the match has started: watch it instead", msg.type
+            )
+            return
+        if msg.seat is not None:
+            if self.seats[msg.seat].kind != "empty":
+                self._error(conn, codes.SEAT_TAKEN, f"seat {msg.seat} is taken", msg.type)
+                return
+            index = msg.seat
+        else:
+            free = [i for i, seat in enumerate(self.seats) if seat.kind == "empty"]
+            if not free:
+                self._error(conn, codes.TABLE_FULL, "all four seats are taken", msg.type)
+                return
+            index = free[0]
+        seat = self.seats[index]
+        seat.name, seat.kind, seat.conn = conn.name, "human", conn
+        seat.token = self.server.new_token(self)
+        conn.table, conn.seat = self, index
+        await self._table_changed(exclude=conn)
+        self._welcome_member(conn, index, seat.token)
+
+    def _welcome_member(self, conn: Conn, seat: int | None, token: str | None) -> None:
+        self._send(
+            conn,
+            {
+                "type": "joined", "table": self.id, "seq": self.seq, "seat": seat,
+                "token": token, "resume": "snapshot",
+            },
+        )  # fmt: skip
+        self._send_item(conn, seat, self._snapshot())
+
+    async def _resume(self, conn: Conn, token: str, last_seq: int | None) -> None:
+        """A seat's token came back (a reconnect, or a server bot's first connection)."""
+        if conn.joining is self:
+            conn.joining = None
+        index = next((i for i, s in enumerate(self.seats) if s.token == token), None)
+        if index is None or conn.closed:
+            if not conn.closed:
+                self._error(conn, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
+            return
+        seat = self.seats[index]
+        old = seat.conn
+        if old is not None and old is not conn:
+            old.table = None
+            old.close(Close.REPLACED, "this seat connected again elsewhere")
+        seat.conn, seat.gone_at = conn, None
+        conn.table, conn.seat = self, index
+        catch_up = last_seq is not None and (
+            last_seq == self.seq
+            or (bool(self.log) and self.log[0]["seq"] - 1 <= last_seq < self.seq)
+        )
+        self._send(
+            conn,
+            {
+                "type": "joined", "table": self.id, "seq": self.seq, "seat": index,
+                "token": token, "resume": "events" if catch_up else "snapshot",
+            },
+        )  # fmt: skip
+        if catch_up:
+            assert last_seq is not None
+            for event in self.log:
+                if event["seq"] > last_seq:
+                    self._send_item(conn, index, event)
+        else:
+            self._send_item(conn, index, self._snapshot())
+        if seat.auto and not seat.auto_requested:
+            seat.auto = False
+        await self._seat_changed(index)
+        if self.round is not None and index in self.round.awaiting():
+            self._send_prompts(resend=index)  # the clock goes on as it stood
+
+    async def _gone(self, conn: Conn, *, left: bool) -> None:
+        """A connection closed (`left` False) or asked to leave the table."""
+        if conn.joining is self:
+            conn.joining = None
+        if conn in self.spectators:
+            self.spectators.discard(conn)
+            conn.table = None
+            if left:
+                self._send(conn, {"type": "left", "table": self.id})
+            await self._table_changed()
+        elif conn.table is self and conn.seat is not None:
+            index = conn.seat
+            seat = self.seats[index]
+            conn.table, conn.seat = None, None
+            if seat.conn is not conn:
+                return
+            seat.conn = None
+            if left:
+                self._send(conn, {"type": "left", "table": self.id})
+            if self.state == "waiting":
+                # Before the start a seat is only a reservation: free it.
+                self.server.drop_token(seat.token)
+                self.seats[index] = SeatState()
+                await self._table_changed()
+            else:
+                seat.gone_at = self.loop.time()
+                if left:
+                    seat.auto = seat.auto_requested = True
+                await self._seat_changed(index)
+                self._arm_timer()
+                if left:
+                    await self._advance()
+        self._remove_if_idle()
+
+    def _remove_if_idle(self, *, force: bool = False) -> None:
+        """A table that is not playing and has nobody at it (no human, no spectator) goes away;
+        a finished one goes anyway after `finished_linger` (`force`)."""
+        if self.state == "playing":
+            return
+        people = any(s.kind == "human" and s.conn is not None for s in self.seats)
+        if force or not (people or self.spectators):
+            self.server.remove_table(self)
+
+    # ----- commands from members -----
+
+    async def _command(self, conn: Conn, msg: Any) -> None:
+        if conn.table is not self:
+            self._error(conn, codes.NOT_AT_TABLE, "you are not at this table", msg.type)
+            return
+        if isinstance(msg, Act):
+            await self._act(conn, msg)
+        elif isinstance(msg, Auto):
+            await self._auto(conn, msg)
+        elif isinstance(msg, AddBot):
+            await self._add_bot(conn, msg)
+        elif isinstance(msg, RemoveBot):
+            await self._remove_bot(conn, msg)
+        elif msg.type == "start":
+            await self._start(conn)
+        else:  # pragma: no cover - the server routes only the above here
+            raise ValueError(f"unexpected message {msg.type!r}")
+
+    def _seated(self, conn: Conn, ref: str) -> int | None:
+        if conn.seat is None or self.seats[conn.seat].conn is not conn:
+            self._error(conn, codes.NOT_SEATED, "only a seated player may do that", ref)
+            return None
+        return conn.seat
+
+    async def _add_bot(self, conn: Conn, msg: AddBot) -> None:
+        if self._seated(conn, msg.type) is None:
+            return
+        if self.state != "waiting":
+            self._error(conn, codes.ALREADY_STARTED, "the match has started", msg.type)
+            return
+        if msg.seat is not None:
+            if self.seats[msg.seat].kind != "empty":
+                self._error(conn, codes.SEAT_TAKEN, f"seat {msg.seat} is taken", msg.type)
+                return
+            index = msg.seat
+        else:
+            free = [i for i, seat in enumerate(self.seats) if seat.kind == "empty"]
+            if not free:
+                self._error(conn, codes.TABLE_FULL, "all four seats are taken", msg.type)
+                return
+            index = free[0]
+        seat = self.seats[index]
+        seat.kind, seat.name = "bot", f"Bot-{index + 1}"
+        seat.token = self.server.new_token(self)
+        await self._table_changed()
+        # The bot connects like any client and takes the seat with its token.
+        self.server.spawn_bot(seat.name, seat.token, seed=f"{self.id}:{index}")
+
+    async def _remove_bot(self, conn: Conn, msg: RemoveBot) -> None:
+        if self._seated(conn, msg.type) is None:
+            return
+        if self.state != "waiting":
+            self._error(conn, codes.ALREADY_STARTED, "the match has started", msg.type)
+            return
+        seat = self.seats[msg.seat]
+        if seat.kind != "bot":
+            self._error(conn, codes.NOT_A_BOT, f"seat {msg.seat} is not a bot", msg.type)
+            return
+        self.server.drop_token(seat.token)
+        if seat.conn is not None:
+            seat.conn.table = seat.conn.seat = None
+            seat.conn.close(Close.NORMAL, "removed")
+        self.seats[msg.seat] = SeatState()
+        await self._table_changed()
+
+    async def _start(self, conn: Conn) -> None:
+        if self._seated(conn, "start") is None:
+            return
+        if self.state != "waiting":
+            self._error(conn, codes.ALREADY_STARTED, "the match has already started", "start")
+            return
+        if any(seat.kind == "empty" for seat in self.seats):
+            self._error(conn, codes.NOT_ENOUGH_PLAYERS, "four seats must be taken", "start")
+            return
+        self.state = "playing"
+        names = [seat.name or "" for seat in self.seats]
+        event = self._event({"type": "match_started", "rounds": self.s.rounds, "names": names})
+        seats = [{"name": s.name, "kind": s.kind} for s in self.seats]
+        await self._commit_and_send(
+            [event], [st.op_start_table(self.id, seats, time.time())], round_no=0
+        )
+        await self._start_round()
+
+    async def _auto(self, conn: Conn, msg: Auto) -> None:
+        index = self._seated(conn, msg.type)
+        if index is None:
+            return
+        seat = self.seats[index]
+        if seat.auto == msg.on:
+            return
+        seat.auto = seat.auto_requested = msg.on
+        await self._seat_changed(index)
+        if msg.on:
+            await self._advance()
+        elif self.round is not None and index in self.round.awaiting():
+            self._send_prompts(resend=index)
+
+    async def _act(self, conn: Conn, msg: Act) -> None:
+        index = self._seated(conn, msg.type)
+        if index is None:
+            return
+        r = self.round
+        if self.state != "playing" or r is None or r.phase is Phase.OVER:
+            self._error(conn, codes.NOT_PLAYING, "no round is being played", msg.type)
+            return
+        seat = self.seats[index]
+        if msg.seq == seat.answered_seq:
+            self._error(conn, codes.DUPLICATE, f"you already answered {msg.seq}", msg.type)
+            return
+        if msg.seq != self.seq:
+            self._error(
+                conn, codes.STALE, f"that answers {msg.seq}; the table is at {self.seq}", msg.type
+            )
+            return
+        if index not in r.awaiting():
+            self._error(conn, codes.NOTHING_TO_DO, "nothing is asked of you now", msg.type)
+            return
+        action = Action(index, msg.act, None if msg.tile is None else parse_tile(msg.tile))
+        answered, phase = self.seq, r.phase.value
+        try:
+            new = r.apply(action)  # refused: the round is unchanged
+        except IllegalAction as err:
+            self._error(conn, err.code, err.message, msg.type)
+            return
+        elapsed = self.loop.time() - seat.prompt_at
+        if seat.prompted_seq == answered and elapsed > self.s.turn_seconds:
+            seat.bank = max(0.0, seat.bank - (elapsed - self.s.turn_seconds))
+        await self._record(action, new, answered, phase, reason=None)
+        await self._advance()
+
+    # ----- the round -----
+
+    async def _start_round(self) -> None:
+        self.round_no += 1
+        seed = self.server.round_seed(self.id, self.round_no)
+        r = Round.deal(
+            self.s.options, seed=seed, dealer=self.dealer, streak=self.streak, base=self.s.base
+        )
+        self.round = r
+        self.round_done = False
+        self.action_idx = 0
+        for seat in self.seats:
+            seat.bank = self.s.bank_seconds
+            seat.answered_seq = seat.prompted_seq = -1
+        events = [self._engine_event(e.to_dict()) for e in r.events]
+        hands = events[0]["hands"]
+        op = st.op_insert_round(
+            self.id, self.round_no, seed, r.dealer, r.streak, r.base, hands,
+            [tile_name(k) for k in r.wall], time.time(),
+        )  # fmt: skip
+        await self._commit_and_send(events, [op], round_no=self.round_no)
+        await self._advance()
+
+    def _engine_event(self, d: dict[str, Any]) -> dict[str, Any]:
+        """Number an engine event and add the table's context to it."""
+        if d["type"] == "round_started":
+            d["round_no"] = self.round_no
+            d["base"] = self.s.base
+        elif d["type"] == "round_ended":
+            net = d["result"]["net"]
+            self.scores = [a + b for a, b in zip(self.scores, net, strict=True)]
+            d["scores"] = list(self.scores)
+        return self._event(d)
+
+    def _event(self, d: dict[str, Any]) -> dict[str, Any]:
+        self.seq += 1
+        d["table"] = self.id
+        d["seq"] = self.seq
+        return d
+
+    async def _play_default(self, index: int, reason: str) -> None:
+        """Play the default move for a seat (timeout, disconnection, 托管) and announce it."""
+        r = self.round
+        assert r is not None
+        answered, phase = self.seq, r.phase.value
+        action = r.default_action(index)
+        new = r.apply(action)  # IllegalAction here is a broken invariant: the table freezes
+        await self._record(action, new, answered, phase, reason=reason)
+
+    async def _record(
+        self, action: Action, new: list[Any], answered: int, phase: str, *, reason: str | None
+    ) -> None:
+        """Number, store and send what an applied action caused."""
+        r = self.round
+        assert r is not None
+        pre: list[dict[str, Any]] = []
+        if reason is not None:
+            pre.append(
+                self._event(
+                    {"type": "auto_played", "seat": action.seat, "act": action.act,
+                     "reason": reason}
+                )
+            )  # fmt: skip
+        self.seats[action.seat].answered_seq = answered
+        now = time.time()
+        ops: list[st.Op] = [
+            st.op_insert_action(
+                self.id, self.round_no, self.action_idx, action.seat, action.act,
+                None if action.tile is None or phase != "turn" else tile_name(action.tile),
+                phase, reason is not None, now,
+            )
+        ]  # fmt: skip
+        self.action_idx += 1
+        events = pre + [self._engine_event(e.to_dict()) for e in new]
+        if r.phase is Phase.OVER:
+            result = events[-1]["result"]
+            ops += st.op_end_round(self.id, self.round_no, result, result["net"], self.scores, now)
+        await self._commit_and_send(events, ops, round_no=self.round_no)
+
+    async def _advance(self) -> None:
+        """Play 托管 seats at once; then prompt the others, or finish the round."""
+        while self.round is not None and self.round.phase is not Phase.OVER:
+            auto = [s for s in self.round.awaiting() if self.seats[s].auto]
+            if not auto:
+                break
+            await self._play_default(auto[0], "auto")
+        if self.round is None:
+            return
+        if self.round.phase is Phase.OVER:
+            if not self.round_done:
+                self.round_done = True
+                await self._round_over()
+            return
+        self._send_prompts()
+
+    async def _round_over(self) -> None:
+        r = self.round
+        assert r is not None and r.result is not None
+        self._cancel_timer()
+        result = r.result
+        self.dealer = result.next_dealer  # type: ignore[attr-defined]
+        self.streak = result.next_streak  # type: ignore[attr-defined]
+        if self.round_no >= self.s.rounds:
+            await self._end_match("finished")
+        else:
+            self.loop.call_later(self.server.round_pause, self.post, "next_round")
+
+    async def _end_match(self, reason: str) -> None:
+        self.state = "finished" if reason == "finished" else "abandoned"
+        self._cancel_timer()
+        event = self._event(
+            {"type": "match_ended", "scores": list(self.scores), "rounds_played": self.round_no,
+             "reason": reason}
+        )  # fmt: skip
+        op = st.op_end_table(self.id, self.state, self.scores, self.round_no, time.time())
+        await self._commit_and_send([event], [op], round_no=0)
+        # The server's bots are done; humans may look at the result until they leave.
+        for seat in self.seats:
+            if seat.kind == "bot" and seat.conn is not None:
+                seat.conn.close(Close.NORMAL, "match over")
+        self._linger = self.loop.call_later(self.server.finished_linger, self.post, "linger")
+        self._remove_if_idle()
+
+    async def _freeze(self, err: Exception) -> None:
+        """After a broken invariant: stop the match, keep its log, tell everyone."""
+        if self.frozen:
+            return
+        self.frozen = True
+        self._cancel_timer()
+        self.state = "abandoned"
+        for viewer, conn in list(self.members()):
+            self._send_item(
+                conn, viewer,
+                ErrorItem("table_frozen", "this table stopped after a server fault", None,
+                          self.id, self.seq),
+            )  # fmt: skip
+        try:
+            event = self._event(
+                {"type": "match_ended", "scores": list(self.scores),
+                 "rounds_played": self.round_no, "reason": "abandoned"}
+            )  # fmt: skip
+            self._broadcast(event)
+            await self.server.store.write(
+                [st.op_end_table(self.id, "abandoned", self.scores, self.round_no, time.time())]
+            )
+        except Exception:
+            log.exception("table %s: could not record the freeze", self.id)
+        self._linger = self.loop.call_later(self.server.finished_linger, self.post, "linger")
+
+    # ----- prompts and the clock -----
+
+    def _deadline(self, seat: SeatState) -> float | None:
+        deadline: float | None = None
+        if self.s.turn_seconds > 0 or self.s.bank_seconds > 0:
+            deadline = seat.prompt_at + self.s.turn_seconds + seat.bank
+        if seat.conn is None:
+            since = max(seat.prompt_at, seat.gone_at or seat.prompt_at)
+            grace = since + self.server.disconnect_grace
+            deadline = grace if deadline is None else min(deadline, grace)
+        return deadline
+
+    def _send_prompts(self, *, resend: int | None = None) -> None:
+        """Prompt every awaited seat not yet prompted at this `seq` (and `resend` again, its
+        clock running on from the first prompt)."""
+        r = self.round
+        assert r is not None
+        now = self.loop.time()
+        for index in r.awaiting():
+            seat = self.seats[index]
+            if seat.prompted_seq != self.seq:
+                seat.prompted_seq, seat.prompt_at = self.seq, now
+            elif index != resend:
+                continue
+            if seat.conn is None:
+                continue
+            deadline = self._deadline(seat)
+            actions = [_choice(a) for a in legal_actions(r, index)]
+            item = PromptItem(
+                self.id, self.seq, index, actions, _choice(r.default_action(index)),
+                None if deadline is None else max(0, int((deadline - now) * 1000)),
+                None if deadline is None else int(seat.bank * 1000),
+            )  # fmt: skip
+            self._send_item(seat.conn, index, item)
+        self._arm_timer()
+
+    def _arm_timer(self) -> None:
+        self._cancel_timer()
+        r = self.round
+        if r is None or r.phase is Phase.OVER or self.state != "playing":
+            return
+        deadlines = [
+            d
+            for i in r.awaiting()
+            if self.seats[i].prompted_seq == self.seq
+            and (d := self._deadline(self.seats[i])) is not None
+        ]
+        if deadlines:
+            self._timer = self.loop.call_at(min(deadlines), self.post, "tick")
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def _tick(self) -> None:
+        r = self.round
+        if r is None or r.phase is Phase.OVER or self.state != "playing":
+            return
+        now = self.loop.time()
+        for index in list(r.awaiting()):
+            if self.round is not r or r.phase is Phase.OVER or index not in r.awaiting():
+                continue
+            seat = self.seats[index]
+            if seat.prompted_seq != self.seq:
+                continue
+            deadline = self._deadline(seat)
+            if deadline is None or deadline > now + 0.001:
+                continue
+            reason = "disconnected" if seat.conn is None else "timeout"
+            if not seat.auto:
+                seat.auto = True
+                await self._seat_changed(index)
+            await self._play_default(index, reason)
+        await self._advance()
+        self._arm_timer()
+
+    # ----- sending -----
+
+    def _snapshot(self) -> SnapshotItem:
+        return SnapshotItem(self.id, self.seq, self.info(), self.round, self.round_no)
+
+    async def _table_changed(self, exclude: Conn | None = None) -> None:
+        event = self._event({"type": "table", "info": self.info()})
+        await self._commit_and_send([event], [], round_no=0, exclude=exclude)
+
+    async def _seat_changed(self, index: int) -> None:
+        seat = self.seats[index]
+        event = self._event(
+            {"type": "seat_status", "seat": index, "connected": seat.conn is not None,
+             "auto": seat.auto}
+        )  # fmt: skip
+        await self._commit_and_send([event], [], round_no=self.round_no)
+
+    async def _commit_and_send(
+        self,
+        events: list[dict[str, Any]],
+        ops: list[st.Op],
+        *,
+        round_no: int,
+        exclude: Conn | None = None,
+    ) -> None:
+        """Log the events, write them (with `ops`) to disk, then send each member its view.
+
+        After a discard (or a 补杠 declaration) whatever follows waits until `claim_min_ms` has
+        passed, whether or not anyone could claim, so the pace does not give hands away."""
+        now = time.time()
+        for event in events:
+            self.log.append(event)
+        ops = ops + [st.op_insert_event(self.id, round_no, e, now) for e in events]
+        await self.server.store.write(ops)
+        for event in events:
+            if self.hold_until:
+                wait = self.hold_until - self.loop.time()
+                self.hold_until = 0.0
+                if wait > 0:
+                    await asyncio.sleep(wait)
+            self._broadcast(event, exclude=exclude)
+            if event["type"] in CLAIM_HOLD_TYPES and self.s.claim_min_ms:
+                self.hold_until = self.loop.time() + self.s.claim_min_ms / 1000
+
+    def _broadcast(self, item: Item, exclude: Conn | None = None) -> None:
+        texts: dict[int, tuple[dict[str, Any], str]] = {}
+        for viewer, conn in self.members():
+            if conn is exclude:
+                continue
+            frame = view_for(item, viewer)
+            if frame is None:
+                continue
+            cached = texts.get(id(frame))
+            if cached is None:
+                cached = texts[id(frame)] = (frame, dumps(frame))
+            conn.send(cached[1])
+
+    def _send_item(self, conn: Conn, viewer: Viewer, item: Item) -> None:
+        frame = view_for(item, viewer)
+        if frame is not None:
+            conn.send(dumps(frame))
+
+    def _send(self, conn: Conn, frame: dict[str, Any]) -> None:
+        """A frame that concerns only this connection's own membership (joined, left)."""
+        conn.send(dumps(frame))
+
+    def _error(self, conn: Conn, code: str, message: str, ref: str | None) -> None:
+        viewer = conn.seat if conn.table is self else None
+        self._send_item(conn, viewer, ErrorItem(code, message, ref, self.id, self.seq))
+
+
+def _choice(action: Action) -> dict[str, Any]:
+    d: dict[str, Any] = {"act": action.act}
+    if action.tile is not None:
+        d["tile"] = tile_name(action.tile)
+    return d
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
