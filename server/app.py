@@ -110,10 +110,11 @@ class Server:
         if token is not None:
             self.tokens.pop(token, None)
 
-    def round_seed(self, table_id: str, round_no: int) -> str:
-        """A fresh secret seed per round; with `seed` set (tests), a reproducible one."""
+    def match_seed(self, table_id: str) -> str:
+        """A fresh secret seed per match (each round's wall derives from it); with `seed` set
+        (tests), a reproducible one."""
         if self.seed is not None:
-            return f"{self.seed}:{table_id}:{round_no}"
+            return f"{self.seed}:{table_id}"
         return secrets.token_hex(16)
 
     # ----- the websocket side -----

@@ -29,6 +29,7 @@ from protocol import codes
 from protocol.codes import Close
 from protocol.messages import Act, AddBot, Auto, RemoveBot, TakeSeat, Watch
 from rules.actions import Action, IllegalAction
+from rules.match import Match
 from rules.options import RuleOptions
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tile, tile_name
@@ -93,10 +94,10 @@ class Table:
         self.seq = 0
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
         self.round: Round | None = None
-        self.round_no = 0
-        self.dealer = 0
-        self.streak = 0
-        self.scores = [0, 0, 0, 0]
+        # Rounds, running scores and the deal passing (§8.3) are the rules core's `Match`.
+        self.match = Match(
+            settings.options, settings.rounds, seed=server.match_seed(table_id), base=settings.base
+        )
         self.action_idx = 0
         self.round_done = False
         self.hold_until = 0.0
@@ -160,6 +161,14 @@ class Table:
                 await self._end_match("abandoned")
         else:  # pragma: no cover - programming error
             raise ValueError(f"unknown table item {kind!r}")
+
+    @property
+    def round_no(self) -> int:
+        return self.match.round_no
+
+    @property
+    def scores(self) -> list[int]:
+        return self.match.scores
 
     # ----- membership -----
 
@@ -486,11 +495,8 @@ class Table:
     # ----- the round -----
 
     async def _start_round(self) -> None:
-        self.round_no += 1
-        seed = self.server.round_seed(self.id, self.round_no)
-        r = Round.deal(
-            self.s.options, seed=seed, dealer=self.dealer, streak=self.streak, base=self.s.base
-        )
+        r = self.match.next_round()
+        seed = str(self.match.round_seed(self.round_no))
         self.round = r
         self.round_done = False
         self.action_idx = 0
@@ -512,9 +518,7 @@ class Table:
             d["round_no"] = self.round_no
             d["base"] = self.s.base
         elif d["type"] == "round_ended":
-            net = d["result"]["net"]
-            self.scores = [a + b for a, b in zip(self.scores, net, strict=True)]
-            d["scores"] = list(self.scores)
+            d["scores"] = list(self.scores)  # the round is recorded in the match by now
         return self._event(d)
 
     def _event(self, d: dict[str, Any]) -> dict[str, Any]:
@@ -556,6 +560,8 @@ class Table:
             )
         ]  # fmt: skip
         self.action_idx += 1
+        if r.phase is Phase.OVER:
+            self.match.record(r)
         events = pre + [self._engine_event(e.to_dict()) for e in new]
         if r.phase is Phase.OVER:
             result = events[-1]["result"]
@@ -582,10 +588,7 @@ class Table:
         r = self.round
         assert r is not None and r.result is not None
         self._cancel_timer()
-        result = r.result
-        self.dealer = result.next_dealer  # type: ignore[attr-defined]
-        self.streak = result.next_streak  # type: ignore[attr-defined]
-        if self.round_no >= self.s.rounds:
+        if self.match.over:
             await self._end_match("finished")
         else:
             self.loop.call_later(self.server.round_pause, self.post, "next_round")
