@@ -78,38 +78,43 @@ def shanten(counts: list[int], n_melds: int) -> int:
 
 
 @cache
-def _suit_removals(row: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    """(plain, eyed) suit values after removing one tile of each rank (rank absent: NEG)."""
-    out = []
+def _row_info(row: tuple[int, ...]) -> tuple[int, int, int, tuple[tuple[int, int], ...]]:
+    """One suit's (plain value, eyed value, pairs, (plain, eyed) after removing each rank)."""
+    removals = []
     for r in range(9):
         if row[r]:
             t = list(row)
             t[r] -= 1
             key = tuple(t)
-            out.append((_suit_value(key, False), _suit_value(key, True)))
+            removals.append((_suit_value(key, False), _suit_value(key, True)))
         else:
-            out.append((NEG, NEG))
-    return tuple(out)
+            removals.append((NEG, NEG))
+    pairs = sum(c // 2 for c in row)
+    return _suit_value(row, False), _suit_value(row, True), pairs, tuple(removals)
 
 
 def discard_shanten(counts: list[int], n_melds: int, options: list[int]) -> list[int]:
     """`shanten` after discarding each of `options`, recomputing only the suit that changes."""
-    rows = [tuple(counts[s * 9 : s * 9 + 9]) for s in range(3)]
-    plain = [_suit_value(t, False) for t in rows]
-    eyed = [_suit_value(t, True) for t in rows]
-    removals = [_suit_removals(t) for t in rows]
-    pairs = sum(c // 2 for c in counts) if not n_melds else 0
-    gains = [e - p if e > NEG else NEG for p, e in zip(plain, eyed, strict=True)]
-    rest = []  # per suit: (value of the other two suits, best eye gain among them)
-    for s in range(3):
-        o1, o2 = (s + 1) % 3, (s + 2) % 3
-        rest.append((plain[o1] + plain[o2], max(0, gains[o1], gains[o2])))
+    i0 = _row_info(tuple(counts[0:9]))
+    i1 = _row_info(tuple(counts[9:18]))
+    i2 = _row_info(tuple(counts[18:27]))
+    infos = (i0, i1, i2)
+    g0 = i0[1] - i0[0] if i0[1] > NEG else NEG
+    g1 = i1[1] - i1[0] if i1[1] > NEG else NEG
+    g2 = i2[1] - i2[0] if i2[1] > NEG else NEG
+    # per suit: (value of the other two suits, best eye gain among them)
+    rest = (
+        (i1[0] + i2[0], max(0, g1, g2)),
+        (i0[0] + i2[0], max(0, g0, g2)),
+        (i0[0] + i1[0], max(0, g0, g1)),
+    )
+    pairs = i0[2] + i1[2] + i2[2]
     cap = 9 - 2 * n_melds
     base = 8 - 2 * n_melds
     out = []
     for k in options:
         s, r = divmod(k, 9)
-        p, e = removals[s][r]
+        p, e = infos[s][3][r]
         others, gain = rest[s]
         best = others + (p + gain if p + gain > e else e)
         std = base - (best if best < cap else cap)
@@ -184,9 +189,8 @@ class Bot:
         if r.declared[seat]:
             return Action(seat, "discard", r.drawn)
         if not r.after_pong and r.wall_left > 0:
-            for k in range(NUM_KINDS):
-                if hand[k] == 4:
-                    return Action(seat, "gang", k)
+            if 4 in hand:
+                return Action(seat, "gang", hand.index(4))
             for m in melds:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)

@@ -487,8 +487,11 @@ class Round:
 
     def _claim_options(self, seat: int, tile: int, from_seat: int) -> tuple[str, ...]:
         hand = self.hands[seat]
+        wins = self.wait_mask(seat) >> tile & 1
+        if not wins and hand[tile] < 2:
+            return ()
         opts: list[str] = []
-        if self.wait_mask(seat) >> tile & 1:
+        if wins:
             counts = list(hand)
             counts[tile] += 1
             if self._hu_allowed_on_discard(seat, counts, from_seat):

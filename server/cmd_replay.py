@@ -19,7 +19,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--db", help="a server database, to replay a stored round")
     p.add_argument("--table", help="with --db: the table id")
-    p.add_argument("--round", type=int, dest="round_no", help="with --db: the round number (1-based)")
+    p.add_argument(
+        "--round", type=int, dest="round_no", help="with --db: the round number (1-based)"
+    )
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -32,13 +34,17 @@ def _load(args: argparse.Namespace) -> Any:
     if not args.script:
         raise ScriptError("name a deal script file (or --db with --table and --round)")
     try:
-        text = sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
+        text = (
+            sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
+        )
     except OSError as err:
         raise ScriptError(f"cannot read {args.script}: {err.strerror}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        raise ScriptError(f"{args.script} is not valid JSON: {err.msg} at line {err.lineno}") from None
+        raise ScriptError(
+            f"{args.script} is not valid JSON: {err.msg} at line {err.lineno}"
+        ) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +53,11 @@ def run(args: argparse.Namespace) -> int:
         r = run_script(data)
     except ScriptError as err:
         if args.json:
-            print(json.dumps({"error": {"index": err.index, "reason": err.message}}, ensure_ascii=False))
+            print(
+                json.dumps(
+                    {"error": {"index": err.index, "reason": err.message}}, ensure_ascii=False
+                )
+            )
         print(f"zhuoji replay: error: {err}", file=sys.stderr)
         return 2
     out = replay_json(r)

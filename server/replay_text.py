@@ -70,7 +70,9 @@ def render_round(r: Round) -> str:
     lines.append("payments:")
     for p in result["payments"]:
         item = ITEM_ZH.get(p["item"], p["item"])
-        lines.append(f"  seat {p['from']} → seat {p['to']}  {item:<4} {p['amount']:>4}  {p['detail']}")
+        lines.append(
+            f"  seat {p['from']} → seat {p['to']}  {item:<4} {p['amount']:>4}  {p['detail']}"
+        )
     if not result["payments"]:
         lines.append("  none")
     nets = "  ".join(f"seat {i}: {n:+d}" for i, n in enumerate(result["net"]))
