@@ -1,9 +1,9 @@
 """Hand analysis: complete hands, waits, and which shapes a hand can be read as.
 
-Every analysis works on 27 counts (one per tile kind), folded into one int *hand key*, base 5:
-`sum(count[k] * 5**k)` (at most four of a kind, so no digit carries; 5**27 < 2**63). Its three
-base-5 "digits" of 5**9 are the *suit keys*, `sum(count[9s + r] * 5**r)`. Two tables are built
-once at import by enumerating sets and pairs:
+Every analysis works on 27 counts (one per tile kind), read as one 27-digit base-5 numeral, 1m
+first: the *hand key* (at most four of a kind, so every count is one digit; 5**27 < 2**63). Its
+three 9-digit parts are the *suit keys* (a suit's nine counts as a base-5 numeral, rank 1 first).
+Two tables are built once at import by enumerating sets and pairs:
 
 - `_CLASS`, a bytes object indexed by suit key (5**9 entries, 2 MB): whether the suit's shape is
   "sets only" or "sets + one pair", and whether all its counts are even;
@@ -11,7 +11,12 @@ once at import by enumerating sets and pairs:
 
 A hand is a standard win when one suit is "sets + one pair" and the other two "sets only", so
 `is_win` is three indexings and a sum; seven pairs is "every suit all even" with 14 tiles; and
-`waits` adds one `_ADD` lookup per suit that can take the winning tile.
+`waits` adds one `_ADD` lookup per suit that can take the winning tile. A list of tiles becomes a
+key by adding `TILE_UNIT[kind]` per tile; 27 counts by `int(…, 5)` on their digits.
+
+Inputs hold at most four of a kind (the wall has four). Counts outside 0–4 are rejected (no win,
+no waits, or ValueError from `hand_key`); a tile list with five of a kind is a caller's bug that
+the hot path does not pay to detect.
 
 >>> from rules.tiles import parse_tiles
 >>> is_win(parse_tiles("11122233344455m"))
@@ -24,14 +29,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import mul
 
 from rules.tiles import NUM_KINDS, tile_name
 
-POW5 = tuple(5**r for r in range(10))
-TILE_UNIT: tuple[int, ...] = tuple(5**k for k in range(NUM_KINDS))
-"""`TILE_UNIT[k]` is one tile of kind k in a hand key: a key is `sum(TILE_UNIT[k] for k in tiles)`."""
 _P9 = 5**9  # suit keys are below this
+TILE_UNIT: tuple[int, ...] = tuple(5 ** (NUM_KINDS - 1 - k) for k in range(NUM_KINDS))
+"""`TILE_UNIT[k]` is one tile of kind k in a hand key: a key is `sum(TILE_UNIT[k] for k in tiles)`."""
+RANK_UNIT: tuple[int, ...] = TILE_UNIT[-9:]
+"""`RANK_UNIT[r]` is one tile of rank index r (0–8) in a suit key."""
+_DIGITS = bytes.maketrans(bytes(range(5)), b"01234")  # count → its base-5 digit
 
 SETS_ONLY = 1  # the suit splits into pungs and runs (possibly none)
 SETS_PAIR = 2  # the suit splits into pungs, runs and exactly one pair
@@ -52,19 +58,26 @@ _ADD_SHIFT_BY_OTHERS = tuple(
 
 
 def hand_key(counts: Sequence[int]) -> int:
-    """The base-5 hand key of 27 counts (each 0–4).
+    """The hand key of 27 counts: their digits read in base 5. ValueError unless each is 0–4.
 
-    >>> hand_key([1, 2] + [0] * 25)
-    11
+    >>> hand_key([0] * 25 + [1, 2])
+    7
     """
-    return sum(map(mul, counts, TILE_UNIT))
+    try:
+        return int(bytes(counts).translate(_DIGITS), 5)
+    except ValueError:
+        raise ValueError(f"tile counts must be 0-4: {list(counts)}") from None
 
 
 def suit_keys(counts: Sequence[int]) -> tuple[int, int, int]:
-    """The three base-5 suit keys of a 27-count vector (the keys of `SUIT_TABLE`)."""
-    key = sum(map(mul, counts, TILE_UNIT))
+    """The three suit keys (m, p, s) of a 27-count vector (the keys of `SUIT_TABLE`).
+
+    >>> suit_keys([1] + [0] * 17 + [0, 0, 0, 0, 0, 0, 0, 1, 2])
+    (390625, 0, 7)
+    """
+    key = hand_key(counts)
     q = key // _P9
-    return key % _P9, q % _P9, q // _P9
+    return q // _P9, q % _P9, key % _P9
 
 
 def _build_tables() -> tuple[dict[int, int], bytes, dict[int, int]]:
@@ -91,6 +104,7 @@ def _build_tables() -> tuple[dict[int, int], bytes, dict[int, int]]:
         sets_only |= nxt
         level = nxt
 
+    unit = RANK_UNIT
     table: dict[int, int] = {}
     adds: dict[int, int] = {}
 
@@ -99,16 +113,16 @@ def _build_tables() -> tuple[dict[int, int], bytes, dict[int, int]]:
         bit = 1 if flag == SETS_ONLY else 1 << 9
         for r in range(9):
             if shape[r]:
-                short = key - POW5[r]
+                short = key - unit[r]
                 adds[short] = adds.get(short, 0) | bit << r
 
     for shape in sets_only:
-        key = sum(c * POW5[i] for i, c in enumerate(shape))
+        key = sum(c * unit[r] for r, c in enumerate(shape))
         complete(shape, key, SETS_ONLY)
         for r in range(9):
             if shape[r] <= 2:
                 with_pair = shape[:r] + (shape[r] + 2,) + shape[r + 1 :]
-                complete(with_pair, key + 2 * POW5[r], SETS_PAIR)
+                complete(with_pair, key + 2 * unit[r], SETS_PAIR)
 
     classes = bytearray(_P9)
     for key, flag in table.items():
@@ -120,7 +134,7 @@ def _build_tables() -> tuple[dict[int, int], bytes, dict[int, int]]:
             return
         for c in (0, 2, 4):
             if c <= left:
-                mark_evens(rank + 1, key + c * POW5[rank], left - c)
+                mark_evens(rank + 1, key + c * unit[rank], left - c)
 
     mark_evens(0, 0, 14)
     return table, bytes(classes), adds
@@ -144,17 +158,18 @@ _MASK_KINDS = tuple(
 
 
 def _class_sum(key: int) -> int:
-    """The three suits' _CLASS entries, added up (-1 for counts out of range)."""
+    """The three suits' _CLASS entries of a hand key, added up (0, "nothing", if the key is out
+    of range: a count above 4 carried past the first suit)."""
     c = _CLASS
     try:
         return c[key % _P9] + c[(q := key // _P9) % _P9] + c[q // _P9]
-    except IndexError:  # a count above 4 carried past the last suit: not a hand
-        return -1
+    except IndexError:
+        return 0
 
 
 def is_standard(counts: Sequence[int]) -> bool:
     """The concealed counts split into sets plus exactly one pair (any number of melds beside)."""
-    return _class_sum(sum(map(mul, counts, TILE_UNIT))) & 0b1111 == _STANDARD
+    return _class_sum(hand_key(counts)) & 0b1111 == _STANDARD
 
 
 def is_all_pungs(counts: Sequence[int]) -> bool:
@@ -178,16 +193,16 @@ def is_seven_pairs(counts: Sequence[int]) -> bool:
     return total == 14
 
 
+# Whether a hand is complete, by the sum of its three suits' _CLASS entries (≤ 3 × (4 + 16)).
+_WIN_CONCEALED = tuple(s & 0b1111 == _STANDARD or s >> 4 == 3 for s in range(64))
+_WIN_MELDED = tuple(s & 0b1111 == _STANDARD for s in range(64))
+
+
 def is_win_key(key: int, n_tiles: int, n_melds: int = 0) -> bool:
     """`is_win` of a hand key (see `hand_key`) holding `n_tiles` concealed tiles."""
     if n_tiles + 3 * n_melds != 14:
         return False
-    c = _CLASS
-    try:
-        s = c[key % _P9] + c[(q := key // _P9) % _P9] + c[q // _P9]
-    except IndexError:
-        return False
-    return s & 0b1111 == _STANDARD or (not n_melds and s >> 4 == 3)
+    return (_WIN_MELDED if n_melds else _WIN_CONCEALED)[_class_sum(key)]
 
 
 def is_win_counts(counts: Sequence[int], n_melds: int = 0) -> bool:
@@ -197,15 +212,15 @@ def is_win_counts(counts: Sequence[int], n_melds: int = 0) -> bool:
     >>> is_win_counts(to_counts(parse_tiles("22m345p")), 3)
     True
     """
-    if sum(counts) + 3 * n_melds != 14:
-        return False
-    key = sum(map(mul, counts, TILE_UNIT))
-    c = _CLASS
     try:
-        s = c[key % _P9] + c[(q := key // _P9) % _P9] + c[q // _P9]
-    except IndexError:
+        key = int(bytes(counts).translate(_DIGITS), 5)
+    except ValueError:
+        return False  # a count outside 0-4
+    cl = _CLASS
+    s = cl[key % 1953125] + cl[(q := key // 1953125) % 1953125] + cl[q // 1953125]  # 5**9
+    if not (_WIN_MELDED if n_melds else _WIN_CONCEALED)[s]:
         return False
-    return s & 0b1111 == _STANDARD or (not n_melds and s >> 4 == 3)
+    return sum(counts) + 3 * n_melds == 14  # checked last: most hands are not complete
 
 
 def is_win(tiles: Sequence[int], n_melds: int = 0) -> bool:
@@ -215,44 +230,45 @@ def is_win(tiles: Sequence[int], n_melds: int = 0) -> bool:
     >>> is_win(parse_tiles("11223344556677s"))
     True
     """
-    n = len(tiles)
-    if n + 3 * n_melds != 14:
-        return False
-    u = TILE_UNIT
-    if n == 14:
-        # unrolled: the usual case, and a loop would cost half of the whole call
+    if len(tiles) == 14:
+        if n_melds:
+            return False
+        # The usual case, unrolled and inlined: a loop would cost half of the whole call.
         a, b, c, d, e, f, g, h, i, j, k, l, m, o = tiles  # noqa: E741
+        u = TILE_UNIT
         key = (
             u[a] + u[b] + u[c] + u[d] + u[e] + u[f] + u[g]
             + u[h] + u[i] + u[j] + u[k] + u[l] + u[m] + u[o]
         )  # fmt: skip
-    else:
-        key = 0
-        for t in tiles:
-            key += u[t]
-    cl = _CLASS
-    try:
-        s = cl[key % _P9] + cl[(q := key // _P9) % _P9] + cl[q // _P9]
-    except IndexError:
-        return False
-    return s & 0b1111 == _STANDARD or (not n_melds and s >> 4 == 3)
+        cl = _CLASS
+        try:
+            return _WIN_CONCEALED[
+                cl[key % 1953125] + cl[(q := key // 1953125) % 1953125] + cl[q // 1953125]
+            ]  # 1953125 is 5**9 (_P9): a constant loads faster than a global
+        except IndexError:  # five or more of a kind
+            return False
+    key = 0
+    for t in tiles:
+        key += TILE_UNIT[t]
+    return is_win_key(key, len(tiles), n_melds)
 
 
 # --- waits --------------------------------------------------------------------------------------
 
 
 def _wait_masks(key: int, n_melds: int) -> tuple[int, int, int]:
-    """Per suit, the 9-bit mask of ranks completing a hand key of 13 (melds counting 3)."""
-    k0 = key % _P9
+    """Per suit (m, p, s), the 9-bit mask of ranks completing a hand key of 13 tiles (melds
+    counting 3; the caller checks the size)."""
+    k2 = key % _P9
     q = key // _P9
     k1 = q % _P9
-    k2 = q // _P9
+    k0 = q // _P9
     cl = _CLASS
     try:
         a = cl[k0]
         b = cl[k1]
         c = cl[k2]
-    except IndexError:
+    except IndexError:  # five or more of a kind
         return 0, 0, 0
     sel = _ADD_SHIFT_BY_OTHERS
     get = _ADD.get
@@ -268,12 +284,12 @@ def _wait_masks(key: int, n_melds: int) -> tuple[int, int, int]:
         m2 = get(k2, 0) >> s & 511
     if not n_melds and (a + b + c) >> 4 == 2:
         # two suits all in pairs: seven pairs waits on the third's odd kind, if it has just one
-        odd_suit = k0 if not a & _EVEN else k1 if not b & _EVEN else k2
+        rest = k0 if not a & _EVEN else k1 if not b & _EVEN else k2
         odd = 0
-        for r in range(9):
-            if odd_suit % 5 & 1:
+        for r in range(8, -1, -1):  # the last digit is rank 9
+            if rest % 5 & 1:
                 odd |= 1 << r
-            odd_suit //= 5
+            rest //= 5
         if not odd & (odd - 1):
             if not a & _EVEN:
                 m0 |= odd
@@ -296,9 +312,30 @@ def wait_kinds(counts: Sequence[int], n_melds: int = 0) -> list[int]:
     """
     if sum(counts) + 3 * n_melds != 13:
         return []
-    m0, m1, m2 = _wait_masks(sum(map(mul, counts, TILE_UNIT)), n_melds)
+    try:
+        key = int(bytes(counts).translate(_DIGITS), 5)
+    except ValueError:
+        return []  # a count outside 0-4
+    m0, m1, m2 = _wait_masks(key, n_melds)
     k0, k1, k2 = _MASK_KINDS
     return [*k0[m0], *k1[m1], *k2[m2]]
+
+
+def wait_mask(counts: Sequence[int], n_melds: int = 0) -> int:
+    """`wait_kinds` as a bitmask: bit k set when kind k completes the hand.
+
+    >>> from rules.tiles import parse_tiles, to_counts
+    >>> bin(wait_mask(to_counts(parse_tiles("1112223334445m"))))
+    '0b111110'
+    """
+    if sum(counts) + 3 * n_melds != 13:
+        return 0
+    try:
+        key = int(bytes(counts).translate(_DIGITS), 5)
+    except ValueError:
+        return 0  # a count outside 0-4
+    m0, m1, m2 = _wait_masks(key, n_melds)
+    return m0 | m1 << 9 | m2 << 18
 
 
 def waits(tiles: Sequence[int], n_melds: int = 0) -> list[str]:

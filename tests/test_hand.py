@@ -18,7 +18,16 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from rules.hand import Shape, is_win, is_win_counts, read_shape, wait_kinds, waits
+from rules.hand import (
+    Shape,
+    hand_key,
+    is_win,
+    is_win_counts,
+    read_shape,
+    wait_kinds,
+    wait_mask,
+    waits,
+)
 from rules.tiles import (
     NUM_KINDS,
     TileParseError,
@@ -139,8 +148,10 @@ def test_perft_waits(n_melds: int) -> None:
     for shape in suit_shapes(13 - 3 * n_melds):
         expected = brute_waits(shape, n_melds)
         for suit in range(3):
-            got = wait_kinds(in_suit(shape, suit), n_melds)
+            counts = in_suit(shape, suit)
+            got = wait_kinds(counts, n_melds)
             assert got == [suit * 9 + r for r in expected], (tiles_str_of(shape, suit), n_melds)
+            assert wait_mask(counts, n_melds) == sum(1 << k for k in got)
         total += 1
         ready += bool(expected)
         pairs += len(expected)
@@ -387,6 +398,17 @@ def test_parse_errors_name_the_character(text: str, bad: str) -> None:
 def test_parse_errors_trailing_ranks(text: str) -> None:
     with pytest.raises(TileParseError, match="no suit letter"):
         parse_tiles(text)
+
+
+def test_counts_out_of_range() -> None:
+    """Five of a kind is no hand, whichever entry point reads it."""
+    counts = to_counts(parse_tiles("11111m234p567s"))
+    assert sum(counts) == 11
+    assert not is_win_counts(counts, 1)
+    assert not is_win(parse_tiles("11111m234p567s"), 1)
+    assert wait_kinds(to_counts(parse_tiles("11111m23p567s")), 1) == []
+    with pytest.raises(ValueError, match="0-4"):
+        hand_key(counts)
 
 
 def test_tile_names_round_trip() -> None:
