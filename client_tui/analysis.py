@@ -1,0 +1,127 @@
+"""What the client works out for its player with the shared rules core: the waits of a ready hand,
+each with its pattern value, how many of it are still unseen, and whether it may be won on a
+discard (通行证, RULES.md §4) or only by 自摸.
+
+>>> from client_tui.view import RoundV
+>>> r = RoundV(round_no=1, dealer=0, streak=0, base=1,
+...            hand=("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2s", "3s", "5p", "5p"))
+>>> [(w.tile, w.pattern, w.value, w.discard_ok) for w in waits_now(options_for(None), r, 0).waits]
+[('1s', '平胡', 1, False), ('4s', '平胡', 1, False)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from client_tui.view import MeldV, RoundV, TableV
+from rules.options import OptionsError, Pattern, RuleOptions, make_options
+from rules.patterns import Meld, best_pattern, has_pass, ready_waits
+from rules.tiles import parse_tile, tile_name, to_counts
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A tile that completes the hand: its best pattern and value (no bonuses), how many copies
+    the player has not seen (`left`), and whether a discard of it may be won on."""
+
+    tile: str
+    pattern: str
+    value: int
+    left: int
+    discard_ok: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Readiness:
+    """A ready hand's waits; `has_pass` when the player holds a 豆 that is a 通行证."""
+
+    waits: tuple[Wait, ...]
+    has_pass: bool
+
+    @property
+    def zimo_only(self) -> bool:
+        """Every wait is a 平胡 without a pass: the hand can win only by 自摸."""
+        return bool(self.waits) and not any(w.discard_ok for w in self.waits)
+
+
+def options_for(table: TableV | None) -> RuleOptions:
+    """The table's rules (its preset with its overrides); guiyang when unknown."""
+    if table is None:
+        return make_options("guiyang")
+    try:
+        return make_options(table.preset, table.options_dict)
+    except OptionsError:
+        return make_options(table.preset if table.preset in ("chuan", "anshun") else "guiyang")
+
+
+def core_melds(melds: Sequence[MeldV]) -> list[Meld]:
+    """The seat's melds as the rules core's `Meld` (only for melds whose tile is known)."""
+    out: list[Meld] = []
+    for m in melds:
+        if m.tile is None:
+            continue
+        out.append(Meld(m.kind, parse_tile(m.tile), m.from_seat, m.dou))  # type: ignore[arg-type]
+    return out
+
+
+def unseen_counts(r: RoundV, seat: int) -> list[int]:
+    """Per tile kind, how many copies `seat` has not seen: not in its hand, not in any meld it can
+    see, not in any discard row (a claimed discard is counted once, in its meld)."""
+    seen = to_counts(parse_tile(t) for t in (r.hand or ()))
+    for row in r.melds:
+        for m in row:
+            if m.tile is not None:
+                seen[parse_tile(m.tile)] += 3 if m.kind == "pong" else 4
+    for discards in r.discards:
+        for d in discards:
+            if not d.claimed:
+                seen[parse_tile(d.tile)] += 1
+    return [max(0, 4 - n) for n in seen]
+
+
+def readiness(opts: RuleOptions, hand: Sequence[str], melds: Sequence[MeldV],
+              unseen: Sequence[int]) -> Readiness | None:  # fmt: skip
+    """The waits of a hand of 13 tiles (melds counting 3), or None when it is not ready."""
+    if len(hand) + 3 * len(melds) != 13:
+        return None
+    counts = to_counts(parse_tile(t) for t in hand)
+    core = core_melds(melds)
+    meld_kinds = [m.tile for m in core]
+    passed = has_pass(opts, core)
+    waits: list[Wait] = []
+    for k in ready_waits(counts, core):
+        counts[k] += 1
+        found = best_pattern(opts, counts, meld_kinds)
+        counts[k] -= 1
+        if found is None:
+            continue
+        pattern, value = found
+        discard_ok = pattern is not Pattern.PINGHU or passed
+        waits.append(Wait(tile_name(k), pattern.value, value, unseen[k], discard_ok))
+    if not waits:
+        return None
+    return Readiness(tuple(waits), passed)
+
+
+def waits_now(opts: RuleOptions, r: RoundV, seat: int) -> Readiness | None:
+    """The viewer's waits as the hand stands (13 tiles: not in the middle of a turn)."""
+    if r.hand is None:
+        return None
+    return readiness(opts, r.hand, r.melds[seat], unseen_counts(r, seat))
+
+
+def waits_after(opts: RuleOptions, r: RoundV, seat: int, tile: str) -> Readiness | None:
+    """The waits the viewer would have after discarding `tile` (14 tiles, on turn)."""
+    if r.hand is None or tile not in r.hand:
+        return None
+    hand = list(r.hand)
+    hand.remove(tile)
+    return readiness(opts, hand, r.melds[seat], unseen_counts(r, seat))
+
+
+def ready_discards(opts: RuleOptions, r: RoundV, seat: int) -> frozenset[str]:
+    """The tiles whose discard leaves the viewer's 14-tile hand ready."""
+    if r.hand is None or len(r.hand) + 3 * len(r.melds[seat]) != 14:
+        return frozenset()
+    return frozenset(t for t in set(r.hand) if waits_after(opts, r, seat, t) is not None)

@@ -1,0 +1,242 @@
+"""What the terminal client shows: immutable values that `client_tui.reducer.reduce` builds from
+server messages, and that the widgets only render.
+
+Everything here is a frozen dataclass holding tuples, so a view can be compared, kept as history
+and handed to any widget without a copy. Tiles are in notation (`"5p"`); seats are 0–3 in play
+order; `None` for a tile means "not visible to this viewer" (an opponent's 暗杠).
+
+>>> View().status
+'idle'
+>>> RoundV(round_no=1, dealer=0, streak=0, base=1).hand_sizes
+(0, 0, 0, 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+ConnStatus = Literal["idle", "connecting", "connected", "reconnecting", "closed"]
+Phase = Literal["turn", "claim", "rob", "over"]
+
+EMPTY4: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatV:
+    """Who sits at a seat (`kind` empty/human/bot), whether connected, whether 托管 (`auto`)."""
+
+    name: str | None = None
+    kind: str = "empty"
+    connected: bool = False
+    auto: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableV:
+    """A table's header, as the lobby lists it and the table screen shows it."""
+
+    id: str
+    name: str
+    preset: str = "guiyang"
+    options: tuple[tuple[str, Any], ...] = ()
+    base: int = 1
+    rounds: int = 8
+    turn_seconds: float = 15.0
+    bank_seconds: float = 30.0
+    has_password: bool = False
+    seats: tuple[SeatV, ...] = (SeatV(), SeatV(), SeatV(), SeatV())
+    spectators: int = 0
+    state: str = "waiting"
+    round_no: int = 0
+    scores: tuple[int, ...] = EMPTY4
+
+    @property
+    def seated(self) -> int:
+        """How many seats are taken."""
+        return sum(1 for s in self.seats if s.kind != "empty")
+
+    @property
+    def options_dict(self) -> dict[str, Any]:
+        return dict(self.options)
+
+
+@dataclass(frozen=True, slots=True)
+class MeldV:
+    """A 碰 (`pong`), 明杠 (`ming`), 暗杠 (`an`, tile None to others) or 补杠 (`bu`)."""
+
+    kind: str
+    tile: str | None
+    from_seat: int | None = None
+    dou: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardV:
+    """A tile in a discard row: `claimed` once someone took it, `declared` for 报听/天听."""
+
+    tile: str
+    claimed: bool = False
+    declared: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WinV:
+    """A win as announced (`how` zimo/discard/rob); `hand` is the winner's revealed hand."""
+
+    seat: int
+    how: str
+    tile: str | None
+    from_seat: int | None
+    pattern: str
+    bonuses: tuple[str, ...] = ()
+    void: bool = False
+    hand: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LastAction:
+    """The latest move at the table, for the status line: `kind` is a round event type
+    (`discarded`, `claimed`, `concealed_gang`, `add_gang_declared`, `added_gang`, `drew`) or
+    `auto_played`."""
+
+    kind: str
+    seat: int
+    tile: str | None = None
+    act: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundV:
+    """The round in play, as this viewer may see it.
+
+    `hand` is the viewer's own concealed hand, sorted, the drawn tile included (None for a
+    spectator); `drawn` is the tile just drawn (shown apart)."""
+
+    round_no: int
+    dealer: int
+    streak: int
+    base: int
+    phase: Phase = "turn"
+    turn: int = 0
+    wall_left: int = 0
+    hand: tuple[str, ...] | None = None
+    drawn: str | None = None
+    hand_sizes: tuple[int, ...] = EMPTY4
+    melds: tuple[tuple[MeldV, ...], ...] = ((), (), (), ())
+    discards: tuple[tuple[DiscardV, ...], ...] = ((), (), (), ())
+    declared: tuple[bool, ...] = (False, False, False, False)
+    claim_tile: str | None = None
+    claim_from: int | None = None
+    winners: tuple[WinV, ...] = ()
+    exhausted: bool = False
+    flip: str | None = None
+    last: LastAction | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One legal action of a prompt (`act`, and `tile` where it names one)."""
+
+    act: str
+    tile: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PromptV:
+    """The server asks this seat to move. `deadline_at` is on the clock the caller passes to
+    `reduce` (`at`): when the default move will be played (None: no clock)."""
+
+    seq: int
+    actions: tuple[Choice, ...]
+    default: Choice
+    deadline_at: float | None = None
+    bank_ms: int | None = None
+    answered: bool = False
+
+    def offers(self, act: str, tile: str | None = None) -> bool:
+        return any(c.act == act and (tile is None or c.tile == tile) for c in self.actions)
+
+    def tiles_for(self, act: str) -> tuple[str, ...]:
+        """The tiles offered with `act` (discard, gang, ready), in the order offered."""
+        return tuple(c.tile for c in self.actions if c.act == act and c.tile is not None)
+
+    @property
+    def is_claim(self) -> bool:
+        """A claim window (answer a discard or a 补杠), not one's own turn."""
+        return not any(c.act in ("discard", "ready") for c in self.actions)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultV:
+    """A finished round: the settlement dict (`rules.settle.Settlement.to_dict()`), and the
+    match scores after it."""
+
+    round_no: int
+    result: dict[str, Any]
+    scores: tuple[int, ...]
+    dealer: int = 0
+    winners: tuple[WinV, ...] = ()
+
+    @property
+    def net(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in self.result.get("net", EMPTY4))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEndV:
+    scores: tuple[int, ...]
+    rounds_played: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A message for the player (an error from the server, a connection event). `n` grows with
+    every new notice, so a widget shows each one once."""
+
+    n: int
+    text: str
+    code: str = ""
+    error: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Everything the client shows."""
+
+    status: ConnStatus = "idle"
+    status_detail: str = ""
+    attempt: int = 0
+    url: str = ""
+    server: str = ""
+    my_name: str = ""
+    tables: tuple[TableV, ...] = ()
+    table_id: str | None = None
+    table: TableV | None = None
+    seat: int | None = None
+    token: str | None = None
+    seq: int = 0
+    names: tuple[str, ...] = ("", "", "", "")
+    round: RoundV | None = None
+    prompt: PromptV | None = None
+    result: ResultV | None = None
+    history: tuple[ResultV, ...] = ()
+    scores: tuple[int, ...] = EMPTY4
+    match_end: MatchEndV | None = None
+    notice: Notice | None = None
+
+    @property
+    def watching(self) -> bool:
+        """At a table as a spectator."""
+        return self.table_id is not None and self.seat is None
+
+    def name_of(self, seat: int) -> str:
+        """The seat's player name, or `#n` when unknown."""
+        if self.table is not None:
+            name = self.table.seats[seat].name
+            if name:
+                return name
+        if self.names[seat]:
+            return self.names[seat]
+        return f"#{seat + 1}"

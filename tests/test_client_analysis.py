@@ -1,0 +1,120 @@
+"""The client's wait analysis (waits, values, 通行证), written in tile notation."""
+
+from __future__ import annotations
+
+import pytest
+
+from client_tui.analysis import options_for, readiness, ready_discards, waits_after, waits_now
+from client_tui.view import DiscardV, MeldV, RoundV, TableV
+from rules.tiles import parse_tiles, tile_name
+
+UNSEEN_ALL = [4] * 27
+
+
+def hand_of(text: str) -> tuple[str, ...]:
+    return tuple(tile_name(k) for k in parse_tiles(text))
+
+
+@pytest.mark.parametrize(
+    ("preset", "hand", "melds", "want"),
+    [
+        # 平胡 without a 豆: wins only by 自摸.
+        ("guiyang", "123456789m23s55p", [], [("1s", "平胡", 1, False), ("4s", "平胡", 1, False)]),
+        # The same with a 闷豆: the 豆 is a pass.
+        (
+            "guiyang",
+            "456789m23s55p",
+            [MeldV("an", "1m", None, "men")],
+            [("1s", "平胡", 1, True), ("4s", "平胡", 1, True)],
+        ),
+        # A 碰 is not a pass.
+        (
+            "guiyang",
+            "456789m23s55p",
+            [MeldV("pong", "1m", 2)],
+            [("1s", "平胡", 1, False), ("4s", "平胡", 1, False)],
+        ),
+        # anshun: a 点豆 is no pass; a 转弯豆 is.
+        (
+            "anshun",
+            "456789m23s55p",
+            [MeldV("ming", "1m", 2, "dian")],
+            [("1s", "平胡", 1, False), ("4s", "平胡", 1, False)],
+        ),
+        (
+            "anshun",
+            "456789m23s55p",
+            [MeldV("bu", "1m", 2, "zhuanwan")],
+            [("1s", "平胡", 1, True), ("4s", "平胡", 1, True)],
+        ),
+        # Above 平胡 a discard win is always allowed.
+        # Per wait: 5s makes a 大对子 (any discard), 3s and 6s only a 平胡 (自摸 only).
+        (
+            "guiyang",
+            "111m222m333p444s5s",
+            [],
+            [("3s", "平胡", 1, False), ("5s", "大对子", 5, True), ("6s", "平胡", 1, False)],
+        ),
+        ("guiyang", "1122m3344p5566s7s", [], [("7s", "七对", 7, True)]),
+        ("chuan", "1122m3344p5566s7s", [], [("7s", "七对", 40, True)]),
+        ("guiyang", "11123456789999m", [], None),  # 14 tiles: not a 13-tile hand
+        (
+            "guiyang",
+            "1112345678999p",
+            [],
+            [
+                (f"{r}p", p, v, True)
+                for r, p, v in [
+                    (1, "清一色", 10),
+                    (2, "清一色", 10),
+                    (3, "清一色", 10),
+                    (4, "清一色", 10),
+                    (5, "清一色", 10),
+                    (6, "清一色", 10),
+                    (7, "清一色", 10),
+                    (8, "清一色", 10),
+                    (9, "清一色", 10),
+                ]
+            ],
+        ),  # 九莲宝灯 shape: every 筒 wins, as 清一色
+        ("guiyang", "13579m2468p1357s", [], None),  # not ready
+    ],
+)
+def test_waits_table(preset: str, hand: str, melds: list[MeldV],
+                     want: list[tuple[str, str, int, bool]] | None) -> None:  # fmt: skip
+    opts = options_for(TableV(id="t", name="t", preset=preset))
+    got = readiness(opts, hand_of(hand), melds, UNSEEN_ALL)
+    if want is None:
+        assert got is None
+        return
+    assert got is not None
+    assert [(w.tile, w.pattern, w.value, w.discard_ok) for w in got.waits] == want
+    assert got.zimo_only == (not any(w[3] for w in want))
+
+
+def test_unseen_counts_every_visible_copy_once() -> None:
+    r = RoundV(
+        round_no=1, dealer=0, streak=0, base=1,
+        hand=hand_of("123456789m23s55p"),
+        melds=((), (MeldV("pong", "1s", 0),), (MeldV("an", None, None, "men"),), ()),
+        # The claimed 1s is in seat 1's 碰, not counted again in seat 0's row.
+        discards=((DiscardV("1s", claimed=True),), (DiscardV("4s"),), (DiscardV("4s"),), ()),
+    )  # fmt: skip
+    ready = waits_now(options_for(None), r, 0)
+    assert ready is not None
+    assert {w.tile: w.left for w in ready.waits} == {"1s": 1, "4s": 2}
+
+
+def test_the_discards_that_keep_the_hand_ready() -> None:
+    r = RoundV(round_no=1, dealer=0, streak=0, base=1, hand=hand_of("123456789m23s55p9s"))
+    opts = options_for(None)
+    assert ready_discards(opts, r, 0) == {"9s"}
+    after = waits_after(opts, r, 0, "9s")
+    assert after is not None and [w.tile for w in after.waits] == ["1s", "4s"]
+    assert waits_after(opts, r, 0, "5p") is None
+    assert waits_after(opts, r, 0, "7p") is None  # not in the hand
+
+
+def test_bad_overrides_fall_back_to_the_preset() -> None:
+    table = TableV(id="t", name="t", preset="chuan", options=(("no_such_option", 1),))
+    assert options_for(table).patterns.pinghu == 10
