@@ -228,7 +228,7 @@ def test_random_hands_is_win(hand: tuple[list[int], int]) -> None:
     assert is_win(kinds, n_melds) == brute_win(tuple(to_counts(kinds)), n_melds)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(complete_hands())
 def test_complete_hands_win_and_wait(hand: tuple[list[int], int]) -> None:
     kinds, n_melds = hand
