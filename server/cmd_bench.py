@@ -100,19 +100,26 @@ def to_34(tiles: Sequence[int]) -> list[int]:
     return counts
 
 
-def _timed(fn: Callable[[Any], object], inputs: Sequence[Any]) -> float:
-    """µs per call of `fn` over `inputs`, one pass, the garbage collector paused."""
+def _timed(fn: Callable[[Any], object], inputs: Sequence[Any], loops: int = 1) -> float:
+    """µs per call of `fn` over `inputs`, `loops` passes, the garbage collector paused."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         start = time.perf_counter_ns()
-        for x in inputs:
-            fn(x)
+        for _ in range(loops):
+            for x in inputs:
+                fn(x)
         elapsed = time.perf_counter_ns() - start
     finally:
         if was_enabled:
             gc.enable()
-    return elapsed / 1000 / len(inputs)
+    return elapsed / 1000 / (len(inputs) * loops)
+
+
+def _loops_for(fn: Callable[[Any], object], inputs: Sequence[Any], at_least_s: float) -> int:
+    """Passes over `inputs` that make one timing last `at_least_s` (after one warm-up pass)."""
+    per_pass = _timed(fn, inputs) * len(inputs) / 1e6
+    return max(1, round(at_least_s / per_pass)) if per_pass > 0 else 1
 
 
 def _is_dragon_completion(counts: Sequence[int], kind: int) -> bool:
@@ -170,19 +177,25 @@ def bench_hands(n: int, seed: int, repeat: int) -> dict[str, Any]:
             if any(not _is_dragon_completion(c, k) for k in ours ^ theirs):
                 raise AssertionError(f"wait_kinds and is_agari disagree on {c}")
 
-    runs: dict[str, list[float]] = {}
+    # Each timing covers enough passes over the sample to last ≥ 20 ms, so that a small --hands
+    # is not timing noise; the passes are counted once, after a warm-up pass of every function.
+    timed: list[tuple[str, Callable[[Any], object], Sequence[Any]]] = [
+        ("is_win_us", is_win, wins),
+        ("is_win_counts_us", is_win_counts, win_counts),
+        ("waits_us", waits, thirteens),
+        ("wait_kinds_us", wait_kinds, thirteen_counts),
+    ]
+    if agari is not None:
+        timed += [
+            ("is_agari_us", is_agari, wins_34),
+            ("is_agari_x27_us", agari_waits, thirteens_34),
+        ]
+    loops = {name: _loops_for(fn, inputs, 0.02) for name, fn, inputs in timed}
+    runs: dict[str, list[float]] = {name: [] for name, _, _ in timed}
     for _ in range(repeat):
         # interleaved, so that a slow moment of the machine hits both sides alike
-        for name, fn, inputs in (
-            ("is_win_us", is_win, wins),
-            ("is_win_counts_us", is_win_counts, win_counts),
-            ("waits_us", waits, thirteens),
-            ("wait_kinds_us", wait_kinds, thirteen_counts),
-        ):
-            runs.setdefault(name, []).append(_timed(fn, inputs))
-        if agari is not None:
-            runs.setdefault("is_agari_us", []).append(_timed(is_agari, wins_34))
-            runs.setdefault("is_agari_x27_us", []).append(_timed(agari_waits, thirteens_34))
+        for name, fn, inputs in timed:
+            runs[name].append(_timed(fn, inputs, loops[name]))
     for name, values in runs.items():
         out[name] = round(statistics.median(values), 3)
     if agari is not None:
