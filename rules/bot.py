@@ -9,6 +9,7 @@ shanten), keeping its 幺鸡/乌骨鸡 when the choice is otherwise even. Determ
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 from rules.actions import Action
 from rules.hand import is_win_counts
@@ -78,43 +79,90 @@ def shanten(counts: list[int], n_melds: int) -> int:
 
 
 @cache
-def _row_info(row: tuple[int, ...]) -> tuple[int, int, int, tuple[tuple[int, int], ...]]:
-    """One suit's (plain value, eyed value, pairs, (plain, eyed) after removing each rank)."""
+def _row_info(row: tuple[int, ...]) -> RowInfo:
+    """Everything the bot asks of one suit's nine counts, computed once per distinct row."""
     removals = []
+    keep = []
+    lonely = []
     for r in range(9):
         if row[r]:
             t = list(row)
             t[r] -= 1
             key = tuple(t)
             removals.append((_suit_value(key, False), _suit_value(key, True)))
+            lo, hi = max(0, r - 2), min(8, r + 2)
+            if row[r] == 1 and sum(row[lo : hi + 1]) == 1:
+                lonely.append(r)
+            keep.append(_keep_score(row, r))
         else:
             removals.append((NEG, NEG))
+            keep.append(0)
     pairs = sum(c // 2 for c in row)
-    return _suit_value(row, False), _suit_value(row, True), pairs, tuple(removals)
+    return RowInfo(
+        _suit_value(row, False), _suit_value(row, True), pairs,
+        tuple(removals), tuple(lonely), tuple(keep),
+    )  # fmt: skip
 
 
-def discard_shanten(counts: list[int], n_melds: int, options: list[int]) -> list[int]:
+class RowInfo(NamedTuple):
+    plain: int  # best 2×sets + partials
+    eyed: int  # the same with one pair as the eye (NEG if none)
+    pairs: int
+    removals: tuple[tuple[int, int], ...]  # (plain, eyed) after removing one of each rank
+    lonely: tuple[int, ...]  # ranks of single tiles with no neighbour within two ranks
+    keep: tuple[int, ...]  # per rank: how much the tile is worth keeping (ties only)
+
+
+def _keep_score(row: tuple[int, ...], r: int) -> int:
+    """Tie-break when discarding: higher means keep. Connected tiles and pairs are kept."""
+    score = 0
+    for d in (-2, -1, 1, 2):
+        if 0 <= r + d <= 8 and row[r + d]:
+            score += 2 if abs(d) == 1 else 1
+    if row[r] >= 2:
+        score += 3
+    if r in (0, 8):
+        score -= 1
+    return score
+
+
+CHICKEN_KEEP = 3  # 幺鸡 and 乌骨鸡 are kept when the choice is otherwise even
+
+
+def _rows(counts: list[int]) -> tuple[RowInfo, RowInfo, RowInfo]:
+    return (
+        _row_info(tuple(counts[0:9])),
+        _row_info(tuple(counts[9:18])),
+        _row_info(tuple(counts[18:27])),
+    )
+
+
+def discard_shanten(
+    counts: list[int],
+    n_melds: int,
+    options: list[int],
+    infos: tuple[RowInfo, RowInfo, RowInfo] | None = None,
+) -> list[int]:
     """`shanten` after discarding each of `options`, recomputing only the suit that changes."""
-    i0 = _row_info(tuple(counts[0:9]))
-    i1 = _row_info(tuple(counts[9:18]))
-    i2 = _row_info(tuple(counts[18:27]))
-    infos = (i0, i1, i2)
-    g0 = i0[1] - i0[0] if i0[1] > NEG else NEG
-    g1 = i1[1] - i1[0] if i1[1] > NEG else NEG
-    g2 = i2[1] - i2[0] if i2[1] > NEG else NEG
+    if infos is None:
+        infos = _rows(counts)
+    i0, i1, i2 = infos
+    g0 = i0.eyed - i0.plain if i0.eyed > NEG else NEG
+    g1 = i1.eyed - i1.plain if i1.eyed > NEG else NEG
+    g2 = i2.eyed - i2.plain if i2.eyed > NEG else NEG
     # per suit: (value of the other two suits, best eye gain among them)
     rest = (
-        (i1[0] + i2[0], max(0, g1, g2)),
-        (i0[0] + i2[0], max(0, g0, g2)),
-        (i0[0] + i1[0], max(0, g0, g1)),
+        (i1.plain + i2.plain, max(0, g1, g2)),
+        (i0.plain + i2.plain, max(0, g0, g2)),
+        (i0.plain + i1.plain, max(0, g0, g1)),
     )
-    pairs = i0[2] + i1[2] + i2[2]
+    pairs = i0.pairs + i1.pairs + i2.pairs
     cap = 9 - 2 * n_melds
     base = 8 - 2 * n_melds
     out = []
     for k in options:
         s, r = divmod(k, 9)
-        p, e = infos[s][3][r]
+        p, e = infos[s].removals[r]
         others, gain = rest[s]
         best = others + (p + gain if p + gain > e else e)
         std = base - (best if best < cap else cap)
@@ -126,20 +174,8 @@ def discard_shanten(counts: list[int], n_melds: int, options: list[int]) -> list
     return out
 
 
-def _keep_bonus(kind: int, counts: list[int]) -> int:
-    """Tie-break when discarding: higher means keep. Chickens and connected tiles are kept."""
-    bonus = 0
-    if kind in (YAOJI, WUGUJI):
-        bonus += 3
-    r = kind % 9
-    for d in (-2, -1, 1, 2):
-        if 0 <= r + d <= 8 and counts[kind + d]:
-            bonus += 2 if abs(d) == 1 else 1
-    if counts[kind] >= 2:
-        bonus += 3
-    if r in (0, 8):
-        bonus -= 1
-    return bonus
+def _keep(kind: int, info: RowInfo) -> int:
+    return info.keep[kind % 9] + (CHICKEN_KEEP if kind in (YAOJI, WUGUJI) else 0)
 
 
 class Bot:
@@ -222,13 +258,28 @@ class Bot:
         return discard_shanten(hand, n_melds, [k for k in range(NUM_KINDS) if hand[k]])
 
     def _best_discard(self, r: Round, seat: int, options: list[int]) -> int:
+        """The discard that keeps the hand closest to ready; ties keep connected tiles and
+        chickens, then the seed decides."""
         if len(options) == 1:
             return options[0]
         hand = r.hands[seat]
-        after = discard_shanten(hand, len(r.melds[seat]), options)
-        low = min(after)
-        scored = sorted(
-            (_keep_bonus(k, hand), k) for s, k in zip(after, options, strict=True) if s == low
-        )
-        best = [t for t in scored if t[0] == scored[0][0]]
-        return best[self.rng.below(len(best))][1]
+        infos = _rows(hand)
+        lonely = [
+            s * 9 + rank
+            for s in range(3)
+            for rank in infos[s].lonely
+            if s * 9 + rank not in (YAOJI, WUGUJI)
+        ]
+        if lonely:  # an isolated single never helps: discarding it keeps the best shanten
+            candidates = lonely
+        else:
+            after = discard_shanten(hand, len(r.melds[seat]), options, infos)
+            low = min(after)
+            candidates = [k for s, k in zip(after, options, strict=True) if s == low]
+        if len(candidates) > 1:
+            keeps = [_keep(k, infos[k // 9]) for k in candidates]
+            least = min(keeps)
+            candidates = [k for k, v in zip(candidates, keeps, strict=True) if v == least]
+        if len(candidates) == 1:
+            return candidates[0]
+        return candidates[self.rng.below(len(candidates))]

@@ -397,7 +397,7 @@ class Round:
     def _declare_added_gang(self, seat: int, tile: int) -> None:
         self._emit(AddGangDeclared(seat, tile))
         options: dict[int, tuple[str, ...]] = {}
-        for other in _others(seat):
+        for other in OTHERS[seat]:
             if self._can_rob(other, tile):
                 options[other] = ("hu",)
         self._open_window(Phase.ROB, seat, tile, options)
@@ -437,7 +437,7 @@ class Round:
         self.claim_dihu = seat == self.dealer and self.discard_count[seat] == 1 and not self.any_claim
         self.claim_declared = self.declared[seat]
         options: dict[int, tuple[str, ...]] = {}
-        for other in _others(seat):
+        for other in OTHERS[seat]:
             opts = self._claim_options(other, tile, seat)
             if opts:
                 options[other] = opts
@@ -461,8 +461,9 @@ class Round:
         self.claim_answers = {}
 
     def _after_diandou(self) -> bool:
+        """Whether the discard in the window was made right after its discarder's 点豆."""
         gang = self.claim_hot_gang
-        return self.phase is Phase.CLAIM and gang is not None and gang.kind == "ming"
+        return gang is not None and gang.kind == "ming"
 
     def _hu_allowed_on_discard(self, seat: int, counts: list[int], from_seat: int) -> bool:
         """§4: may `seat` win on this discard (the hand `counts` includes it)?"""
@@ -473,7 +474,7 @@ class Round:
             return False
         if found[0] is not Pattern.PINGHU:
             return True
-        if self.opts.no_pinghu_after_diandou and self._after_diandou_for(from_seat):
+        if self.opts.no_pinghu_after_diandou and self._after_diandou():
             return False
         if self.claim_hot:
             return True
@@ -481,12 +482,13 @@ class Round:
             return True  # 杀报
         return has_pass(self.opts, self.melds[seat])
 
-    def _after_diandou_for(self, from_seat: int) -> bool:
-        gang = self.claim_hot_gang
-        return gang is not None and gang.kind == "ming"
-
     def _claim_options(self, seat: int, tile: int, from_seat: int) -> tuple[str, ...]:
         hand = self.hands[seat]
+        if hand[tile] < 2:
+            # A tile can only complete a hand next to or on a tile of that hand: skip the rest.
+            rank = tile % 9
+            if not any(hand[tile - min(rank, 2) : tile + min(8 - rank, 2) + 1]):
+                return ()
         wins = self.wait_mask(seat) >> tile & 1
         if not wins and hand[tile] < 2:
             return ()
@@ -515,7 +517,7 @@ class Round:
 
     def resolve_window(self) -> None:
         """Close the claim or 抢杠 window once every seat in it has answered."""
-        assert self.phase in (Phase.CLAIM, Phase.ROB) and not self.awaiting()
+        assert len(self.claim_answers) == len(self.claim_options), "a seat has not answered"
         # Everyone has answered: whoever could win and did not has passed a win (§12.6).
         winners = [s for s, ans in self.claim_answers.items() if ans.act == "hu"]
         for s, options in self.claim_options.items():
@@ -598,7 +600,7 @@ class Round:
         self.drawn = tile
         self.last_draw_replacement = replacement
         self.passed[seat] = False  # any draw of one's own ends the 过水 lock (§12.7)
-        if self.holding(seat, tile) == 4:
+        if self.hands[seat][tile] == 4 or (self.melds[seat] and self.holding(seat, tile) == 4):
             self.four_turn[seat][tile] = self.turn_num[seat]
         self.phase = Phase.TURN
         self._emit(Drew(seat, tile, replacement, self.wall_left))
@@ -767,8 +769,7 @@ def step(r: Round, action: Action) -> tuple[Round, list[Event]]:
 # ----- helpers -----
 
 
-def _others(seat: int) -> list[int]:
-    return [(seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4]
+OTHERS = ((1, 2, 3), (2, 3, 0), (3, 0, 1), (0, 1, 2))  # the other seats in play order
 
 
 def _kinds(counts: Sequence[int]) -> list[int]:
