@@ -1,0 +1,58 @@
+"""Ruleset options: presets are instances of one model; overrides are checked and named."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rules.options import CHUAN, GUIYANG, PRESETS, OptionsError, Pattern, make_options, overrides_of
+from rules.script import ScriptError, run_script
+
+
+def test_presets_differ_where_rules_md_says() -> None:
+    assert GUIYANG.patterns.value(Pattern.DANDIAO) == 10
+    assert CHUAN.patterns.value(Pattern.DANDIAO) is None
+    assert PRESETS["anshun"].pass_gangs == "concealed_or_added"
+    assert (GUIYANG.dou_dian, GUIYANG.dou_men, GUIYANG.dou_zhuanwan) == (1, 2, 3)
+    assert (CHUAN.dou_dian, CHUAN.dou_men, CHUAN.dou_zhuanwan) == (10, 20, 10)
+
+
+def test_override_and_report_it() -> None:
+    opts = make_options("guiyang", {"zimo_bonus": 2, "patterns": {"qidui": 9}})
+    assert opts.zimo_bonus == 2
+    assert opts.patterns.qidui == 9
+    assert opts.patterns.pinghu == 1  # the rest of the table is kept
+    assert overrides_of(opts, "guiyang") == {"zimo_bonus": 2, "patterns": {"qidui": 9}}
+    assert overrides_of(GUIYANG, "guiyang") == {}
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "overrides", "named"),
+    [
+        ("mahjong", {}, "unknown ruleset 'mahjong'"),
+        ("guiyang", {"zimo_bonsu": 1}, "unknown option 'zimo_bonsu'"),
+        ("guiyang", {"zimo_bonus": -1}, "option 'zimo_bonus'"),
+        ("guiyang", {"pass_win": "maybe"}, "option 'pass_win'"),
+        ("guiyang", {"patterns": {"qidui": "seven"}}, "option 'patterns.qidui'"),
+        ("guiyang", {"patterns": {"tianhu": 3}}, "unknown option 'patterns.tianhu'"),
+    ],
+)
+def test_bad_options_are_refused_by_name(ruleset: str, overrides: dict, named: str) -> None:
+    with pytest.raises(OptionsError) as info:
+        make_options(ruleset, overrides)
+    assert named in str(info.value)
+
+
+def test_deal_script_options_change_the_settlement() -> None:
+    """guiyang_05 (七对 自摸 by seat 1) with 七对 worth 9 instead of 7: each share grows by 2."""
+    with open("tests/scenarios/guiyang_05_qidui_zimo.json", encoding="utf-8") as f:
+        data = json.load(f)
+    data["options"] = {"patterns": {"qidui": 9}, "dealer_bonus": False}
+    r = run_script(data)
+    assert r.result.net == [-10, 30, -10, -10]  # type: ignore[attr-defined]
+
+
+def test_deal_script_with_a_bad_option_is_an_error() -> None:
+    with pytest.raises(ScriptError, match="unknown option 'bogus'"):
+        run_script({"ruleset": "guiyang", "options": {"bogus": True}, "hands": []})
