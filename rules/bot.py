@@ -185,35 +185,12 @@ class Bot:
         self.rng = SplitMix64(seed)
 
     def choose(self, r: Round, seat: int) -> Action:
-        if r.phase is Phase.TURN and seat == r.turn and not self._may_declare(r, seat):
+        if r.phase is Phase.TURN and seat == r.turn:
             return self._turn(r, seat)
         legal = legal_actions(r, seat)
         if not legal:
             raise ValueError(f"seat {seat} has nothing to do now")
-        acts: set[str] = {a.act for a in legal}
-        if r.phase in (Phase.CLAIM, Phase.ROB):
-            return self._answer(r, seat, acts)
-        if "hu" in acts:
-            return Action(seat, "hu")
-        gangs = [a for a in legal if a.act == "gang"]
-        if gangs:
-            return gangs[0]
-        readies = [a for a in legal if a.act == "ready"]
-        discards = [a for a in legal if a.act == "discard"]
-        choice = self._best_discard(r, seat, [a.tile for a in discards if a.tile is not None])
-        if readies and any(a.tile == choice for a in readies):
-            return Action(seat, "ready", choice)
-        return Action(seat, "discard", choice)
-
-    @staticmethod
-    def _may_declare(r: Round, seat: int) -> bool:
-        return (
-            r.opts.declare != "none"
-            and not r.any_claim
-            and not r.after_pong
-            and r.discard_count[seat] == 0
-            and not r.declared[seat]
-        )
+        return self._answer(r, seat, {a.act for a in legal})
 
     def _turn(self, r: Round, seat: int) -> Action:
         """The common turn, decided without listing every legal action (the same rules as
@@ -231,7 +208,10 @@ class Bot:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
         options = [k for k in range(NUM_KINDS) if hand[k]]
-        return Action(seat, "discard", self._best_discard(r, seat, options))
+        choice = self._best_discard(r, seat, options)
+        if r.discard_count[seat] == 0 and r.may_declare_with(seat, choice):
+            return Action(seat, "ready", choice)  # 报听/天听 with the first discard
+        return Action(seat, "discard", choice)
 
     def _answer(self, r: Round, seat: int, acts: set[str]) -> Action:
         void = r.opts.pass_win == "penalty" and r.passed[seat]

@@ -30,7 +30,8 @@ from rules.events import (
     RoundStarted,
     Won,
 )
-from rules.hand import is_win_counts, wait_kinds
+from rules.hand import is_win_counts
+from rules.hand import wait_mask as hand_wait_mask
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass, holding, ready_waits
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI, tile_name, to_counts
@@ -236,9 +237,7 @@ class Round:
         """Bit k set when kind k completes the seat's 13-tile hand; cached until it changes."""
         mask = self._wait_cache[seat]
         if mask is None:
-            mask = 0
-            for k in wait_kinds(self.hands[seat], len(self.melds[seat])):
-                mask |= 1 << k
+            mask = hand_wait_mask(self.hands[seat], len(self.melds[seat]))
             self._wait_cache[seat] = mask
         return mask
 
@@ -266,7 +265,8 @@ class Round:
     def apply(self, action: Action) -> list[Event]:
         """Play `action`; return the events it caused. Raises IllegalAction, changing nothing."""
         action = self._normalize(action)
-        if not self._is_plain_discard(action) and action not in legal_actions(self, action.seat):
+        fast = self._is_plain_discard(action) or self._is_plain_ready(action)
+        if not fast and action not in legal_actions(self, action.seat):
             code, message = self._why_illegal(action)
             raise IllegalAction(code, message)
         mark = len(self.events)
@@ -275,6 +275,34 @@ class Round:
         else:
             self._answer(action)
         return self.events[mark:]
+
+    def may_declare_with(self, seat: int, tile: int) -> bool:
+        """报听/天听 with this discard (§8.4, §12.26): the first discard, no claim yet by anyone,
+        and the hand ready after it. (`seat` is on turn and not yet declared.)"""
+        hand = self.hands[seat]
+        if (
+            self.opts.declare == "none"
+            or self.after_pong
+            or self.any_claim
+            or self.discard_count[seat]
+            or self.declared[seat]
+            or not hand[tile]
+        ):
+            return False
+        hand[tile] -= 1
+        ready = bool(ready_waits(hand, self.melds[seat]))
+        hand[tile] += 1
+        return ready
+
+    def _is_plain_ready(self, a: Action) -> bool:
+        return (
+            a.act == "ready"
+            and self.phase is Phase.TURN
+            and a.seat == self.turn
+            and a.tile is not None
+            and 0 <= a.tile < NUM_KINDS
+            and self.may_declare_with(a.seat, a.tile)
+        )
 
     def _is_plain_discard(self, a: Action) -> bool:
         """The common case of `legal_actions`, checked without listing them all."""
@@ -441,9 +469,12 @@ class Round:
             opts = self._claim_options(other, tile, seat)
             if opts:
                 options[other] = opts
-        self._open_window(Phase.CLAIM, seat, tile, options)
-        if not options and not self.hold_empty_windows:
-            self.resolve_window()
+        self.claim_from = seat
+        self.claim_tile = tile
+        if options or self.hold_empty_windows:
+            self._open_window(Phase.CLAIM, seat, tile, options)
+        else:  # nobody can claim: straight on to the next draw
+            self._next_draw((seat + 1) % 4)
 
     # ----- claim windows -----
 
@@ -486,8 +517,8 @@ class Round:
         hand = self.hands[seat]
         if hand[tile] < 2:
             # A tile can only complete a hand next to or on a tile of that hand: skip the rest.
-            rank = tile % 9
-            if not any(hand[tile - min(rank, 2) : tile + min(8 - rank, 2) + 1]):
+            lo, hi = NEAR[tile]
+            if not any(hand[lo:hi]):
                 return ()
         wins = self.wait_mask(seat) >> tile & 1
         if not wins and hand[tile] < 2:
@@ -744,18 +775,7 @@ def _turn_actions(r: Round, seat: int) -> list[Action]:
             if m.kind == "pong" and hand[m.tile]:
                 actions.append(Action(seat, "gang", m.tile))
     actions.extend(Action(seat, "discard", k) for k in kinds)
-    if (
-        r.opts.declare != "none"
-        and not r.after_pong
-        and not r.any_claim
-        and r.discard_count[seat] == 0
-    ):
-        for k in kinds:
-            hand[k] -= 1
-            ready = bool(ready_waits(hand, melds))
-            hand[k] += 1
-            if ready:
-                actions.append(Action(seat, "ready", k))
+    actions.extend(Action(seat, "ready", k) for k in kinds if r.may_declare_with(seat, k))
     return actions
 
 
@@ -770,6 +790,8 @@ def step(r: Round, action: Action) -> tuple[Round, list[Event]]:
 
 
 OTHERS = ((1, 2, 3), (2, 3, 0), (3, 0, 1), (0, 1, 2))  # the other seats in play order
+# Per kind, the slice of kinds within two ranks of it in its suit.
+NEAR = tuple((k - min(k % 9, 2), k + min(8 - k % 9, 2) + 1) for k in range(NUM_KINDS))
 
 
 def _kinds(counts: Sequence[int]) -> list[int]:

@@ -1,7 +1,8 @@
 """The wall from a seed, through the project's own shuffle.
 
-`random.shuffle` may change between Python versions; this one is SplitMix64 driving a
-Fisher–Yates shuffle, so a seed gives the same wall everywhere, for ever.
+`random.shuffle` may change between Python versions; this Fisher–Yates shuffle uses only
+`Random.random()`, which Python keeps the same for a seed, so a seed gives the same wall
+everywhere. `SplitMix64` is a small generator of our own for the bots' tie-breaks.
 
 >>> shuffled_wall(7)[:5] == shuffled_wall(7)[:5]
 True
@@ -10,6 +11,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import random
 
 from rules.tiles import COPIES, NUM_KINDS
 
@@ -52,19 +54,15 @@ def full_set() -> list[int]:
 
 
 def shuffled_wall(seed: int | str | bytes) -> list[int]:
-    """The 108 tiles in the order the seed gives: Fisher–Yates driven by SplitMix64.
+    """The 108 tiles in the order the seed gives: our own Fisher–Yates shuffle.
 
-    The index is drawn by multiply-shift (`(x * n) >> 64`), whose bias for n ≤ 108 is below
-    1e-17 — far below anything a shuffle of 108 tiles could show.
+    It draws from `random.Random(seed).random()`, the one output Python promises to repeat for
+    a seed across versions (unlike `shuffle`, `randrange` or `choice`). Scaling a 53-bit float
+    to at most 108 choices biases no index by more than 1e-14.
     """
     tiles = full_set()
-    state = seed_to_int(seed)
+    draw = random.Random(seed_to_int(seed)).random
     for i in range(len(tiles) - 1, 0, -1):
-        state = (state + 0x9E3779B97F4A7C15) & MASK64
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        z ^= z >> 31
-        j = (z * (i + 1)) >> 64
+        j = int(draw() * (i + 1))
         tiles[i], tiles[j] = tiles[j], tiles[i]
     return tiles
