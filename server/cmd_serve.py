@@ -53,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> None:
         import time
 
+        from server.app import tune_gc
+
         store.mark_unfinished(time.time())
         server = Server(
             store,
@@ -60,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
             bot_delay=args.bot_delay,
             max_tables=args.max_tables,
         )
+        tune_gc()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

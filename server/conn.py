@@ -1,9 +1,13 @@
-"""One client connection as the server sees it: a send queue, a rate limit, where it sits.
+"""One client connection as the server sees it: where it sits, its rate limit, how frames leave.
 
-Frames go out through a per-connection queue and writer task, so a slow client falls behind alone
-and never stalls a table; a client that falls too far behind is closed (4003) and can come back
-for a snapshot. Two transports share this: a websocket (`WsConn`) and an in-process pipe
-(`PipeConn`) for the server's own bots, which speak the same protocol through the same handler.
+Sending never waits. A frame is written straight into the connection's transport buffer
+(`websockets.broadcast`, which does not wait for the socket to drain), so a table never stalls on
+a slow reader: the slow client falls behind alone, and once more than `MAX_BUFFERED` bytes wait
+for it, it is closed (4003) and may reconnect for a snapshot. A frame several connections get
+alike is encoded once (`send_many`).
+
+Two transports share this: a websocket (`WsConn`) and an in-process pipe (`PipeConn`) for the
+server's own bots, which speak the same protocol through the same handler.
 """
 
 from __future__ import annotations
@@ -11,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from websockets.asyncio.server import broadcast
 
 from protocol.codes import Close
 
@@ -21,7 +27,7 @@ if TYPE_CHECKING:
 
     from server.table import Table
 
-MAX_BACKLOG = 2000  # frames queued for one client before it is closed as too slow
+MAX_BUFFERED = 1 << 20  # bytes waiting for one client before it is closed as too slow
 
 _ids = itertools.count(1)
 
@@ -48,7 +54,7 @@ class RateLimit:
 
 
 class Conn:
-    """A connection: who it is, where it sits, and its outgoing queue."""
+    """A connection: who it is and where it sits."""
 
     def __init__(self, peer: str) -> None:
         self.id = next(_ids)
@@ -60,61 +66,17 @@ class Conn:
         self.seat: int | None = None
         self.closed = False
         self.closing: asyncio.Task[None] | None = None
-        self._queue: deque[str] = deque()
-        self._wake = asyncio.Event()
-
-    # ----- sending -----
 
     def send(self, text: str) -> None:
-        """Queue a frame; never waits. A client too far behind is closed."""
-        if self.closed:
-            return
-        if len(self._queue) >= MAX_BACKLOG:
-            self.close(Close.TOO_SLOW, "too far behind; reconnect for a snapshot")
-            return
-        self._queue.append(text)
-        self._wake.set()
-
-    async def writer(self) -> None:
-        """Drain the queue to the transport until closed."""
-        while True:
-            while not self._queue:
-                if self.closed:
-                    return
-                self._wake.clear()
-                await self._wake.wait()
-            text = self._queue.popleft()
-            try:
-                await self._transmit(text)
-            except Exception:
-                self.closed = True
-                return
-
-    async def _transmit(self, text: str) -> None:
+        """Hand a frame to the transport; never waits."""
         raise NotImplementedError
 
     def close(self, code: int = Close.NORMAL, reason: str = "") -> None:
-        """Close after the frames already queued are sent."""
-        if self.closed:
-            return
-        self.closed = True
-        self._wake.set()
-        self.closing = asyncio.get_running_loop().create_task(self._close_after_drain(code, reason))
-
-    async def _close_after_drain(self, code: int, reason: str) -> None:
-        while self._queue:
-            text = self._queue.popleft()
-            try:
-                await self._transmit(text)
-            except Exception:
-                break
-        await self._shutdown(code, reason)
-
-    async def _shutdown(self, code: int, reason: str) -> None:
+        """Close after the frames already sent; further sends are dropped."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"<Conn {self.id} {self.name!r} {self.peer}>"
+        return f"<{type(self).__name__} {self.id} {self.name!r} {self.peer}>"
 
 
 class WsConn(Conn):
@@ -125,11 +87,25 @@ class WsConn(Conn):
         super().__init__(f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) else str(addr))
         self.ws = ws
 
-    async def _transmit(self, text: str) -> None:
-        await self.ws.send(text)
+    def writable(self) -> bool:
+        """Open and not too far behind; a client too far behind is closed here."""
+        if self.closed:
+            return False
+        transport = self.ws.transport
+        if transport is not None and transport.get_write_buffer_size() > MAX_BUFFERED:
+            self.close(Close.TOO_SLOW, "too far behind; reconnect for a snapshot")
+            return False
+        return True
 
-    async def _shutdown(self, code: int, reason: str) -> None:
-        await self.ws.close(code, reason[:120])
+    def send(self, text: str) -> None:
+        if self.writable():
+            broadcast([self.ws], text)
+
+    def close(self, code: int = Close.NORMAL, reason: str = "") -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.closing = asyncio.get_running_loop().create_task(self.ws.close(code, reason[:120]))
 
 
 class PipeConn(Conn):
@@ -144,9 +120,6 @@ class PipeConn(Conn):
         if not self.closed:
             self.inbox.put_nowait(text)
 
-    async def writer(self) -> None:  # nothing to drain: `send` delivers at once
-        return
-
     def close(self, code: int = Close.NORMAL, reason: str = "") -> None:
         if self.closed:
             return
@@ -154,15 +127,15 @@ class PipeConn(Conn):
         self.close_code = code
         self.inbox.put_nowait(None)
 
-    async def _transmit(self, text: str) -> None:  # pragma: no cover - not used
-        self.inbox.put_nowait(text)
 
-    async def _shutdown(self, code: int, reason: str) -> None:  # pragma: no cover - not used
-        return
-
-
-def describe(conn: Conn | None) -> dict[str, Any]:
-    """For logs."""
-    if conn is None:
-        return {}
-    return {"conn": conn.id, "name": conn.name, "peer": conn.peer}
+def send_many(conns: Iterable[Conn], text: str) -> None:
+    """Send one frame to several connections, encoding it once for the websockets."""
+    sockets = []
+    for conn in conns:
+        if isinstance(conn, WsConn):
+            if conn.writable():
+                sockets.append(conn.ws)
+        else:
+            conn.send(text)
+    if sockets:
+        broadcast(sockets, text)

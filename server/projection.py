@@ -103,6 +103,18 @@ def view_for(item: Item, viewer: Viewer) -> dict[str, Any] | None:
     return frame
 
 
+def view_key(item: Item, viewer: Viewer) -> object:
+    """Viewers with equal keys get equal frames of `item` (so it is built and encoded once)."""
+    if isinstance(item, dict):
+        kind = item["type"]
+        if kind not in PRIVATE_TYPES:
+            return "all"
+        if kind == "round_started":
+            return viewer
+        return "owner" if viewer == item["seat"] else "others"
+    return viewer
+
+
 def _event_view(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     kind = event["type"]
     if kind not in PRIVATE_TYPES:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 import secrets
 import time
@@ -34,8 +35,16 @@ from rules.options import RuleOptions
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tile, tile_name
 from server import store as st
-from server.conn import Conn
-from server.projection import ErrorItem, Item, PromptItem, SnapshotItem, Viewer, view_for
+from server.conn import Conn, send_many
+from server.projection import (
+    ErrorItem,
+    Item,
+    PromptItem,
+    SnapshotItem,
+    Viewer,
+    view_for,
+    view_key,
+)
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -46,10 +55,11 @@ LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get 
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
 
 
-def dumps(frame: dict[str, Any]) -> str:
-    import json
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
-    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+def dumps(frame: dict[str, Any]) -> str:
+    return _encoder.encode(frame)
 
 
 @dataclass
@@ -120,6 +130,8 @@ class Table:
             kind = item[0]
             if kind == "stop":
                 self._cancel_timer()
+                if self._linger is not None:
+                    self._linger.cancel()
                 return
             try:
                 await self._dispatch(item)
@@ -757,17 +769,19 @@ class Table:
                 self.hold_until = self.loop.time() + self.s.claim_min_ms / 1000
 
     def _broadcast(self, item: Item, exclude: Conn | None = None) -> None:
-        texts: dict[int, tuple[dict[str, Any], str]] = {}
+        """Send every member its view of `item`; each distinct view is encoded once."""
+        groups: dict[object, tuple[Viewer, list[Conn]]] = {}
         for viewer, conn in self.members():
-            if conn is exclude:
-                continue
+            if conn is not exclude:
+                key = view_key(item, viewer)
+                if key in groups:
+                    groups[key][1].append(conn)
+                else:
+                    groups[key] = (viewer, [conn])
+        for viewer, conns in groups.values():
             frame = view_for(item, viewer)
-            if frame is None:
-                continue
-            cached = texts.get(id(frame))
-            if cached is None:
-                cached = texts[id(frame)] = (frame, dumps(frame))
-            conn.send(cached[1])
+            if frame is not None:
+                send_many(conns, dumps(frame))
 
     def _send_item(self, conn: Conn, viewer: Viewer, item: Item) -> None:
         frame = view_for(item, viewer)
