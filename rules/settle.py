@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 class Payment:
     payer: int
     payee: int
-    item: str  # hand | dou | chicken | baoji | zeren | repao | chajiao | baopai
+    item: str  # hand | dou | chicken | chajiao (RULES.md §8: hand, 豆 and 鸡 are separate items)
     amount: int  # units × base
     detail: str
+    kind: str  # the finer label: the item itself, or repao / baopai (hand), baoji / zeren (chicken)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -33,6 +34,7 @@ class Payment:
             "item": self.item,
             "amount": self.amount,
             "detail": self.detail,
+            "kind": self.kind,
         }
 
 
@@ -64,6 +66,9 @@ class Settlement:
         }
 
 
+ITEM_OF_KIND = {"repao": "hand", "baopai": "hand", "baoji": "chicken", "zeren": "chicken"}
+
+
 def _after(seat: int) -> list[int]:
     """The other three seats in play order after `seat`."""
     return [(seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4]
@@ -74,9 +79,10 @@ class _Ledger:
         self.base = base
         self.payments: list[Payment] = []
 
-    def pay(self, payer: int, payee: int, item: str, units: int, detail: str) -> None:
+    def pay(self, payer: int, payee: int, kind: str, units: int, detail: str) -> None:
         if units > 0 and payer != payee:
-            self.payments.append(Payment(payer, payee, item, units * self.base, detail))
+            item = ITEM_OF_KIND.get(kind, kind)
+            self.payments.append(Payment(payer, payee, item, units * self.base, detail, kind))
 
     def net(self) -> list[int]:
         net = [0, 0, 0, 0]

@@ -69,7 +69,7 @@ def render_round(r: Round) -> str:
     lines.append("")
     lines.append("payments:")
     for p in result["payments"]:
-        item = ITEM_ZH.get(p["item"], p["item"])
+        item = ITEM_ZH.get(p.get("kind", p["item"]), p["item"])
         lines.append(
             f"  seat {p['from']} → seat {p['to']}  {item:<4} {p['amount']:>4}  {p['detail']}"
         )

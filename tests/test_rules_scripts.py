@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from rules.script import ScriptError, replay_json, run_script
+from rules.settle import ITEM_OF_KIND
 
 HERE = Path(__file__).parent / "scripts"
 SCRIPTS = sorted(HERE.glob("*.json"))
@@ -26,7 +27,8 @@ ENGINE_DISAGREES: dict[str, str] = {
 
 
 def _payment(p: dict[str, Any]) -> tuple[int, int, str, int]:
-    return (p["from"], p["to"], p["item"], p["amount"])
+    # 包鸡/责任鸡 are 鸡 items and 热炮/包牌 hand items (RULES.md §8); `kind` keeps the finer name.
+    return (p["from"], p["to"], ITEM_OF_KIND.get(p["item"], p["item"]), p["amount"])
 
 
 def _winner(w: dict[str, Any]) -> tuple[int, str, tuple[str, ...], bool]:
