@@ -26,9 +26,12 @@ ENGINE_DISAGREES: dict[str, str] = {
 }
 
 
-def _payment(p: dict[str, Any]) -> tuple[int, int, str, int]:
-    # 包鸡/责任鸡 are 鸡 items and 热炮/包牌 hand items (RULES.md §8); `kind` keeps the finer name.
-    return (p["from"], p["to"], ITEM_OF_KIND.get(p["item"], p["item"]), p["amount"])
+def _payment(p: dict[str, Any]) -> tuple[int, int, str, str, int]:
+    """(from, to, item, kind, amount). Scripts name the finer kind (baoji, zeren, repao, baopai) as
+    `item`; the engine reports item hand/dou/chicken/chajiao (RULES.md §8) with the finer name in
+    `kind`. Both are compared."""
+    kind = p.get("kind", p["item"])
+    return (p["from"], p["to"], ITEM_OF_KIND.get(p["item"], p["item"]), kind, p["amount"])
 
 
 def _winner(w: dict[str, Any]) -> tuple[int, str, tuple[str, ...], bool]:
