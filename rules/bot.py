@@ -14,7 +14,7 @@ from typing import NamedTuple
 from rules.actions import Action
 from rules.hand import is_win_counts
 from rules.round import Phase, Round, legal_actions
-from rules.tiles import NUM_KINDS, WUGUJI, YAOJI
+from rules.tiles import WUGUJI, YAOJI
 from rules.wall import SplitMix64
 
 NEG = -100
@@ -98,9 +98,12 @@ def _row_info(row: tuple[int, ...]) -> RowInfo:
             removals.append((NEG, NEG))
             keep.append(0)
     pairs = sum(c // 2 for c in row)
+    present = tuple(
+        (r, removals[r][0], removals[r][1], 1 - row[r] % 2) for r in range(9) if row[r]
+    )
     return RowInfo(
         _suit_value(row, False), _suit_value(row, True), pairs,
-        tuple(removals), tuple(lonely), tuple(keep),
+        tuple(removals), tuple(lonely), tuple(keep), present,
     )  # fmt: skip
 
 
@@ -111,6 +114,8 @@ class RowInfo(NamedTuple):
     removals: tuple[tuple[int, int], ...]  # (plain, eyed) after removing one of each rank
     lonely: tuple[int, ...]  # ranks of single tiles with no neighbour within two ranks
     keep: tuple[int, ...]  # per rank: how much the tile is worth keeping (ties only)
+    # per rank held: (rank, plain, eyed after removing one, 1 if that breaks a pair)
+    present: tuple[tuple[int, int, int, int], ...]
 
 
 def _keep_score(row: tuple[int, ...], r: int) -> int:
@@ -137,41 +142,41 @@ def _rows(counts: list[int]) -> tuple[RowInfo, RowInfo, RowInfo]:
     )
 
 
-def discard_shanten(
-    counts: list[int],
-    n_melds: int,
-    options: list[int],
-    infos: tuple[RowInfo, RowInfo, RowInfo] | None = None,
-) -> list[int]:
-    """`shanten` after discarding each of `options`, recomputing only the suit that changes."""
+def best_discards(
+    counts: list[int], n_melds: int, infos: tuple[RowInfo, RowInfo, RowInfo] | None = None
+) -> tuple[int, list[int]]:
+    """The lowest `shanten` reachable by one discard, and every discard that reaches it."""
     if infos is None:
         infos = _rows(counts)
     i0, i1, i2 = infos
     g0 = i0.eyed - i0.plain if i0.eyed > NEG else NEG
     g1 = i1.eyed - i1.plain if i1.eyed > NEG else NEG
     g2 = i2.eyed - i2.plain if i2.eyed > NEG else NEG
-    # per suit: (value of the other two suits, best eye gain among them)
     rest = (
         (i1.plain + i2.plain, max(0, g1, g2)),
         (i0.plain + i2.plain, max(0, g0, g2)),
         (i0.plain + i1.plain, max(0, g0, g1)),
     )
-    pairs = i0.pairs + i1.pairs + i2.pairs
+    qd_base = 6 - (i0.pairs + i1.pairs + i2.pairs) if not n_melds else 99
     cap = 9 - 2 * n_melds
     base = 8 - 2 * n_melds
-    out = []
-    for k in options:
-        s, r = divmod(k, 9)
-        p, e = infos[s].removals[r]
+    low = 99
+    found: list[int] = []
+    for s in range(3):
         others, gain = rest[s]
-        best = others + (p + gain if p + gain > e else e)
-        std = base - (best if best < cap else cap)
-        if not n_melds:
-            qd = 6 - pairs + (1 - counts[k] % 2)
+        offset = 9 * s
+        for r, p, e, breaks_pair in infos[s].present:
+            best = others + (p + gain if p + gain > e else e)
+            std = base - (best if best < cap else cap)
+            qd = qd_base + breaks_pair
             if qd < std:
                 std = qd
-        out.append(std)
-    return out
+            if std < low:
+                low = std
+                found = [offset + r]
+            elif std == low:
+                found.append(offset + r)
+    return low, found
 
 
 def _keep(kind: int, info: RowInfo) -> int:
@@ -207,8 +212,7 @@ class Bot:
             for m in melds:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
-        options = [k for k in range(NUM_KINDS) if hand[k]]
-        choice = self._best_discard(r, seat, options)
+        choice = self._best_discard(r, seat)
         if r.discard_count[seat] == 0 and r.may_declare_with(seat, choice):
             return Action(seat, "ready", choice)  # 报听/天听 with the first discard
         return Action(seat, "discard", choice)
@@ -230,18 +234,12 @@ class Bot:
         n = len(r.melds[seat])
         before = shanten(hand, n)
         hand[tile] -= 2
-        after = min(self._after_discard(hand, n + 1))
+        after, _ = best_discards(hand, n + 1)
         return after < before
 
-    @staticmethod
-    def _after_discard(hand: list[int], n_melds: int) -> list[int]:
-        return discard_shanten(hand, n_melds, [k for k in range(NUM_KINDS) if hand[k]])
-
-    def _best_discard(self, r: Round, seat: int, options: list[int]) -> int:
+    def _best_discard(self, r: Round, seat: int) -> int:
         """The discard that keeps the hand closest to ready; ties keep connected tiles and
         chickens, then the seed decides."""
-        if len(options) == 1:
-            return options[0]
         hand = r.hands[seat]
         infos = _rows(hand)
         lonely = [
@@ -253,9 +251,7 @@ class Bot:
         if lonely:  # an isolated single never helps: discarding it keeps the best shanten
             candidates = lonely
         else:
-            after = discard_shanten(hand, len(r.melds[seat]), options, infos)
-            low = min(after)
-            candidates = [k for s, k in zip(after, options, strict=True) if s == low]
+            _, candidates = best_discards(hand, len(r.melds[seat]), infos)
         if len(candidates) > 1:
             keeps = [_keep(k, infos[k // 9]) for k in candidates]
             least = min(keeps)
