@@ -210,9 +210,11 @@ class Round:
 
     def _start(self) -> None:
         for seat in range(4):
-            for k in range(NUM_KINDS):
-                if self.hands[seat][k] == 4:
-                    self.four_turn[seat][k] = 1  # dealt tiles arrive on the first turn
+            hand = self.hands[seat]
+            if 4 in hand:
+                for k in range(NUM_KINDS):
+                    if hand[k] == 4:
+                        self.four_turn[seat][k] = 1  # dealt tiles arrive on the first turn
         hands = tuple(tuple(_kinds(h)) for h in self.hands)
         self._emit(RoundStarted(self.dealer, self.streak, hands, self.wall_left))
         self.turn = self.dealer
@@ -248,8 +250,15 @@ class Round:
         return [m.tile for m in self.melds[seat]]
 
     def is_ready(self, seat: int) -> bool:
-        """Ready on 13 tiles (melds counting 3), §7."""
-        return bool(ready_waits(self.hands[seat], self.melds[seat]))
+        """Ready on 13 tiles (melds counting 3), §7: some kind completes the hand that the
+        player does not already hold four of."""
+        mask = self.wait_mask(seat)
+        while mask:
+            low = mask & -mask
+            if self.holding(seat, low.bit_length() - 1) < 4:
+                return True
+            mask ^= low
+        return False
 
     def default_action(self, seat: int) -> Action:
         """The move played for a seat that timed out or is away: pass claims; on turn discard
