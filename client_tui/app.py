@@ -1,0 +1,283 @@
+"""The zhuoji terminal client: a Textual app around one `View`.
+
+The network runs in a worker (`Link.run`); every frame comes back as a `ServerFrame` message, is
+reduced into the view (`client_tui.reducer.reduce`), and the screens render the new view. Keys
+become protocol messages through `send` and `act`; nothing else talks to the server.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.message import Message
+
+from client_tui.i18n import Lang
+from client_tui.local import Acted, LocalMessage
+from client_tui.net import Link, hello_frame
+from client_tui.reducer import reduce
+from client_tui.screens.lobby import LobbyScreen
+from client_tui.screens.table import TableScreen
+from client_tui.view import Choice, View
+from protocol.messages import (
+    Act,
+    AddBot,
+    CreateTable,
+    Leave,
+    ListTables,
+    ServerMessage,
+    Start,
+    Watch,
+)
+
+Mode = Literal["play", "join", "watch"]
+
+
+class ServerFrame(Message):
+    """A frame from the server (or a connection change), stamped with its arrival time."""
+
+    def __init__(self, msg: ServerMessage | LocalMessage, at: float) -> None:
+        super().__init__()
+        self.msg = msg
+        self.at = at
+
+
+class ZhuojiApp(App[int]):
+    TITLE = "zhuoji 捉鸡"
+    BINDINGS = [
+        Binding("q", "quit_app", "quit"),
+        Binding("question_mark,f1", "help", "help"),
+        Binding("t", "toggle_tiles", "tiles"),
+    ]
+    MODES = {"lobby": LobbyScreen, "table": TableScreen}
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str,
+        lang: str = "en",
+        ascii: bool = False,
+        mode: Mode = "join",
+        watch_table: str | None = None,
+        create: CreateTable | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        show_sheets: bool = True,
+    ) -> None:
+        super().__init__()
+        self.url = url
+        self.player_name = name
+        self.lang = Lang(lang)
+        self.ascii = ascii
+        self.play_mode: Mode = mode
+        self.watch_table = watch_table
+        self.create = create
+        self.clock = clock
+        self.show_sheets = show_sheets
+        self.view = View(my_name=name, url=url)
+        self.link: Link | None = None
+        self._created = False
+        self._bots_asked = False
+        self._started = False
+        self._watch_sent = False
+        self._quit_armed = 0.0
+        self._summary_pending = False
+
+    # ----- start and the network -----
+
+    def on_mount(self) -> None:
+        self.switch_mode(self._wanted_mode(self.view))
+        self.run_network()
+
+    @work(exclusive=True, group="net", exit_on_error=False)
+    async def run_network(self) -> None:
+        self.link = Link(self.url, self._hello, self._deliver)
+        await self.link.run()
+
+    def _hello(self) -> dict[str, Any]:
+        v = self.view
+        return hello_frame(self.player_name, v.token, v.seq if v.table_id is not None else None)
+
+    def _deliver(self, msg: ServerMessage | LocalMessage) -> None:
+        self.post_message(ServerFrame(msg, self.clock()))
+
+    def on_server_frame(self, message: ServerFrame) -> None:
+        self.apply(message.msg, message.at)
+
+    def apply(self, msg: ServerMessage | LocalMessage, at: float | None = None) -> None:
+        """Reduce one message into the view and bring the screens up to date."""
+        old = self.view
+        self.view = reduce(old, msg, at=self.clock() if at is None else at)
+        self._after(old, self.view)
+
+    # ----- sending -----
+
+    def send(self, msg: BaseModel, *, quiet: bool = False) -> bool:
+        """Send a client message; False (with a note unless `quiet`) when not connected."""
+        frame = msg.model_dump(mode="json", exclude_none=True)
+        if self.link is not None and self.link.send(frame):
+            return True
+        if not quiet:
+            self.notify(self.lang.t("not_connected"), severity="warning")
+        return False
+
+    def act(self, choice: Choice) -> None:
+        """Answer the current prompt (quoting the table's latest `seq`: the prompt stands until a
+        round event, while seat and table changes may have moved the number on)."""
+        prompt = self.view.prompt
+        if prompt is None or prompt.answered:
+            self.bell()
+            return
+        msg = Act(seq=self.view.seq, act=choice.act, tile=choice.tile)  # type: ignore[arg-type]
+        if self.send(msg):
+            self.apply(Acted(self.view.seq))
+
+    # ----- after every change -----
+
+    def _wanted_mode(self, view: View) -> str:
+        if view.table_id is not None or self.play_mode == "play":
+            return "table"
+        if self.watch_table is not None and not self._watch_sent:
+            return "table"
+        return "lobby"
+
+    def _after(self, old: View, new: View) -> None:
+        if new.notice is not None and new.notice is not old.notice:
+            self.notify(new.notice.text, severity="error" if new.notice.error else "information",
+                        timeout=4)  # fmt: skip
+        if new.status == "connected" and old.status != "connected":
+            self._connected(new)
+        self._setup(new)
+        mode = self._wanted_mode(new)
+        if mode != self.current_mode:
+            self.switch_mode(mode)
+        for screen in self.screen_stack:
+            show = getattr(screen, "show", None)
+            if show is not None:
+                show(new)
+        if self.show_sheets and new.result is not None and new.result is not old.result:
+            self.open_settlement()
+        if new.match_end is not None and old.match_end is None:
+            if self._sheet_open():
+                self._summary_pending = True
+            else:
+                self.open_summary()
+
+    def _connected(self, view: View) -> None:
+        """After every `welcome`: take up where the client was."""
+        if view.token is not None:
+            return  # the hello carried the seat token: the server resumes the seat
+        if view.table_id is not None and view.seat is None:
+            self.send(Watch(table=view.table_id), quiet=True)
+            return
+        if self.play_mode == "play" and not self._created and self.create is not None:
+            self._created = True
+            self.send(self.create, quiet=True)
+        elif self.watch_table is not None and not self._watch_sent:
+            self._watch_sent = True
+            self.send(Watch(table=self.watch_table), quiet=True)
+        else:
+            self.send(ListTables(), quiet=True)
+
+    def _setup(self, view: View) -> None:
+        """`zhuoji play`: fill the table with bots and start, once."""
+        if self.play_mode != "play" or view.table is None or view.seat is None:
+            return
+        if view.table.state != "waiting":
+            return
+        if view.table.seated < 4 and not self._bots_asked:
+            self._bots_asked = True
+            for _ in range(4 - view.table.seated):
+                self.send(AddBot(), quiet=True)
+        elif view.table.seated == 4 and not self._started:
+            self._started = True
+            self.send(Start(), quiet=True)
+
+    # ----- sheets -----
+
+    def _sheet_open(self) -> bool:
+        from client_tui.screens.sheets import SheetScreen
+
+        return isinstance(self.screen, SheetScreen)
+
+    def _names(self) -> Callable[[int], str]:
+        view = self.view
+
+        def name(seat: int) -> str:
+            n = view.name_of(seat)
+            return f"{n}*" if seat == view.seat else n
+
+        return name
+
+    def open_settlement(self) -> None:
+        """Show the last round's settlement sheet (replacing an older one)."""
+        res = self.view.result
+        if res is None:
+            self.bell()
+            return
+        from client_tui.analysis import options_for
+        from client_tui.screens.sheets import SheetScreen, sheet_renderable
+        from client_tui.sheet import build_sheet
+
+        sheet = build_sheet(res, options_for(self.view.table).chickens)
+        body = sheet_renderable(sheet, self._names(), self.lang, self.ascii)
+        if self._sheet_open():
+            self.pop_screen()
+        self.push_screen(SheetScreen(body, self.lang.t("close_hint"), name="settlement"),
+                         self._sheet_closed)  # fmt: skip
+
+    def _sheet_closed(self, _: None) -> None:
+        if self._summary_pending:
+            self._summary_pending = False
+            self.open_summary()
+
+    def open_summary(self) -> None:
+        from client_tui.screens.sheets import SheetScreen, summary_renderable
+
+        v = self.view
+        body = summary_renderable(v.match_end, v.history, v.scores, self._names(), self.lang)
+        self.push_screen(SheetScreen(body, self.lang.t("close_hint"), name="summary"))
+
+    # ----- actions -----
+
+    def leave_table(self) -> None:
+        if self.play_mode == "play":
+            self.exit(0)
+            return
+        if self.view.table_id is not None:
+            self.send(Leave())
+
+    def action_help(self) -> None:
+        from client_tui.screens.help import help_renderable
+        from client_tui.screens.sheets import SheetScreen
+
+        if isinstance(self.screen, SheetScreen) and self.screen.name == "help":
+            self.pop_screen()
+            return
+        self.push_screen(SheetScreen(help_renderable(self.lang), self.lang.t("close_hint"),
+                                     name="help"))  # fmt: skip
+
+    def action_toggle_tiles(self) -> None:
+        self.ascii = not self.ascii
+        for screen in self.screen_stack:
+            show = getattr(screen, "show", None)
+            if show is not None:
+                show(self.view)
+
+    def action_quit_app(self) -> None:
+        playing = self.view.table is not None and self.view.table.state == "playing"
+        now = time.monotonic()
+        if playing and self.view.seat is not None and now - self._quit_armed > 3.0:
+            self._quit_armed = now
+            self.notify(self.lang.t("quit_confirm"), timeout=3)
+            return
+        self.exit(0)
+
+    def on_unmount(self) -> None:
+        if self.link is not None:
+            self.link.stop()

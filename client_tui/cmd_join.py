@@ -1,0 +1,21 @@
+"""`zhuoji join ws://HOST:PORT [--name N]`: the lobby of a server, then its tables."""
+
+from __future__ import annotations
+
+import argparse
+
+from client_tui.common import add_display_arguments, add_name_argument, language, player_name
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("url", help="the server, e.g. ws://192.168.1.5:8765")
+    add_name_argument(parser)
+    add_display_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from client_tui.app import ZhuojiApp
+
+    app = ZhuojiApp(args.url, name=player_name(args.name), lang=language(args.lang),
+                    ascii=args.ascii, mode="join")  # fmt: skip
+    return app.run() or 0

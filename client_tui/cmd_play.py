@@ -1,0 +1,61 @@
+"""`zhuoji play`: start a server in this process, sit down with three bots, and play.
+
+One command from install to playing: the server listens on a free loopback port, the game is
+recorded in a temporary SQLite file (or `--db`), and everything stops when the app does.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from client_tui.common import add_display_arguments, add_name_argument, language, player_name
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_name_argument(parser)
+    add_display_arguments(parser)
+    parser.add_argument("--preset", choices=["guiyang", "chuan", "anshun"], default="guiyang",
+                        help="rules preset (default guiyang 贵阳捉鸡)")  # fmt: skip
+    parser.add_argument("--rounds", type=int, default=8, help="rounds in the match (default 8)")
+    parser.add_argument("--turn-seconds", type=float, default=30.0,
+                        help="seconds per move, 0 for no clock (default 30)")  # fmt: skip
+    parser.add_argument("--bank-seconds", type=float, default=60.0,
+                        help="reserve seconds per round (default 60)")  # fmt: skip
+    parser.add_argument("--bot-delay", type=float, default=0.4,
+                        help="seconds each bot waits before it moves (default 0.4)")  # fmt: skip
+    parser.add_argument("--db", type=Path, default=None,
+                        help="keep the game in this SQLite file (default: a temporary one)")  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    import logging
+    import tempfile
+
+    from client_tui.app import ZhuojiApp
+    from client_tui.local_server import LocalServer, LocalServerError
+    from protocol.messages import CreateTable
+
+    # The server's log would scribble over the interface.
+    logging.getLogger("zhuoji").setLevel(logging.CRITICAL)
+    name = player_name(args.name)
+    with tempfile.TemporaryDirectory(prefix="zhuoji-") as tmp:
+        db = args.db or Path(tmp) / "play.db"
+        server = LocalServer(db, round_pause=2.0, bot_delay=args.bot_delay,
+                             disconnect_grace=3600.0)  # fmt: skip
+        try:
+            url = server.start()
+        except LocalServerError as err:
+            print(f"zhuoji play: {err}")
+            return 1
+        try:
+            create = CreateTable(
+                name=f"{name}"[:32], preset=args.preset, rounds=args.rounds,
+                turn_seconds=args.turn_seconds, bank_seconds=args.bank_seconds,
+                claim_min_ms=300,
+            )  # fmt: skip
+            app = ZhuojiApp(url, name=name, lang=language(args.lang), ascii=args.ascii,
+                            mode="play", create=create)  # fmt: skip
+            return app.run() or 0
+        finally:
+            server.stop()

@@ -1,0 +1,45 @@
+"""What `zhuoji play`, `join` and `watch` share: the language, the tile mode and the name."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import re
+
+
+def add_display_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lang", choices=["zh", "en"], default=None,
+        help="interface language (default: from the locale)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ascii", action="store_true", help="start with ASCII tiles (1m 9s) instead of 一万 九条"
+    )
+
+
+def add_name_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", default=None, help="your name at the table (default: login)")
+
+
+def player_name(given: str | None) -> str:
+    """The name to play under: the one given, else the login name, made protocol-safe.
+
+    >>> player_name("  阿明 ")
+    '阿明'
+    >>> player_name("x" * 40) == "x" * 24
+    True
+    """
+    name = given
+    if not name:
+        try:
+            name = getpass.getuser()
+        except Exception:
+            name = ""
+    name = re.sub(r"[\x00-\x1f\x7f]", "", name or "").strip()[:24]
+    return name or "player"
+
+
+def language(given: str | None) -> str:
+    from client_tui.i18n import default_lang
+
+    return given or default_lang()

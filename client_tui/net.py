@@ -1,0 +1,143 @@
+"""The client's connection: connect, say hello (with the seat token and the last `seq` seen, so the
+server resumes the seat), read frames, send what the app queues, and when the socket drops, try
+again with a growing pause until it is back.
+
+It knows nothing of Textual: the app runs `Link.run()` in a worker and gets every parsed frame and
+every connection change through `deliver`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from client_tui.local import Connecting, ConnectionClosed, ConnectionLost, LocalMessage, Say
+from protocol.codes import Close
+from protocol.messages import PROTOCOL_VERSION, ServerMessage, parse_server
+
+# Close codes after which trying again cannot help (or would fight another client for the seat).
+FINAL_CLOSES = {
+    Close.BAD_HELLO: "the server refused our hello",
+    Close.VERSION: "the server speaks another protocol version",
+    Close.REPLACED: "this seat connected again from elsewhere",
+}
+
+Deliver = Callable[[ServerMessage | LocalMessage], None]
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to wait before retry number `attempt` (1, 2, …): 0.5, 1, 2, 4, then 5.
+
+    >>> [backoff(n) for n in range(1, 7)]
+    [0.5, 1.0, 2.0, 4.0, 5.0, 5.0]
+    """
+    return float(min(5.0, 0.5 * 2 ** (attempt - 1)))
+
+
+class Link:
+    """One server connection that outlives dropped sockets.
+
+    `hello()` is called for every attempt, so it quotes the token and `seq` the view has *then*;
+    `send(frame)` queues a frame for the current socket (dropped while disconnected: a move
+    answering an old prompt would only be refused as stale)."""
+
+    def __init__(self, url: str, hello: Callable[[], dict[str, Any]], deliver: Deliver,
+                 *, open_timeout: float = 5.0) -> None:  # fmt: skip
+        self.url = url
+        self.hello = hello
+        self.deliver = deliver
+        self.open_timeout = open_timeout
+        self.connected = False
+        self._out: asyncio.Queue[str] = asyncio.Queue()
+        self._stop = False
+
+    def send(self, frame: dict[str, Any]) -> bool:
+        """Queue a frame; False (and nothing queued) while disconnected."""
+        if not self.connected:
+            return False
+        self._out.put_nowait(json.dumps(frame, ensure_ascii=False))
+        return True
+
+    def stop(self) -> None:
+        self._stop = True
+
+    async def run(self) -> None:
+        """Connect and reconnect until stopped or refused for good."""
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import ConnectionClosed as WsClosed
+        from websockets.exceptions import InvalidHandshake, InvalidURI
+
+        attempt = 0
+        while not self._stop:
+            self.deliver(Connecting(self.url, attempt))
+            reason = "connection failed"
+            try:
+                async with connect(
+                    self.url, compression=None, max_size=2**22, open_timeout=self.open_timeout,
+                    ping_interval=10, ping_timeout=10, close_timeout=2,
+                ) as ws:  # fmt: skip
+                    attempt = 0
+                    self._out = asyncio.Queue()
+                    self.connected = True
+                    await ws.send(json.dumps(self.hello(), ensure_ascii=False))
+                    pump = asyncio.create_task(self._pump(ws))
+                    try:
+                        async for raw in ws:
+                            self._frame(raw)
+                    finally:
+                        self.connected = False
+                        pump.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await pump
+                    code = ws.close_code
+                    reason = ws.close_reason or "the server closed the connection"
+                    if code in FINAL_CLOSES:
+                        self.deliver(ConnectionClosed(FINAL_CLOSES[Close(code)], code))
+                        return
+            except InvalidURI as err:
+                self.deliver(ConnectionClosed(f"bad address: {err}", None))
+                return
+            except WsClosed as err:
+                code = err.rcvd.code if err.rcvd is not None else None
+                if code in FINAL_CLOSES:
+                    self.deliver(ConnectionClosed(FINAL_CLOSES[Close(code)], code))
+                    return
+                reason = (err.rcvd.reason if err.rcvd is not None else "") or "connection lost"
+            except (OSError, TimeoutError, InvalidHandshake) as err:
+                reason = str(err) or type(err).__name__
+            finally:
+                self.connected = False
+            if self._stop:
+                return
+            self.deliver(ConnectionLost(reason))
+            attempt += 1
+            await asyncio.sleep(backoff(attempt))
+
+    async def _pump(self, ws: Any) -> None:
+        while True:
+            text = await self._out.get()
+            await ws.send(text)
+
+    def _frame(self, raw: str | bytes) -> None:
+        try:
+            msg = parse_server(raw)
+        except ValidationError as err:
+            # A frame this client does not understand (a newer server?): say so, go on.
+            self.deliver(Say(f"unreadable frame from the server: {err.errors()[0]['msg']}", True))
+            return
+        self.deliver(msg)
+
+
+def hello_frame(name: str, token: str | None, last_seq: int | None) -> dict[str, Any]:
+    """The `hello` that opens every connection (with the seat token when the client has one)."""
+    frame: dict[str, Any] = {"type": "hello", "version": PROTOCOL_VERSION, "name": name}
+    if token is not None:
+        frame["token"] = token
+        if last_seq is not None:
+            frame["last_seq"] = last_seq
+    return frame

@@ -1,0 +1,76 @@
+"""Help: the keys, and a summary of the rules (RULES.md §1–§8) in the interface language."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from client_tui.i18n import Lang
+
+KEYS: list[tuple[str, str, str]] = [
+    ("← →  Enter", "选牌、出牌", "pick a tile, discard it"),
+    ("1-9 0 - = [ ]", "直接打出该位置的牌", "discard the tile under that key"),
+    ("mouse", "点牌选中，再点打出", "click a tile to pick it, again to discard"),
+    ("h", "胡 / 自摸", "胡: win on the discard, or 自摸"),
+    ("p", "碰", "碰 pong the discard"),
+    ("k", "杠（明杠、暗杠、补杠）", "杠 kong (claimed, concealed or added)"),
+    ("space", "过", "过 pass"),
+    ("b", "报听：下一张出牌时宣布", "报听: declare ready with the next discard"),
+    ("a", "托管开关（等待中：加机器人）", "托管 auto-play on/off (before the start: add a bot)"),
+    ("t", "中文 / ASCII 牌面", "CJK / ASCII tiles"),
+    ("s  m", "本局结算 / 比赛成绩", "last round's settlement / match standings"),
+    ("l", "离开牌桌", "leave the table"),
+    ("?  F1", "帮助", "this help"),
+    ("q", "退出", "quit"),
+]
+
+RULES_ZH = """\
+牌：万、筒、条各 1–9，每种四张，共 108 张；没有字牌和花牌。幺鸡 = 一条，乌骨鸡 = 八筒。
+一局：庄家 14 张先出，闲家 13 张。轮到你时可以自摸、暗杠、补杠或出一张。别人出牌后可以胡、杠、碰（没有吃）。
+  同时多人胡都算（一炮多响）；碰后出牌，杠后从牌尾补一张。过水：放过可胡的牌，到自己下次摸牌前不能胡别人的牌。
+牌型：平胡 1 · 大对子 5 · 七对 7 · 龙七对 10 · 清一色 10 · 单钓 10 · 清大对 15 · 清七对 17 · 清单钓 20 · 青龙背 20（贵阳）。只算最大的一种。
+通行证：平胡要有一个豆（任何杠）才能胡别人打的牌，否则只能自摸；大于平胡的牌型随时可胡。抢杠、热炮不需要。
+豆：点豆（明杠）1，闷豆（暗杠）2，转弯豆（补杠）3；憨包豆（晚杠）不计分但算通行证。只有胡牌或叫牌的人的豆才计分。
+鸡：幺鸡 1、乌骨鸡 2；冲锋鸡（本局第一张打出且没人要的幺鸡 3 / 乌骨鸡 6）；
+  有人胡牌后翻牌，下一张为翻牌鸡（每张 1）；翻到的是幺鸡或乌骨鸡则成金鸡，翻倍。
+  责任鸡：碰/杠了第一张幺鸡或乌骨鸡，打出的人另付 2 / 4。包鸡：没叫牌的人打出或碰出的鸡要赔给胡牌和叫牌的人。
+  胡牌或叫牌的人每有一分鸡，向其余三家各收一分。
+荒庄：摸完没人胡：查叫，没叫牌的赔叫牌的；鸡照算（贵阳）。
+结算：自摸三家付；点炮只由放炮者付。加分：自摸 +1，杠上开花 +1，热炮 +1，天胡 +20，地胡 +10，报听 +10，坐庄 +1，连庄 +连庄数。
+其他规则（川麻、安顺）见 docs/RULES.md。"""
+
+RULES_EN = """\
+Tiles: 1–9 in 万 characters, 筒 dots and 条 bamboo, four of each, 108 in all; no honours, no flowers.
+  幺鸡 is 1s (one bamboo), 乌骨鸡 is 8p (eight dots).
+The round: the dealer starts with 14 tiles and discards; the others hold 13. On your turn: 自摸 (win),
+  a concealed or added 杠, or discard. On another's discard: 胡, 杠 or 碰 (no 吃 chow). Several may win
+  on one discard. After a 碰 you discard; after a 杠 you draw a replacement. Passing a win (过水) locks
+  discard wins until your next draw.
+Patterns (guiyang): 平胡 1 · 大对子 5 · 七对 7 · 龙七对 10 · 清一色 10 · 单钓 10 · 清大对 15 · 清七对 17 ·
+  清单钓 20 · 青龙背 20. Only the highest counts.
+通行证 (the pass): a 平胡 may win on a discard only if you hold a 豆 (any 杠); otherwise 自摸 only.
+  Anything above 平胡 may always win on a discard. No pass needed to rob a 杠 or on a 热炮.
+豆 (kongs): 点豆 (claimed) 1 from the discarder, 闷豆 (concealed) 2 and 转弯豆 (added) 3 from each;
+  a late one (憨包豆) scores nothing but is a pass. Only a holder who won or is ready scores them.
+鸡 (chickens): 幺鸡 1, 乌骨鸡 2; 冲锋 (the first one discarded, unclaimed) 3 / 6. After a win the next
+  wall tile is flipped: the tile after it is a 翻牌鸡 worth 1 each; if that is 幺鸡 or 乌骨鸡 it turns
+  金 (gold, double). 责任鸡: whoever discarded the first 幺鸡/乌骨鸡 that was claimed pays 2 / 4.
+  包鸡: a player not ready pays for their exposed chickens. A winner or ready player collects each of
+  their chicken units from each of the other three.
+荒庄 (wall empty): players not ready pay ready players their best wait's value (查叫); chickens too.
+Payment: 自摸 — all three pay; on a discard — the discarder alone pays. Bonuses: 自摸 +1, 杠上开花 +1,
+  热炮 +1, 天胡 +20, 地胡 +10, 报听 +10, dealer +1, streak +n.
+The chuan and anshun presets differ: see docs/RULES.md."""
+
+
+def help_renderable(lang: Lang) -> RenderableType:
+    keys = Table(box=None, show_header=False, padding=(0, 2), title_justify="left",
+                 title=Text(lang.t("keys"), style="bold"))  # fmt: skip
+    keys.add_column(style="bold cyan", no_wrap=True)
+    keys.add_column()
+    for key, zh, en in KEYS:
+        keys.add_row(key, zh if lang.code == "zh" else en)
+    rules = Text(lang.t("rules") + "\n", style="bold")
+    rules.append(RULES_ZH if lang.code == "zh" else RULES_EN, style="")
+    return Group(keys, Text(""), rules)

@@ -1,0 +1,183 @@
+"""The lobby: the server's tables, and from there create one, sit at one or watch one."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Static
+
+from client_tui import render as rd
+from client_tui.view import TableV, View
+from protocol.messages import CreateTable, ListTables, TakeSeat, Watch
+
+if TYPE_CHECKING:
+    from client_tui.app import ZhuojiApp
+
+
+def options_summary(t: TableV) -> str:
+    """The overrides of the preset, briefly: `zimo_bonus=2 pinghu=3`."""
+    parts = []
+    for name, value in t.options:
+        if isinstance(value, dict):
+            parts += [f"{k}={v}" for k, v in value.items()]
+        else:
+            parts.append(f"{name}={value}")
+    return " ".join(parts) or "—"
+
+
+class LobbyScreen(Screen[None]):
+    BINDINGS = [
+        Binding("c", "create", "create"),
+        Binding("j", "sit", "sit"),
+        Binding("w", "watch", "watch"),
+        Binding("r", "refresh", "refresh"),
+    ]
+
+    DEFAULT_CSS = """
+    LobbyScreen { layout: vertical; }
+    #lobby-header { height: 1; background: $panel; padding: 0 1; }
+    #lobby-title { height: auto; padding: 1 1 0 1; text-style: bold; }
+    #lobby-empty { height: auto; padding: 1 2; color: $text-muted; }
+    #lobby-tables { height: 1fr; margin: 0 1; }
+    #lobby-buttons { height: auto; padding: 0 1 1 1; }
+    #lobby-buttons Button { margin-right: 2; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: tuple[TableV, ...] | None = None
+
+    @property
+    def zapp(self) -> ZhuojiApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="lobby-header")
+        yield Static(id="lobby-title")
+        yield Static(id="lobby-empty")
+        yield DataTable(id="lobby-tables", cursor_type="row", zebra_stripes=True)
+        with Horizontal(id="lobby-buttons"):
+            yield Button("", id="create", variant="primary")
+            yield Button("", id="sit")
+            yield Button("", id="watch")
+            yield Button("", id="refresh")
+            yield Button("", id="quit")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        t = self.zapp.lang.t
+        for key in ("col_id", "col_name", "col_preset", "col_options", "col_seats",
+                    "col_watchers", "col_state", "col_round"):  # fmt: skip
+            table.add_column(t(key), key=key)
+        for bid, key in (("create", "btn_create"), ("sit", "btn_join"), ("watch", "btn_watch"),
+                         ("refresh", "btn_refresh"), ("quit", "btn_quit")):  # fmt: skip
+            self.query_one(f"#{bid}", Button).label = t(key)
+        self.set_interval(3.0, self.action_refresh)
+        self.show(self.zapp.view)
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        self.show(self.zapp.view)
+        self.action_refresh()
+
+    def show(self, view: View) -> None:
+        if not self.is_mounted:
+            return
+        lang = self.zapp.lang
+        header = Text(f"zhuoji · {view.url}  ")
+        header.append_text(rd.conn_text(view, lang))
+        if view.my_name:
+            header.append(f"  · {view.my_name}")
+        self.query_one("#lobby-header", Static).update(header)
+        self.query_one("#lobby-title", Static).update(lang.t("tables"))
+        self.query_one("#lobby-empty", Static).update(
+            lang.t("no_tables") if view.status == "connected" and not view.tables else ""
+        )
+        if view.tables == self._rows:
+            return
+        self._rows = view.tables
+        table = self.query_one(DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for t in view.tables:
+            seats = f"{t.seated}/4 " + ", ".join(s.name or "·" for s in t.seats)
+            table.add_row(
+                t.id, t.name + (" 🔒" if t.has_password else ""), lang.t("preset_" + t.preset),
+                options_summary(t), seats, str(t.spectators), lang.t("state_" + t.state),
+                f"{t.round_no}/{t.rounds}", key=t.id,
+            )  # fmt: skip
+        if view.tables:
+            table.move_cursor(row=min(keep, len(view.tables) - 1))
+
+    def selected(self) -> TableV | None:
+        tables = self.zapp.view.tables
+        row = self.query_one(DataTable).cursor_row
+        if 0 <= row < len(tables):
+            return tables[row]
+        return None
+
+    @on(Button.Pressed)
+    def _button(self, event: Button.Pressed) -> None:
+        if event.button.id == "quit":
+            self.app.exit(0)
+        elif event.button.id:
+            getattr(self, f"action_{event.button.id}")()
+
+    @on(DataTable.RowSelected)
+    def _row(self, event: DataTable.RowSelected) -> None:
+        t = self.selected()
+        if t is not None:
+            if t.state == "waiting":
+                self.action_sit()
+            else:
+                self.action_watch()
+
+    def action_refresh(self) -> None:
+        if self.zapp.view.status == "connected":
+            self.zapp.send(ListTables(), quiet=True)
+
+    def action_create(self) -> None:
+        from client_tui.screens.forms import CreateTableScreen
+
+        def done(msg: CreateTable | None) -> None:
+            if msg is not None:
+                self.zapp.send(msg)
+
+        name = f"{self.zapp.view.my_name or 'zhuoji'}"[:32]
+        self.app.push_screen(CreateTableScreen(self.zapp.lang, name), done)
+
+    def action_sit(self) -> None:
+        t = self.selected()
+        if t is None:
+            self.app.bell()
+            return
+        from client_tui.screens.forms import SeatScreen
+
+        def done(choice: tuple[int | None, str | None] | None) -> None:
+            if choice is not None and t is not None:
+                seat, password = choice
+                self.zapp.send(TakeSeat(table=t.id, seat=seat, password=password))
+
+        self.app.push_screen(SeatScreen(self.zapp.lang, t), done)
+
+    def action_watch(self) -> None:
+        t = self.selected()
+        if t is None:
+            self.app.bell()
+            return
+        if not t.has_password:
+            self.zapp.send(Watch(table=t.id))
+            return
+        from client_tui.screens.forms import SeatScreen
+
+        def done(choice: tuple[int | None, str | None] | None) -> None:
+            if choice is not None and t is not None:
+                self.zapp.send(Watch(table=t.id, password=choice[1]))
+
+        self.app.push_screen(SeatScreen(self.zapp.lang, t, watch=True), done)

@@ -1,0 +1,413 @@
+"""The table: the other seats with their discards and melds, the player's hand, the waits, what
+just happened, and the moves the server offers, one key each."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Static
+
+from client_tui import render as rd
+from client_tui import tiles as tl
+from client_tui.analysis import options_for, ready_discards, waits_after, waits_now
+from client_tui.view import Choice, View
+from client_tui.widgets import Chip, HandView
+
+if TYPE_CHECKING:
+    from client_tui.app import ZhuojiApp
+
+
+class TableScreen(Screen[None]):
+    BINDINGS = [
+        Binding("left", "move(-1)", "←", show=False),
+        Binding("right", "move(1)", "→", show=False),
+        Binding("enter", "discard", "discard", show=False),
+        Binding("h", "hu", "胡", show=False),
+        Binding("p", "pong", "碰", show=False),
+        Binding("k", "gang", "杠", show=False),
+        Binding("space", "pass", "过", show=False),
+        Binding("b", "declare", "报听", show=False),
+        Binding("a", "auto", "托管", show=False),
+        Binding("s", "settlement", "sheet", show=False),
+        Binding("m", "summary", "match", show=False),
+        Binding("l", "leave", "leave", show=False),
+        Binding("plus", "add_bot", "bot", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    TableScreen { layout: vertical; }
+    #header { height: 1; background: $panel; padding: 0 1; }
+    #room { height: auto; padding: 1 2; display: none; }
+    #room-buttons { height: auto; margin-top: 1; }
+    #room-buttons Button { margin-right: 2; }
+    #game { height: 1fr; }
+    #seats { height: auto; }
+    #center { height: 1fr; min-height: 1; align: left middle; }
+    .seat { height: auto; padding: 0 1; margin-bottom: 1; }
+    .seat.-turn { background: $boost; }
+    #hand { margin: 0 1; }
+    #waits { height: auto; padding: 0 1; }
+    #status { height: auto; padding: 0 1; }
+    #actions { height: 1; padding: 0 1; margin-bottom: 0; }
+    #clock { width: auto; padding: 0 1; }
+    #keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cursor = 0
+        self.declare = False
+        self._chips: tuple[tuple[str, str, str, bool], ...] = ()
+        self._drawn_key: tuple[int, int, str | None] | None = None
+
+    @property
+    def zapp(self) -> ZhuojiApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="header")
+        with Vertical(id="room"):
+            yield Static(id="room-seats")
+            with Horizontal(id="room-buttons"):
+                # Not focusable: the table's keys (Enter, a, l) must reach the screen.
+                for bid, variant in (("add-bot", "default"), ("remove-bot", "default"),
+                                     ("start", "primary"), ("leave", "default")):  # fmt: skip
+                    button = Button("", id=bid, variant=variant)  # type: ignore[arg-type]
+                    button.can_focus = False
+                    yield button
+        with Vertical(id="game"):
+            with Vertical(id="seats"):
+                for p in range(4):
+                    yield Static(classes="seat", id=f"seat-{p}")
+            with Vertical(id="center"):
+                yield Static(id="status")
+            yield HandView(id="hand")
+            yield Static(id="waits")
+            with Horizontal(id="actions"):
+                yield Static(id="clock")
+        yield Static(id="keys")
+
+    def on_mount(self) -> None:
+        self.set_interval(0.25, self._tick)
+        self.show(self.zapp.view)
+
+    def on_screen_resume(self) -> None:
+        self.show(self.zapp.view)
+
+    # ----- rendering -----
+
+    def hand(self) -> tuple[str, ...]:
+        r = self.zapp.view.round
+        return rd.hand_tiles(r) if r is not None and r.hand is not None else ()
+
+    def show(self, view: View) -> None:
+        """Render `view` (the app calls this after every change)."""
+        if not self.is_mounted:
+            return
+        lang, ascii = self.zapp.lang, self.zapp.ascii
+        self.query_one("#header", Static).update(rd.header_text(view, lang, ascii))
+        waiting = view.table is not None and view.table.state == "waiting" and view.round is None
+        self.query_one("#room").display = waiting
+        self.query_one("#game").display = not waiting
+        if waiting:
+            self._show_room(view)
+        else:
+            self._show_game(view)
+        self._show_keys(view)
+
+    def _show_room(self, view: View) -> None:
+        lang = self.zapp.lang
+        t = view.table
+        assert t is not None
+        out = Text(lang.t("room_title", name=t.name, preset=lang.t("preset_" + t.preset)) + "\n\n",
+                   style="bold")  # fmt: skip
+        for i, s in enumerate(t.seats):
+            who = s.name or lang.t("empty_seat")
+            tag = f" ({lang.t('you')})" if i == view.seat else ""
+            tag += f" ({lang.t('bot')})" if s.kind == "bot" else ""
+            out.append(f"  {i + 1}. {who}{tag}\n", style="dim" if s.kind == "empty" else "")
+        out.append("\n" + lang.t("room_hint"), style="dim")
+        self.query_one("#room-seats", Static).update(out)
+        seated = view.seat is not None
+        free = t.seated < 4
+        bots = any(s.kind == "bot" for s in t.seats)
+        for bid, key, enabled in (("add-bot", "btn_add_bot", seated and free),
+                             ("remove-bot", "btn_remove_bot", seated and bots),
+                             ("start", "btn_start", seated and not free),
+                             ("leave", "btn_leave", True)):  # fmt: skip
+            button = self.query_one(f"#{bid}", Button)
+            button.label = lang.t(key)
+            button.disabled = not enabled
+
+    def _show_game(self, view: View) -> None:
+        lang, ascii = self.zapp.lang, self.zapp.ascii
+        r = view.round
+        order = rd.seat_order(view)
+        for p, seat in enumerate(order):
+            panel = self.query_one(f"#seat-{p}", Static)
+            panel.update(rd.seat_text(view, seat, ascii, lang))
+            panel.set_class(r is not None and r.phase == "turn" and r.turn == seat, "-turn")
+        hand_widget = self.query_one(HandView)
+        seated = view.seat is not None and r is not None and r.hand is not None
+        hand_widget.display = seated
+        waits = self.query_one("#waits", Static)
+        if not seated or r is None or view.seat is None:
+            waits.update("")
+            self.query_one("#status", Static).update(rd.last_text(view, lang, ascii))
+            self._show_actions(view)
+            return
+        tiles = rd.hand_tiles(r)
+        prompt = view.prompt
+        my_turn = prompt is not None and not prompt.is_claim
+        # A new draw puts the cursor on the drawn tile: the usual discard is the one just drawn.
+        key = (r.round_no, len(r.discards[view.seat]), r.drawn)
+        if my_turn and key != self._drawn_key:
+            self._drawn_key = key
+            self.cursor = len(tiles) - 1
+        if tiles:
+            self.cursor = max(0, min(self.cursor, len(tiles) - 1))
+        opts = options_for(view.table)
+        marks: frozenset[str] = frozenset()
+        if my_turn and prompt is not None:
+            marks = (frozenset(prompt.tiles_for("ready")) if self.declare
+                     else ready_discards(opts, r, view.seat))  # fmt: skip
+        text, slots = rd.hand_text(r, view.seat, ascii=ascii, cursor=self.cursor if my_turn else None,
+                                   marks=marks, playable=my_turn, lang=lang)  # fmt: skip
+        hand_widget.show(text, slots)
+        if my_turn and tiles:
+            tile = tiles[self.cursor]
+            waits.update(rd.waits_text(waits_after(opts, r, view.seat, tile), lang, ascii,
+                                       after=tile))  # fmt: skip
+        elif r.phase != "over":
+            waits.update(rd.waits_text(waits_now(opts, r, view.seat), lang, ascii))
+        else:
+            waits.update("")
+        self.query_one("#status", Static).update(rd.last_text(view, lang, ascii))
+        self._show_actions(view)
+
+    def _show_actions(self, view: View) -> None:
+        lang, ascii = self.zapp.lang, self.zapp.ascii
+        chips: list[tuple[str, str, str, bool]] = []
+        prompt = view.prompt
+        if prompt is not None and not prompt.answered:
+            if prompt.is_claim:
+                r = view.round
+                if r is not None and r.claim_from is not None and r.claim_tile is not None:
+                    key = "claim_prompt" if r.phase == "claim" else "rob_prompt"
+                    tile = tl.label(r.claim_tile, ascii)
+                    chips.append(("", lang.t(key, name=view.name_of(r.claim_from), tile=tile),
+                                  "", False))  # fmt: skip
+                if prompt.offers("hu"):
+                    chips.append(("h", lang.t("hu"), "hu", True))
+                if prompt.offers("gang"):
+                    chips.append(("k", lang.t("gang"), "gang", True))
+                if prompt.offers("pong"):
+                    chips.append(("p", lang.t("pong"), "pong", True))
+                if prompt.offers("pass"):
+                    chips.append(("space", lang.t("pass"), "pass", False))
+            else:
+                chips.append(("Enter", lang.t("your_turn"), "discard", True))
+                if prompt.offers("hu"):
+                    chips.append(("h", lang.t("zimo"), "hu", True))
+                for tile in prompt.tiles_for("gang"):
+                    chips.append(("k", f"{lang.t('gang')} {tl.label(tile, ascii)}", "gang", True))
+                if prompt.tiles_for("ready"):
+                    label = lang.t("ready_on") if self.declare else lang.t("ready")
+                    chips.append(("b", label, "declare", self.declare))
+        elif prompt is not None:
+            chips.append(("", lang.t("waiting_answer"), "", False))
+        sig = tuple(chips)
+        if sig != self._chips:
+            self._chips = sig
+            bar = self.query_one("#actions", Horizontal)
+            for chip in list(bar.query(Chip)):
+                chip.remove()
+            clock = self.query_one("#clock", Static)
+            for key, label, action, main in chips:
+                bar.mount(Chip(key, label, action, main=main), before=clock)
+        self._tick()
+
+    def _show_keys(self, view: View) -> None:
+        lang = self.zapp.lang
+        parts = ["t " + (lang.t("tile_mode_cjk") if self.zapp.ascii else lang.t("tile_mode_ascii"))]
+        if view.seat is not None:
+            parts.append("a " + lang.t("auto"))
+        if view.result is not None:
+            parts.append("s " + lang.t("settlement", n=view.result.round_no))
+        parts += ["? " + lang.t("help"), "l " + lang.t("btn_leave"), "q " + lang.t("btn_quit")]
+        self.query_one("#keys", Static).update("  ·  ".join(parts))
+
+    def _tick(self) -> None:
+        """The clock: seconds left for the prompt, red in the last five."""
+        if not self.is_mounted:
+            return
+        view = self.zapp.view
+        clock = self.query_one("#clock", Static)
+        prompt = view.prompt
+        if prompt is None or prompt.deadline_at is None or prompt.answered:
+            clock.update("")
+            return
+        left = max(0.0, prompt.deadline_at - self.zapp.clock())
+        lang = self.zapp.lang
+        text = Text("⏱ " + lang.t("clock", s=math.ceil(left)),
+                    style="bold red" if left <= 5 else "bold")  # fmt: skip
+        clock.update(text)
+
+    # ----- input -----
+
+    def on_key(self, event: events.Key) -> None:
+        ch = event.character
+        if ch and ch in rd.HAND_KEYS and event.key not in ("space",):
+            index = rd.HAND_KEYS.index(ch)
+            if index < len(self.hand()):
+                event.stop()
+                self.cursor = index
+                self.action_discard()
+
+    @on(HandView.TileClicked)
+    def _tile_clicked(self, message: HandView.TileClicked) -> None:
+        if self.cursor == message.index:
+            self.action_discard()
+        else:
+            self.cursor = message.index
+            self.show(self.zapp.view)
+
+    @on(Chip.Pressed)
+    def _chip(self, message: Chip.Pressed) -> None:
+        if message.action:
+            self.do(message.action)
+
+    @on(Button.Pressed)
+    def _button(self, event: Button.Pressed) -> None:
+        actions = {"add-bot": "add_bot", "remove-bot": "remove_bot", "start": "start",
+                   "leave": "leave"}  # fmt: skip
+        if event.button.id in actions:
+            self.do(actions[event.button.id])
+
+    def do(self, action: str) -> None:
+        """Run one of this screen's actions by name (from a chip or a button)."""
+        method = getattr(self, f"action_{action}", None)
+        if method is not None:
+            method()
+
+    def action_move(self, delta: int) -> None:
+        tiles = self.hand()
+        if tiles:
+            self.cursor = (self.cursor + delta) % len(tiles)
+            self.show(self.zapp.view)
+
+    def action_discard(self) -> None:
+        view = self.zapp.view
+        prompt = view.prompt
+        tiles = self.hand()
+        if prompt is None or prompt.is_claim or not tiles:
+            if view.table is not None and view.table.state == "waiting":
+                self.action_start()
+                return
+            self.app.bell()
+            return
+        tile = tiles[max(0, min(self.cursor, len(tiles) - 1))]
+        if self.declare and prompt.offers("ready", tile):
+            self.declare = False
+            self.zapp.act(Choice("ready", tile))
+        elif prompt.offers("discard", tile):
+            self.zapp.act(Choice("discard", tile))
+        else:
+            self.app.bell()
+
+    def _claim(self, act: str) -> None:
+        prompt = self.zapp.view.prompt
+        if prompt is None or not prompt.offers(act):
+            self.app.bell()
+            return
+        self.zapp.act(Choice(act))
+
+    def action_hu(self) -> None:
+        self._claim("hu")
+
+    def action_pong(self) -> None:
+        self._claim("pong")
+
+    def action_pass(self) -> None:
+        prompt = self.zapp.view.prompt
+        if prompt is not None and prompt.is_claim:
+            self._claim("pass")
+
+    def action_gang(self) -> None:
+        prompt = self.zapp.view.prompt
+        if prompt is None or not prompt.offers("gang"):
+            self.app.bell()
+            return
+        tiles = prompt.tiles_for("gang")
+        if prompt.is_claim or not tiles:
+            self.zapp.act(Choice("gang"))
+            return
+        hand = self.hand()
+        here = hand[self.cursor] if hand and self.cursor < len(hand) else None
+        if len(tiles) == 1 or here in tiles:
+            self.zapp.act(Choice("gang", here if here in tiles else tiles[0]))
+            return
+        from client_tui.screens.forms import ChoiceScreen
+
+        def chosen(tile: str | None) -> None:
+            if tile is not None:
+                self.zapp.act(Choice("gang", tile))
+
+        labels = [(t, f"{self.zapp.lang.t('gang')} {tl.label(t, self.zapp.ascii)}") for t in tiles]
+        self.app.push_screen(ChoiceScreen(self.zapp.lang.t("choose_gang"), labels), chosen)
+
+    def action_declare(self) -> None:
+        prompt = self.zapp.view.prompt
+        if prompt is None or not prompt.tiles_for("ready"):
+            self.app.bell()
+            return
+        self.declare = not self.declare
+        self._chips = ()
+        self.show(self.zapp.view)
+
+    def action_auto(self) -> None:
+        view = self.zapp.view
+        if view.seat is None or view.table is None:
+            return
+        if view.table.state == "waiting":
+            self.action_add_bot()
+            return
+        from protocol.messages import Auto
+
+        self.zapp.send(Auto(on=not view.table.seats[view.seat].auto))
+
+    def action_settlement(self) -> None:
+        self.zapp.open_settlement()
+
+    def action_summary(self) -> None:
+        self.zapp.open_summary()
+
+    def action_leave(self) -> None:
+        self.zapp.leave_table()
+
+    def action_add_bot(self) -> None:
+        from protocol.messages import AddBot
+
+        self.zapp.send(AddBot())
+
+    def action_remove_bot(self) -> None:
+        view = self.zapp.view
+        if view.table is None:
+            return
+        from protocol.messages import RemoveBot
+
+        bots = [i for i, s in enumerate(view.table.seats) if s.kind == "bot"]
+        if bots:
+            self.zapp.send(RemoveBot(seat=bots[-1]))
+
+    def action_start(self) -> None:
+        from protocol.messages import Start
+
+        self.zapp.send(Start())

@@ -1,0 +1,57 @@
+"""How a tile looks: CJK text (`一万`, `幺鸡` for 1s) or ASCII notation (`1m`), with suit colours.
+
+>>> label("1s", ascii=False), label("1s", ascii=True), label("5p", ascii=False)
+('幺鸡', '1s', '五筒')
+>>> face("9m", ascii=False), face("9m", ascii=True)
+(('九', '万'), ('9m', '  '))
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+from rules.tiles import parse_tile, tile_zh
+
+# 万 red, 筒 blue, 条 green: the colours of most printed sets.
+SUIT_COLOURS = {"m": "#d23c3c", "p": "#3b78d8", "s": "#2e9d4f"}
+FACE_BG = "#efe9d9"
+HIDDEN_BG = "#4a6d5a"
+CHICKENS = frozenset({"1s", "8p"})
+
+
+def label(tile: str, ascii: bool) -> str:
+    """The tile's name as shown: `幺鸡`/`五筒`, or `1s`/`5p` in ASCII mode."""
+    return tile if ascii else tile_zh(parse_tile(tile))
+
+
+def face(tile: str, ascii: bool) -> tuple[str, str]:
+    """Two lines of two cells for a tile face: rank above suit, or the notation above a blank."""
+    if ascii:
+        return tile, "  "
+    zh = tile_zh(parse_tile(tile))
+    return zh[0], zh[1]
+
+
+def style(tile: str, *, dim: bool = False, bold: bool = False) -> Style:
+    """The suit colour (bold for the standing chickens 幺鸡 and 乌骨鸡)."""
+    return Style(color=SUIT_COLOURS[tile[1]], dim=dim, bold=bold or tile in CHICKENS)
+
+
+def text(tile: str | None, ascii: bool, *, dim: bool = False, strike: bool = False,
+         underline: bool = False) -> Text:  # fmt: skip
+    """A tile as coloured inline text; None is a face-down tile (an opponent's 暗杠)."""
+    if tile is None:
+        return Text("##" if ascii else "▒▒", style=Style(color="grey50"))
+    s = style(tile, dim=dim) + Style(strike=strike, underline=underline)
+    return Text(label(tile, ascii), style=s)
+
+
+def tiles_text(tiles: list[str] | tuple[str, ...], ascii: bool, sep: str = " ") -> Text:
+    """Several tiles in a row."""
+    out = Text()
+    for i, t in enumerate(tiles):
+        if i:
+            out.append(sep)
+        out.append_text(text(t, ascii))
+    return out
