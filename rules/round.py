@@ -30,6 +30,7 @@ from rules.events import (
     RoundStarted,
     Won,
 )
+from rules.fairdeal import deal_order
 from rules.hand import is_win_counts
 from rules.hand import wait_mask as hand_wait_mask
 from rules.options import Pattern, RuleOptions
@@ -121,6 +122,8 @@ class Round:
         self.dealer = dealer
         self.streak = streak
         self.wall: list[int] = list(wall)  # never mutated: `front` and `back` move instead
+        # Every tile in dealing order, for the fair-deal commitment (rules.fairdeal).
+        self.deal_order: tuple[int, ...] = tuple(deal_order(hands, wall, dealer))
         self.front = 0
         self.back = len(self.wall)
         self.hands: list[list[int]] = [to_counts(h) for h in hands]
