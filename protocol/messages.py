@@ -9,10 +9,11 @@ frame is refused at the boundary with a message naming the bad field.
 Tiles are written in the notation of RULES.md §1 (`"1m"` … `"9s"`); a tile the viewer may not see
 is `null`. Seats are 0–3 in play order.
 
-Every frame about a table carries that table's `seq`: the number of the last table event the
-viewer's copy of the table includes. Events are numbered 1, 2, 3, … per table; a frame that is not
-itself an event (a prompt, a snapshot, an error) carries the current number. A client's `act`
-quotes the `seq` of the prompt it answers.
+Every frame about a table carries that table's `seq`. Events are numbered 1, 2, 3, … per table,
+and every member gets every event (projected), so a gap means a lost frame. A snapshot or an error
+carries the current number. A prompt carries the number of the round event that opened the
+decision it asks about; a client's `act` quotes it. Events that do not change the round (a seat's
+connection, a spectator arriving) do not make an outstanding prompt stale.
 
 >>> parse_client('{"type": "hello", "version": 1, "name": "阿明"}').name
 '阿明'
@@ -335,7 +336,8 @@ class Snapshot(_TableFrame):
 
 
 class Prompt(_TableFrame):
-    """Your move: pick one of `actions` and send it in an `act` quoting this `seq`.
+    """Your move: pick one of `actions` and send it in an `act` quoting this `seq` (the round
+    event that opened this decision; it may be lower than the table's latest `seq`).
 
     `deadline_ms` is the time left for this move including the bank (null: no clock); after it
     the server plays `default` for you and sets 托管."""

@@ -72,9 +72,9 @@ class SeatState:
     auto_requested: bool = False
     gone_at: float | None = None  # loop time the connection dropped
     bank: float = 0.0
-    prompted_seq: int = -1  # the seq of the prompt outstanding (or last sent)
+    prompted_seq: int = -1  # the decision (its seq) this seat was last prompted for
     prompt_at: float = 0.0
-    answered_seq: int = -1  # the seq of the last prompt this seat answered
+    answered_seq: int = -1  # the decision (its seq) this seat last answered
 
 
 @dataclass
@@ -102,6 +102,9 @@ class Table:
         self.spectators: set[Conn] = set()
         self.state = "waiting"
         self.seq = 0
+        # The seq of the last round event: the decision the round waits on. A prompt quotes it,
+        # and stays good while other events (a seat's connection, a spectator) come and go.
+        self.decision_seq = 0
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
         self.round: Round | None = None
         # Rounds, running scores and the deal passing (§8.3) are the rules core's `Match`.
@@ -483,16 +486,19 @@ class Table:
         if msg.seq == seat.answered_seq:
             self._error(conn, codes.DUPLICATE, f"you already answered {msg.seq}", msg.type)
             return
-        if msg.seq != self.seq:
+        if msg.seq != self.decision_seq:
             self._error(
-                conn, codes.STALE, f"that answers {msg.seq}; the table is at {self.seq}", msg.type
+                conn,
+                codes.STALE,
+                f"that answers {msg.seq}; the move asked now is {self.decision_seq}",
+                msg.type,
             )
             return
         if index not in r.awaiting():
             self._error(conn, codes.NOTHING_TO_DO, "nothing is asked of you now", msg.type)
             return
         action = Action(index, msg.act, None if msg.tile is None else parse_tile(msg.tile))
-        answered, phase = self.seq, r.phase.value
+        answered, phase = self.decision_seq, r.phase.value
         try:
             new = r.apply(action)  # refused: the round is unchanged
         except IllegalAction as err:
@@ -525,13 +531,15 @@ class Table:
         await self._advance()
 
     def _engine_event(self, d: dict[str, Any]) -> dict[str, Any]:
-        """Number an engine event and add the table's context to it."""
+        """Number an engine event and add the table's context to it; it opens a decision."""
         if d["type"] == "round_started":
             d["round_no"] = self.round_no
             d["base"] = self.s.base
         elif d["type"] == "round_ended":
             d["scores"] = list(self.scores)  # the round is recorded in the match by now
-        return self._event(d)
+        event = self._event(d)
+        self.decision_seq = self.seq
+        return event
 
     def _event(self, d: dict[str, Any]) -> dict[str, Any]:
         self.seq += 1
@@ -543,7 +551,7 @@ class Table:
         """Play the default move for a seat (timeout, disconnection, 托管) and announce it."""
         r = self.round
         assert r is not None
-        answered, phase = self.seq, r.phase.value
+        answered, phase = self.decision_seq, r.phase.value
         action = r.default_action(index)
         new = r.apply(action)  # IllegalAction here is a broken invariant: the table freezes
         await self._record(action, new, answered, phase, reason=reason)
@@ -667,8 +675,8 @@ class Table:
         now = self.loop.time()
         for index in r.awaiting():
             seat = self.seats[index]
-            if seat.prompted_seq != self.seq:
-                seat.prompted_seq, seat.prompt_at = self.seq, now
+            if seat.prompted_seq != self.decision_seq:
+                seat.prompted_seq, seat.prompt_at = self.decision_seq, now
             elif index != resend:
                 continue
             if seat.conn is None:
@@ -676,7 +684,7 @@ class Table:
             deadline = self._deadline(seat)
             actions = [_choice(a) for a in legal_actions(r, index)]
             item = PromptItem(
-                self.id, self.seq, index, actions, _choice(r.default_action(index)),
+                self.id, self.decision_seq, index, actions, _choice(r.default_action(index)),
                 None if deadline is None else max(0, int((deadline - now) * 1000)),
                 None if deadline is None else int(seat.bank * 1000),
             )  # fmt: skip
@@ -691,7 +699,7 @@ class Table:
         deadlines = [
             d
             for i in r.awaiting()
-            if self.seats[i].prompted_seq == self.seq
+            if self.seats[i].prompted_seq == self.decision_seq
             and (d := self._deadline(self.seats[i])) is not None
         ]
         if deadlines:
@@ -711,7 +719,7 @@ class Table:
             if self.round is not r or r.phase is Phase.OVER or index not in r.awaiting():
                 continue
             seat = self.seats[index]
-            if seat.prompted_seq != self.seq:
+            if seat.prompted_seq != self.decision_seq:
                 continue
             deadline = self._deadline(seat)
             if deadline is None or deadline > now + 0.001:
