@@ -68,6 +68,7 @@ class ZhuojiApp(App[int]):
         create: CreateTable | None = None,
         clock: Callable[[], float] = time.monotonic,
         show_sheets: bool = True,
+        connect: bool = True,
     ) -> None:
         super().__init__()
         self.url = url
@@ -79,6 +80,7 @@ class ZhuojiApp(App[int]):
         self.create = create
         self.clock = clock
         self.show_sheets = show_sheets
+        self.connect = connect
         self.view = View(my_name=name, url=url)
         self.link: Link | None = None
         self._created = False
@@ -92,7 +94,8 @@ class ZhuojiApp(App[int]):
 
     def on_mount(self) -> None:
         self.switch_mode(self._wanted_mode(self.view))
-        self.run_network()
+        if self.connect:  # offline (tests, demos): frames come through `apply`
+            self.run_network()
 
     @work(exclusive=True, group="net", exit_on_error=False)
     async def run_network(self) -> None:
@@ -127,15 +130,14 @@ class ZhuojiApp(App[int]):
         return False
 
     def act(self, choice: Choice) -> None:
-        """Answer the current prompt (quoting the table's latest `seq`: the prompt stands until a
-        round event, while seat and table changes may have moved the number on)."""
+        """Answer the current prompt, quoting its `seq`; once per prompt."""
         prompt = self.view.prompt
         if prompt is None or prompt.answered:
             self.bell()
             return
-        msg = Act(seq=self.view.seq, act=choice.act, tile=choice.tile)  # type: ignore[arg-type]
+        msg = Act(seq=prompt.seq, act=choice.act, tile=choice.tile)  # type: ignore[arg-type]
         if self.send(msg):
-            self.apply(Acted(self.view.seq))
+            self.apply(Acted(prompt.seq))
 
     # ----- after every change -----
 

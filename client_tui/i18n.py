@@ -86,7 +86,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "平胡 waits: 自摸 only (no 豆); bigger hands win on any discard",
     ),
     "after_discard": ("打 {tile} 听：", "Discard {tile} → waits:"),
-    "not_ready": ("", ""),
+    "keep_ready": ("打出这些牌可以听牌：", "discarding one of these leaves you ready:"),
     # connection
     "connecting": ("正在连接 {url}…", "Connecting to {url}…"),
     "reconnecting": ("连接中断，正在重连（第{n}次）…", "Connection lost — reconnecting (try {n})…"),

@@ -147,7 +147,7 @@ def table_v(info: TableInfo) -> TableV:
 
 
 def _left_table(view: View) -> View:
-    return replace(view, table_id=None, table=None, seat=None, token=None, seq=0,
+    return replace(view, table_id=None, table=None, seat=None, token=None, seq=0, round_seq=0,
                    names=("", "", "", ""), round=None, prompt=None, result=None, history=(),
                    scores=(0, 0, 0, 0), match_end=None)  # fmt: skip
 
@@ -165,7 +165,8 @@ def _snapshot(view: View, m: Snapshot) -> View:
         return view
     info = table_v(m.info)
     rnd = round_v(m.round, m.seat) if m.round is not None else None
-    return replace(view, table=info, seat=m.seat, seq=m.seq, round=rnd, prompt=None,
+    # The snapshot does not say which event the round last moved on: the next prompt decides.
+    return replace(view, table=info, seat=m.seat, seq=m.seq, round_seq=0, round=rnd, prompt=None,
                    scores=info.scores,
                    names=tuple(s.name or "" for s in info.seats))  # fmt: skip
 
@@ -196,8 +197,10 @@ def round_v(rv: RoundView, viewer: int | None) -> RoundV:
 
 
 def _prompt(view: View, m: Prompt, at: float) -> View:
-    if m.table != view.table_id or m.seat != view.seat or m.seq < view.seq:
-        return view  # not ours, or older than what we have seen: stale
+    # A prompt quotes the round event it asks about; one older than the latest round event is
+    # stale (seat and table changes since do not matter: they number events but ask nothing).
+    if m.table != view.table_id or m.seat != view.seat or m.seq < view.round_seq:
+        return view
     prompt = PromptV(
         seq=m.seq,
         actions=tuple(Choice(c.act, c.tile) for c in m.actions),
@@ -254,7 +257,7 @@ def _table_event(view: View, m: Any) -> View:
             rnd = replace(rnd, last=LastAction("auto_played", m.seat, None, m.reason))
         return replace(view, prompt=prompt, round=rnd)
     # A round event: the state moved on, so any prompt is answered or void (a new one follows).
-    view = replace(view, prompt=None)
+    view = replace(view, prompt=None, round_seq=m.seq)
     if isinstance(m, RoundStarted):
         table = view.table
         if table is not None:

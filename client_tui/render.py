@@ -69,10 +69,12 @@ def seat_text(view: View, seat: int, ascii: bool, lang: Lang) -> Text:
     out = Text()
     on_turn = r is not None and r.phase in ("turn",) and r.turn == seat
     out.append("▶ " if on_turn else "  ", style=TURN_MARK)
-    out.append(relation(view, seat, lang), style=DIM)
-    out.append(" ")
+    if seat != view.seat:
+        out.append(relation(view, seat, lang) + " ", style=DIM)
     name_style = Style(bold=True, color="#f0c040" if on_turn else None)
     out.append(view.name_of(seat), style=name_style)
+    if seat == view.seat:
+        out.append(f" ({lang.t('you')})", style=DIM)
     if info is not None and info.kind == "bot":
         out.append(f" ({lang.t('bot')})", style=DIM)
     if r is not None and r.dealer == seat:
@@ -194,6 +196,12 @@ def last_text(view: View, lang: Lang, ascii: bool) -> Text:
         out.append(lang.t("round_over"), style=DIM)
         return out
     last = r.last
+    if (
+        r.phase in ("claim", "rob")
+        and last is not None
+        and last.kind in ("discarded", "add_gang_declared")
+    ):
+        last = None  # the claim line below says it
     if last is not None:
         name = view.name_of(last.seat)
         tile = tl.label(last.tile, ascii) if last.tile else ""
@@ -246,6 +254,20 @@ def waits_text(ready: Readiness | None, lang: Lang, ascii: bool, *,
     else:
         out.append(lang.t("pass_some"), style=DIM)
     return out
+
+
+def keep_ready_text(marks: frozenset[str], lang: Lang, ascii: bool) -> Text:
+    """`• 打这些牌可以听牌：…` — the discards that leave the hand ready."""
+    out = Text("• " if not ascii else "* ", style=Style(color="green", bold=True))
+    out.append(lang.t("keep_ready") + " ", style=DIM)
+    out.append_text(tl.tiles_text(sorted(marks, key=_kind), ascii))
+    return out
+
+
+def _kind(tile: str) -> int:
+    from rules.tiles import parse_tile
+
+    return parse_tile(tile)
 
 
 @dataclass(frozen=True, slots=True)

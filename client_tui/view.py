@@ -217,6 +217,7 @@ class View:
     seat: int | None = None
     token: str | None = None
     seq: int = 0
+    round_seq: int = 0
     names: tuple[str, ...] = ("", "", "", "")
     round: RoundV | None = None
     prompt: PromptV | None = None

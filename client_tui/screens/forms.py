@@ -27,10 +27,11 @@ DIALOG_CSS = """
 }
 {name} .title { text-style: bold; margin-bottom: 1; }
 {name} .error { color: $error; height: auto; }
-{name} Horizontal { height: auto; margin-top: 1; }
+{name} Horizontal { height: auto; }
+{name} #buttons { margin-top: 1; }
 {name} Horizontal Button { margin-right: 2; }
-{name} .row { height: auto; }
-{name} .row Label { width: 26; padding-top: 1; }
+{name} .row { height: auto; margin-bottom: 1; }
+{name} .row Label { width: 30; }
 {name} .row Input, {name} .row Select { width: 1fr; }
 """
 
@@ -107,32 +108,34 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             yield Static(t("create_title"), classes="title")
             with Horizontal(classes="row"):
                 yield Label(t("table_name"))
-                yield Input(self.default_name, id="name", max_length=32)
+                yield Input(self.default_name, id="name", max_length=32, compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("preset"))
                 yield Select(
                     [(t(f"preset_{p}"), p) for p in ("guiyang", "chuan", "anshun")],
-                    value="guiyang", allow_blank=False, id="preset",
+                    value="guiyang", allow_blank=False, id="preset", compact=True,
                 )  # fmt: skip
             with Horizontal(classes="row"):
                 yield Label(t("rounds"))
-                yield Input("8", id="rounds", type="integer")
+                yield Input("8", id="rounds", type="integer", compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("base", n="").strip() or "base")
-                yield Input("1", id="base", type="integer")
+                yield Input("1", id="base", type="integer", compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("turn_seconds"))
-                yield Input("15", id="turn", type="number")
+                yield Input("15", id="turn", type="number", compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("bank_seconds"))
-                yield Input("30", id="bank", type="number")
+                yield Input("30", id="bank", type="number", compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("password_opt"))
-                yield Input("", id="password", password=True)
+                yield Input("", id="password", password=True, compact=True)
             yield Label(t("options"))
-            yield Input("", id="options", placeholder="zimo_bonus=2, patterns.pinghu=2")
+            yield Input(
+                "", id="options", placeholder="zimo_bonus=2, patterns.pinghu=2", compact=True
+            )
             yield Static("", classes="error", id="error")
-            with Horizontal():
+            with Horizontal(id="buttons"):
                 yield Button(t("btn_ok"), variant="primary", id="ok")
                 yield Button(t("btn_cancel"), id="cancel")
 
@@ -205,7 +208,7 @@ class SeatScreen(ModalScreen[tuple[int | None, str | None] | None]):
             if self.table.has_password:
                 with Horizontal(classes="row"):
                     yield Label(t("password"))
-                    yield Input("", id="password", password=True)
+                    yield Input("", id="password", password=True, compact=True)
             if self.watch_only:
                 with Horizontal():
                     yield Button(t("btn_watch"), variant="primary", id="watch")

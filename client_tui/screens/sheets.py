@@ -33,10 +33,8 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
                      ascii: bool) -> RenderableType:  # fmt: skip
     """The whole sheet: outcome, flip, chickens, 豆, payments, totals per item and seat."""
     parts: list[RenderableType] = []
-    title = Text(lang.t("settlement", n=sheet.round_no), style=BOLD)
-    parts.append(title)
-    # Outcome.
-    line = Text()
+    # Outcome, on the title line.
+    line = Text(lang.t("settlement", n=sheet.round_no) + " · ", style=BOLD)
     if sheet.outcome == "draw":
         line.append(lang.t("draw"), style=BOLD)
     for w in sheet.winners:
@@ -123,21 +121,22 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
                     p.detail)  # fmt: skip
     parts.append(pay)
     # Per item and seat, then the nets: the columns add up.
+    ok = sheet.adds_up
     totals = Table(box=None, padding=(0, 1), title_justify="left", header_style=BOLD,
                    title=Text(lang.t("totals"), style=BOLD))  # fmt: skip
     totals.add_column("", no_wrap=True)
     for seat in range(4):
         totals.add_column(name(seat), justify="right", no_wrap=True)
+    totals.add_column("", no_wrap=True)
     for item in sheet.items:
         totals.add_row(lang.item(item), *(_amount(v) for v in sheet.by_item[item]))
+    check = Text(lang.t("adds_up") if ok else lang.t("not_adds_up"),
+                 style="green" if ok else "bold red")  # fmt: skip
     totals.add_row(Text(lang.t("net"), style=BOLD),
-                   *(Text(signed(v), style=BOLD) for v in sheet.net))  # fmt: skip
+                   *(Text(signed(v), style=BOLD) for v in sheet.net), check)  # fmt: skip
     totals.add_row(Text(lang.t("scores_after"), style=DIM),
                    *(Text(signed(v), style=DIM) for v in sheet.scores))  # fmt: skip
     parts.append(totals)
-    ok = sheet.adds_up
-    parts.append(Text(lang.t("adds_up") if ok else lang.t("not_adds_up"),
-                      style="green" if ok else "bold red"))  # fmt: skip
     return Group(*parts)
 
 

@@ -183,8 +183,11 @@ class TableScreen(Screen[None]):
         hand_widget.show(text, slots)
         if my_turn and tiles:
             tile = tiles[self.cursor]
-            waits.update(rd.waits_text(waits_after(opts, r, view.seat, tile), lang, ascii,
-                                       after=tile))  # fmt: skip
+            after = waits_after(opts, r, view.seat, tile)
+            if after is None and marks:
+                waits.update(rd.keep_ready_text(marks, lang, ascii))
+            else:
+                waits.update(rd.waits_text(after, lang, ascii, after=tile))
         elif r.phase != "over":
             waits.update(rd.waits_text(waits_now(opts, r, view.seat), lang, ascii))
         else:
