@@ -110,12 +110,14 @@ async def play(
     client: Client,
     player: BotPlayer,
     *,
-    think: float = 0.0,
+    think: float | Callable[[], float] = 0.0,
     on_frame: Callable[[dict[str, Any]], None] | None = None,
     on_send: Callable[[dict[str, Any]], None] | None = None,
     timeout: float = 120,
 ) -> dict[str, Any]:
-    """Play the client's seat with `player` until the match ends; return `match_ended`."""
+    """Play the client's seat with `player` until the match ends; return `match_ended`.
+
+    `think` is the time taken before each answer: seconds, or a function drawing them."""
     async with asyncio.timeout(timeout):
         async for raw in client.ws:
             frame = json.loads(raw)
@@ -123,8 +125,9 @@ async def play(
                 on_frame(frame)
             reply = player.on_frame(frame)
             if reply is not None:
-                if think:
-                    await asyncio.sleep(think)
+                delay = think() if callable(think) else think
+                if delay > 0:
+                    await asyncio.sleep(delay)
                 if on_send is not None:
                     on_send(reply)
                 await client.send(reply)

@@ -4,11 +4,16 @@ Each table is four protocol clients (`server.client.Client`) playing with `BotPl
 creates the table, the others take seats, the first starts. Latency is measured from an action
 being sent to its delivery at the other seats: for an `act` quoting `seq` N, each other seat's
 receipt of event N+1 (the first thing that action caused) is one sample.
+
+With `think` > 0 each bot waits a random time, uniform between half and one and a half times
+`think`, before each answer, as people do: a fixed delay would keep every table in lockstep and
+turn a steady load into bursts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,6 +109,11 @@ async def run_table(
             joined.append(await c.recv_type("joined"))
         await host.send({"type": "start"})
         players = [BotPlayer(seed=f"{index}:{seat}") for seat in range(4)]
+        rng = random.Random(index)
+
+        def pause() -> float:
+            return think * (0.5 + rng.random())
+
         for player, j in zip(players, joined, strict=True):
             player.on_frame(j)
 
@@ -134,7 +144,7 @@ async def run_table(
 
         ends = await asyncio.gather(
             *(
-                play(c, p, think=think, on_frame=watcher(i), on_send=sender(i), timeout=timeout)
+                play(c, p, think=pause, on_frame=watcher(i), on_send=sender(i), timeout=timeout)
                 for i, (c, p) in enumerate(zip(clients, players, strict=True))
             )
         )

@@ -360,7 +360,7 @@ class Table:
             else:
                 seat.gone_at = self.loop.time()
                 if left:
-                    seat.auto = seat.auto_requested = True
+                    seat.auto = True  # coming back with the token ends it
                 await self._seat_changed(index)
                 self._arm_timer()
                 if left:

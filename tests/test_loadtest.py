@@ -1,0 +1,59 @@
+"""`zhuoji serve` and `zhuoji loadtest` as a user runs them: two processes, a real port."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from server.store import table_row
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_serve_and_loadtest_end_to_end(tmp_path: Path) -> None:
+    port = _free_port()
+    db = tmp_path / "serve.db"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--db", str(db), "--round-pause", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                    assert r.read().decode().startswith("ok")
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the server did not come up")
+        run = subprocess.run(
+            [sys.executable, "-m", "server.cli", "loadtest", "--url", f"ws://127.0.0.1:{port}",
+             "--tables", "4", "--rounds", "2", "--think-ms", "2", "--json"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout + run.stderr
+        report = json.loads(run.stdout)
+        assert report["rounds_completed"] == 8 and report["matches_completed"] == 4
+        assert report["errors"] == 0 and report["zero_sum"] is True
+        assert report["samples"] > 100
+        assert 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, _ = server.communicate(timeout=30)
+    assert server.returncode == 0, out
+    assert "serving on ws://127.0.0.1" in out
+    for table in ("1", "2", "3", "4"):
+        row = table_row(db, table)
+        assert row is not None and row["state"] == "finished" and sum(row["scores"]) == 0
