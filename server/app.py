@@ -356,7 +356,10 @@ class Server:
                 text = await conn.inbox.get()
                 if text is None:
                     break
-                reply = player.on_frame(json.loads(text))
+                frame = json.loads(text)
+                if frame["type"] == "error" and frame["code"] == "bad_token":
+                    break  # the table went away before the bot arrived
+                reply = player.on_frame(frame)
                 if reply is not None:
                     if self.bot_delay:
                         await asyncio.sleep(self.bot_delay)

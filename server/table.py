@@ -143,6 +143,9 @@ class Table:
             except Exception as err:
                 # A broken invariant or a failed write: freeze the table, keep its log.
                 log.exception("table %s: %s failed", self.id, kind)
+                conn = item[1] if len(item) > 1 else None
+                if isinstance(conn, Conn) and conn.joining is self:
+                    conn.joining = None
                 await self._freeze(err)
 
     async def _dispatch(self, item: tuple[Any, ...]) -> None:

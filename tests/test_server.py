@@ -615,3 +615,35 @@ async def test_the_claim_window_has_a_fixed_minimum_whoever_can_claim(tmp_path: 
         ]
         assert len(gaps) >= 10
         assert min(gaps) >= 0.022, gaps
+
+
+async def test_a_fault_in_one_table_freezes_it_and_nothing_else(
+    srv: tuple[str, Server, Path],
+) -> None:
+    url, server, db = srv
+    broken_host, broken, player = await open_table(url, rounds=1, **FAST)
+    await broken_host.send({"type": "start"})
+    prompt = await until_prompt(broken_host, player)
+    table = server.tables[broken["table"]]
+    assert table.round is not None
+
+    def boom(action: object) -> list[object]:
+        raise RuntimeError("an injected engine bug")
+
+    table.round.apply = boom  # type: ignore[method-assign]
+    reply = player.on_frame(prompt)
+    assert reply is not None
+    await broken_host.send(reply)
+    error = checked(await broken_host.recv_type("error"))
+    assert error["code"] == "table_frozen"
+    ended = checked(await broken_host.recv_type("match_ended"))
+    assert ended["reason"] == "abandoned"
+    await broken_host.send(reply)
+    assert checked(await broken_host.recv_type("error"))["code"] == "table_frozen"
+    row = table_row(db, broken["table"])
+    assert row is not None and row["state"] == "abandoned"
+    # The server and its other tables carry on.
+    host, joined, other = await open_table(url, rounds=1, **FAST)
+    await host.send({"type": "start"})
+    end = await play(host, other, on_frame=checked, timeout=30)
+    assert end["reason"] == "finished"
