@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
         try:
             create = CreateTable(
-                name=f"{name}"[:32], preset=args.preset, rounds=args.rounds,
+                name="zhuoji play", preset=args.preset, rounds=args.rounds,
                 turn_seconds=args.turn_seconds, bank_seconds=args.bank_seconds,
                 claim_min_ms=300,
             )  # fmt: skip

@@ -65,6 +65,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "gang": ("杠", "杠 Kong"),
     "pass": ("过", "过 Pass"),
     "ready": ("报听", "报听 Declare"),
+    "auto_on": ("托管中：按 a 自己打", "托管: the server plays for you — a to take over"),
     "ready_on": ("报听：出牌时宣布", "报听 on: declared with the discard"),
     "discard_hint": (
         "←→ 选牌，Enter 出牌，或按牌上的键",
@@ -93,6 +94,12 @@ TEXT: dict[str, tuple[str, str]] = {
     "connected": ("已连接", "connected"),
     "closed": ("连接已关闭：{why}", "Disconnected: {why}"),
     "not_connected": ("未连接", "not connected"),
+    "seat_kept": (
+        "座位为你保留，连上后自动继续",
+        "your seat is kept; the game comes back when the server does",
+    ),
+    "resume_watch": ("连上后继续观战", "watching resumes when the server is back"),
+    "quit_hint": ("按 q 退出", "q quits"),
     # lobby
     "lobby": ("大厅", "Lobby"),
     "tables": ("牌桌", "Tables"),

@@ -153,7 +153,28 @@ def header_text(view: View, lang: Lang, ascii: bool) -> Text:
     if view.watching:
         out.append(" · " + lang.t("spectating"), style=Style(color="cyan"))
     out.append("  ")
-    out.append_text(conn_text(view, lang))
+    out.append_text(conn_badge(view, lang))
+    return out
+
+
+def conn_badge(view: View, lang: Lang) -> Text:
+    """The connection in a word, for the header (the banner says more)."""
+    if view.status == "connected":
+        return Text("●", style=Style(color="green"))
+    if view.status == "closed":
+        return Text(" ✕ " + lang.t("offline") + " ", style=BADGE_OFF)
+    return Text(" ◌ " + lang.t("offline") + " ", style=BADGE_AUTO)
+
+
+def banner_text(view: View, lang: Lang) -> Text | None:
+    """A line across the table while the connection is down: what is happening, what to expect."""
+    if view.status in ("connected", "idle"):
+        return None
+    out = conn_text(view, lang)
+    if view.status == "reconnecting" and view.table_id is not None:
+        out.append("  " + lang.t("seat_kept" if view.seat is not None else "resume_watch"))
+    elif view.status == "closed":
+        out.append("  " + lang.t("quit_hint"))
     return out
 
 

@@ -295,3 +295,17 @@ def test_legal_actions_used_by_bots_are_what_prompts_offer() -> None:
     """A sanity check of the test harness itself: the bots choose among the legal actions."""
     r = Round.deal(PRESETS["guiyang"], seed=4)
     assert Bot("x").choose(r, 0) in legal_actions(r, 0)
+
+
+def test_a_prompt_quotes_the_last_round_event_not_the_table_seq() -> None:
+    """After a resume the server asks again about the same decision: the prompt's seq is that of
+    the last round event, older than the seat-status events that came since."""
+    v = started_view()  # round_started at seq 2
+    v = reduce(v, parse({"type": "seat_status", "table": TABLE, "seq": 3, "seat": 0,
+                         "connected": False, "auto": False}))  # fmt: skip
+    v = reduce(v, parse({"type": "seat_status", "table": TABLE, "seq": 4, "seat": 0,
+                         "connected": True, "auto": False}))  # fmt: skip
+    assert v.seq == 4 and v.round_seq == 2
+    assert v.round is not None and v.round.hand is not None
+    v = reduce(v, parse(prompt_frame(2, [{"act": "discard", "tile": v.round.hand[0]}])))
+    assert v.prompt is not None and v.prompt.seq == 2

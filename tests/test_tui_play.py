@@ -293,8 +293,8 @@ async def test_dropped_connection_resumes_the_seat(tmp_path: Path) -> None:
             assert len(mine) == 1
             mine[0].ws.transport.abort()  # type: ignore[attr-defined]
             await until(pilot, lambda: app.view.status == "reconnecting")
-            header = app.screen.query_one("#header")
-            assert "reconnecting" in str(header.render())
+            banner = app.screen.query_one("#banner")
+            assert banner.display and "reconnecting" in str(banner.render())
             # Back on its own with the token: the same seat, the same round, the prompt again.
             await until(pilot, lambda: app.view.status == "connected"
                         and app.view.prompt is not None)  # fmt: skip
@@ -302,6 +302,7 @@ async def test_dropped_connection_resumes_the_seat(tmp_path: Path) -> None:
             assert app.view.round is not None and before is not None
             assert app.view.round.hand == before.hand
             assert app.view.round.discards == before.discards
+            assert not app.screen.query_one("#banner").display
             await pilot.press("enter")
             await until(pilot, lambda: app.view.round is not None
                         and len(app.view.round.discards[0]) == 2)  # fmt: skip

@@ -11,7 +11,7 @@ from client_tui.i18n import Lang
 KEYS: list[tuple[str, str, str]] = [
     ("← →  Enter", "选牌、出牌", "pick a tile, discard it"),
     ("1-9 0 - = [ ]", "直接打出该位置的牌", "discard the tile under that key"),
-    ("mouse", "点牌选中，再点打出", "click a tile to pick it, again to discard"),
+    ("mouse 鼠标", "点牌选中，再点打出", "click a tile to pick it, again to discard"),
     ("h", "胡 / 自摸", "胡: win on the discard, or 自摸"),
     ("p", "碰", "碰 pong the discard"),
     ("k", "杠（明杠、暗杠、补杠）", "杠 kong (claimed, concealed or added)"),
@@ -26,8 +26,8 @@ KEYS: list[tuple[str, str, str]] = [
 ]
 
 RULES_ZH = """\
-牌：万、筒、条各 1–9，每种四张，共 108 张；没有字牌和花牌。幺鸡 = 一条，乌骨鸡 = 八筒。
-一局：庄家 14 张先出，闲家 13 张。轮到你时可以自摸、暗杠、补杠或出一张。别人出牌后可以胡、杠、碰（没有吃）。
+牌：万、筒、条各1–9，每种四张，共108张；没有字牌和花牌。幺鸡 = 一条，乌骨鸡 = 八筒。
+一局：庄家14张先出，闲家13张。轮到你时可以自摸、暗杠、补杠或出一张。别人出牌后可以胡、杠、碰（没有吃）。
   同时多人胡都算（一炮多响）；碰后出牌，杠后从牌尾补一张。过水：放过可胡的牌，到自己下次摸牌前不能胡别人的牌。
 牌型：平胡 1 · 大对子 5 · 七对 7 · 龙七对 10 · 清一色 10 · 单钓 10 · 清大对 15 · 清七对 17 · 清单钓 20 · 青龙背 20（贵阳）。只算最大的一种。
 通行证：平胡要有一个豆（任何杠）才能胡别人打的牌，否则只能自摸；大于平胡的牌型随时可胡。抢杠、热炮不需要。

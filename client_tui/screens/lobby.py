@@ -133,7 +133,7 @@ class LobbyScreen(Screen[None]):
     def _row(self, event: DataTable.RowSelected) -> None:
         t = self.selected()
         if t is not None:
-            if t.state == "waiting":
+            if t.state == "waiting" and self.zapp.play_mode != "watch":
                 self.action_sit()
             else:
                 self.action_watch()

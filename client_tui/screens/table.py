@@ -44,6 +44,7 @@ class TableScreen(Screen[None]):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     #header { height: 1; background: $panel; padding: 0 1; }
+    #banner { height: auto; padding: 0 1; background: $warning 30%; display: none; }
     #room { height: auto; padding: 1 2; display: none; }
     #room-buttons { height: auto; margin-top: 1; }
     #room-buttons Button { margin-right: 2; }
@@ -73,6 +74,7 @@ class TableScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
+        yield Static(id="banner")
         with Vertical(id="room"):
             yield Static(id="room-seats")
             with Horizontal(id="room-buttons"):
@@ -113,6 +115,9 @@ class TableScreen(Screen[None]):
             return
         lang, ascii = self.zapp.lang, self.zapp.ascii
         self.query_one("#header", Static).update(rd.header_text(view, lang, ascii))
+        banner = rd.banner_text(view, lang)
+        self.query_one("#banner", Static).display = banner is not None
+        self.query_one("#banner", Static).update(banner or "")
         waiting = view.table is not None and view.table.state == "waiting" and view.round is None
         self.query_one("#room").display = waiting
         self.query_one("#game").display = not waiting
@@ -226,6 +231,9 @@ class TableScreen(Screen[None]):
                     chips.append(("b", label, "declare", self.declare))
         elif prompt is not None:
             chips.append(("", lang.t("waiting_answer"), "", False))
+        table = view.table
+        if view.seat is not None and table is not None and table.seats[view.seat].auto:
+            chips.append(("a", lang.t("auto_on"), "auto", True))
         sig = tuple(chips)
         if sig != self._chips:
             self._chips = sig
