@@ -162,6 +162,8 @@ class ZhuojiApp(App[int]):
             show = getattr(screen, "show", None)
             if show is not None:
                 show(new)
+        if new.prompt is not None and old.prompt is None and self._sheet_open():
+            self.notify(self.lang.t("prompt_behind"), timeout=4)
         if self.show_sheets and new.result is not None and new.result is not old.result:
             self.open_settlement()
         if new.match_end is not None and old.match_end is None:

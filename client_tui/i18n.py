@@ -65,6 +65,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "gang": ("杠", "杠 Kong"),
     "pass": ("过", "过 Pass"),
     "ready": ("报听", "报听 Declare"),
+    "prompt_behind": ("轮到你了：按 Enter 关闭结算", "Your move — Enter closes the sheet"),
     "auto_on": ("托管中：按 a 自己打", "托管: the server plays for you — a to take over"),
     "ready_on": ("报听：出牌时宣布", "报听 on: declared with the discard"),
     "discard_hint": (
@@ -74,8 +75,6 @@ TEXT: dict[str, tuple[str, str]] = {
     "waiting_answer": ("已发送…", "sent…"),
     "clock": ("{s}秒", "{s}s"),
     "bank": ("（备用{s}秒）", " (bank {s}s)"),
-    "claim_prompt": ("{name} 打出 {tile}：", "{name} discarded {tile}:"),
-    "rob_prompt": ("{name} 补杠 {tile}：", "{name} adds 杠 with {tile}:"),
     "choose_gang": ("杠哪张？", "Which 杠?"),
     # waits
     "waits": ("听", "Waits"),

@@ -369,4 +369,6 @@ def hand_text(r: RoundV, me: int, *, ascii: bool, cursor: int | None, marks: fro
             top.append(" ")
             bottom.append(" ")
     out = Text("\n").join([keys, top, bottom, mark])
+    out.no_wrap = True  # a narrow terminal crops the row; wrapping would scramble the columns
+    out.overflow = "crop"
     return out, slots

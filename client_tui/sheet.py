@@ -151,12 +151,13 @@ def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
     )
     winners = _winners(result, res.winners)
     winner_seats = {w.seat for w in winners}
-    extras: dict[int, list[tuple[str, int]]] = {s: [] for s in range(4)}
+    # 责任鸡 and 包鸡 per seat and tag, summed (a 包鸡 is paid to each collector in turn).
+    extras: dict[int, dict[str, int]] = {s: {} for s in range(4)}
     for p in payments:
         if p.item in ("zeren", "baoji"):
             tag = "责任" if p.item == "zeren" else "包鸡"
-            extras[p.payee].append((tag, p.amount))
-            extras[p.payer].append((tag, -p.amount))
+            extras[p.payee][tag] = extras[p.payee].get(tag, 0) + p.amount
+            extras[p.payer][tag] = extras[p.payer].get(tag, 0) - p.amount
     chicken_rows = []
     for c in result.get("chickens", []):
         seat = int(c["seat"])
@@ -167,7 +168,9 @@ def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
         )  # fmt: skip
         collects = chickens_rule == "chuan" or ready[seat] or seat in winner_seats
         chicken_rows.append(
-            ChickenRow(seat, lines, int(c.get("units", 0)), collects, tuple(extras[seat]))
+            ChickenRow(
+                seat, lines, int(c.get("units", 0)), collects, tuple(extras[seat].items())
+            )  # fmt: skip
         )
     dou_rows = tuple(
         DouRow(int(d["seat"]), d.get("tile"), d.get("dou"), str(d.get("kind", "")),

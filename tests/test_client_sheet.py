@@ -90,3 +90,24 @@ def test_what_the_flip_makes(
     flip: str | None, rule: str, want: tuple[tuple[str, str], ...]
 ) -> None:
     assert flip_chickens(flip, rule) == want
+
+
+def test_baoji_and_zeren_are_summed_per_seat_on_the_chicken_rows() -> None:
+    payments = [
+        {"from": 0, "to": 1, "item": "baoji", "amount": 6, "detail": ""},
+        {"from": 0, "to": 2, "item": "baoji", "amount": 6, "detail": ""},
+        {"from": 3, "to": 2, "item": "zeren", "amount": 4, "detail": ""},
+    ]
+    result = {
+        "payments": payments, "net": [-12, 6, 10, -4], "winners": [{"seat": 2, "pattern": "平胡"}],
+        "ready": [False, True, True, False],
+        "chickens": [{"seat": s, "units": 0, "lines": []} for s in range(4)],
+    }  # fmt: skip
+    sheet = build_sheet(ResultV(1, result, (0, 0, 0, 0)))
+    assert [row.extras for row in sheet.chickens] == [
+        (("包鸡", -12),),
+        (("包鸡", 6),),
+        (("包鸡", 6), ("责任", 4)),
+        (("责任", -4),),
+    ]
+    assert sheet.adds_up and [row.collects for row in sheet.chickens] == [False, True, True, False]

@@ -85,7 +85,8 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
                 lines.append(f" {ln.tag}", style=GOLD)
             lines.append(f"×{ln.count}" + (f"@{ln.each}" if ln.each != 1 else "") + f"={ln.units}")
         for tag, amount in row.extras:
-            lines.append(" · ", style=DIM)
+            if lines:
+                lines.append(" · ", style=DIM)
             lines.append(f"{tag} ", style=GOLD)
             lines.append_text(_amount(amount))
         if not row.lines and not row.extras:

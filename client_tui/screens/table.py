@@ -93,7 +93,7 @@ class TableScreen(Screen[None]):
             yield HandView(id="hand")
             yield Static(id="waits")
             with Horizontal(id="actions"):
-                yield Static(id="clock")
+                yield Static(id="clock")  # first: a narrow terminal crops the chips, not this
         yield Static(id="keys")
 
     def on_mount(self) -> None:
@@ -205,13 +205,7 @@ class TableScreen(Screen[None]):
         chips: list[tuple[str, str, str, bool]] = []
         prompt = view.prompt
         if prompt is not None and not prompt.answered:
-            if prompt.is_claim:
-                r = view.round
-                if r is not None and r.claim_from is not None and r.claim_tile is not None:
-                    key = "claim_prompt" if r.phase == "claim" else "rob_prompt"
-                    tile = tl.label(r.claim_tile, ascii)
-                    chips.append(("", lang.t(key, name=view.name_of(r.claim_from), tile=tile),
-                                  "", False))  # fmt: skip
+            if prompt.is_claim:  # the status line above says which tile is offered
                 if prompt.offers("hu"):
                     chips.append(("h", lang.t("hu"), "hu", True))
                 if prompt.offers("gang"):
@@ -240,9 +234,8 @@ class TableScreen(Screen[None]):
             bar = self.query_one("#actions", Horizontal)
             for chip in list(bar.query(Chip)):
                 chip.remove()
-            clock = self.query_one("#clock", Static)
             for key, label, action, main in chips:
-                bar.mount(Chip(key, label, action, main=main), before=clock)
+                bar.mount(Chip(key, label, action, main=main))
         self._tick()
 
     def _show_keys(self, view: View) -> None:
