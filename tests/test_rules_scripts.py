@@ -9,6 +9,8 @@ goes red, so the entry must be removed).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -75,7 +77,43 @@ def test_scripts_are_well_formed() -> None:
         for key in ("title", "ruleset", "options", "base", "dealer", "streak", "hands", "wall",
                     "actions", "then", "expected", "explain"):
             assert key in data, (path.name, key)
+        expected = data["expected"]
+        if "error" in expected and expected["error"]["index"] is None:
+            continue  # a deliberately bad deal (§12.22)
         counts = Counter(t for hand in data["hands"] for t in hand) + Counter(data["wall"])
         assert max(counts.values()) <= 4, path.name
         for seat, hand in enumerate(data["hands"]):
             assert len(hand) == (14 if seat == data["dealer"] else 13), (path.name, seat)
+        if "error" not in expected:
+            assert sum(expected["net"]) == 0, path.name
+            net = [0, 0, 0, 0]
+            for p in expected["payments"]:
+                net[p["from"]] -= p["amount"]
+                net[p["to"]] += p["amount"]
+            assert net == expected["net"], path.name
+
+
+CLI_SAMPLES = ["guiyang_16_qianggang_quanshao", "chuan_05_baopai_void_win", "anshun_15_qianggang_tianting_share",
+               "guiyang_17_guoshui_lock", "errors_01_unknown_ruleset"]
+
+
+@pytest.mark.parametrize("stem", CLI_SAMPLES)
+def test_cli_replay_json(stem: str) -> None:
+    """`zhuoji replay FILE --json` (RULES.md §9): the same result, non-zero exit on errors."""
+    path = HERE / f"{stem}.json"
+    if stem in ENGINE_DISAGREES:
+        pytest.skip("listed as an engine disagreement")
+    expected = json.loads(path.read_text(encoding="utf-8"))["expected"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "server.cli", "replay", str(path), "--json"],
+        capture_output=True, text=True, encoding="utf-8", cwd=Path(__file__).parent.parent,
+    )
+    if "error" in expected:
+        assert proc.returncode != 0
+        if expected["error"]["index"] is None:
+            assert proc.returncode == 2
+        return
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["net"] == expected["net"]
+    assert Counter(map(_payment, out["payments"])) == Counter(map(_payment, expected["payments"]))
