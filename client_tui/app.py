@@ -154,6 +154,8 @@ class ZhuojiApp(App[int]):
                         timeout=4)  # fmt: skip
         if new.status == "connected" and old.status != "connected":
             self._connected(new)
+        elif old.table_id is not None and new.table_id is None and not self._created:
+            self._connected(new)  # left the table for a new match (or was sent back)
         self._setup(new)
         mode = self._wanted_mode(new)
         if mode != self.current_mode:
@@ -248,6 +250,17 @@ class ZhuojiApp(App[int]):
         self.push_screen(SheetScreen(body, self.lang.t("close_hint"), name="summary"))
 
     # ----- actions -----
+
+    def new_match(self) -> None:
+        """`zhuoji play`, after a match: leave the finished table and open a new one."""
+        if self.play_mode != "play" or self.view.match_end is None:
+            self.bell()
+            return
+        self._created = self._bots_asked = self._started = False
+        if self.view.table_id is not None:
+            self.send(Leave())
+        else:
+            self._connected(self.view)
 
     def leave_table(self) -> None:
         if self.play_mode == "play":

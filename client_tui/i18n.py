@@ -176,6 +176,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "rounds_played": ("共{n}局", "{n} rounds played"),
     "final": ("名次", "Standings"),
     "per_round": ("每局", "Per round"),
+    "new_match": ("再来一场", "new match"),
     # help
     "help": ("帮助", "Help"),
     "keys": ("按键", "Keys"),

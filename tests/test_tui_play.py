@@ -182,6 +182,12 @@ async def test_play_whole_rounds_against_bots(tmp_path: Path) -> None:
             assert end is not None and end.rounds_played == 2
             totals = [sum(net[s] for _, net in played.sheets) for s in range(4)]
             assert list(end.scores) == totals
+            # The summary, then `n`: a new match at a new table, seated with bots again.
+            old_table = app.view.table_id
+            await pilot.press("escape", "n")
+            await until(pilot, lambda: app.view.table_id not in (None, old_table)
+                        and app.view.round is not None)  # fmt: skip
+            assert app.view.match_end is None and app.view.seat == 0
 
 
 async def test_a_claim_key_that_is_not_offered_does_nothing(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ class TableScreen(Screen[None]):
         Binding("m", "summary", "match", show=False),
         Binding("l", "leave", "leave", show=False),
         Binding("plus", "add_bot", "bot", show=False),
+        Binding("n", "new_match", "new match", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -245,6 +246,10 @@ class TableScreen(Screen[None]):
             parts.append("a " + lang.t("auto"))
         if view.result is not None:
             parts.append("s " + lang.t("settlement", n=view.result.round_no))
+        if view.match_end is not None:
+            parts.append("m " + lang.t("final"))
+            if self.zapp.play_mode == "play":
+                parts.append("n " + lang.t("new_match"))
         parts += ["? " + lang.t("help"), "l " + lang.t("btn_leave"), "q " + lang.t("btn_quit")]
         self.query_one("#keys", Static).update("  ·  ".join(parts))
 
@@ -395,6 +400,9 @@ class TableScreen(Screen[None]):
 
     def action_leave(self) -> None:
         self.zapp.leave_table()
+
+    def action_new_match(self) -> None:
+        self.zapp.new_match()
 
     def action_add_bot(self) -> None:
         from protocol.messages import AddBot
