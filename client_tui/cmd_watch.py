@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from client_tui.common import add_display_arguments, add_name_argument, language, player_name
+from client_tui.common import (
+    add_display_arguments,
+    add_name_argument,
+    language,
+    player_name,
+    server_url,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,6 +23,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from client_tui.app import ZhuojiApp
 
-    app = ZhuojiApp(args.url, name=player_name(args.name), lang=language(args.lang),
+    app = ZhuojiApp(server_url(args.url), name=player_name(args.name), lang=language(args.lang),
                     ascii=args.ascii, mode="watch", watch_table=args.table)  # fmt: skip
     return app.run() or 0

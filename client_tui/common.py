@@ -43,3 +43,12 @@ def language(given: str | None) -> str:
     from client_tui.i18n import default_lang
 
     return given or default_lang()
+
+
+def server_url(given: str) -> str:
+    """The websocket URL, `ws://` added when only host:port is given.
+
+    >>> server_url("192.168.1.5:8765"), server_url("wss://example.org/zhuoji")
+    ('ws://192.168.1.5:8765', 'wss://example.org/zhuoji')
+    """
+    return given if "://" in given else f"ws://{given}"

@@ -139,7 +139,8 @@ class LobbyScreen(Screen[None]):
                 self.action_watch()
 
     def action_refresh(self) -> None:
-        if self.zapp.view.status == "connected":
+        # The timer runs on while a table is on screen: ask only while the lobby is shown.
+        if self.zapp.view.status == "connected" and self.zapp.current_mode == "lobby":
             self.zapp.send(ListTables(), quiet=True)
 
     def action_create(self) -> None:
