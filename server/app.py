@@ -42,7 +42,7 @@ from protocol.messages import (
 )
 from rules.options import OptionsError, make_options, overrides_of
 from server.bot_client import BotPlayer
-from server.conn import Conn, PipeConn, RateLimit, WsConn
+from server.conn import Conn, Outbox, PipeConn, RateLimit, WsConn
 from server.projection import ErrorItem, view_for
 from server.store import Store
 from server.table import Settings, Table, dumps, new_token
@@ -108,6 +108,7 @@ class Server:
         self.next_table = store.max_table_number() + 1
         self.bots: set[asyncio.Task[None]] = set()
         self.conns: set[Conn] = set()
+        self.outbox = Outbox()
 
     # ----- ids, tokens, seeds -----
 
@@ -158,7 +159,7 @@ class Server:
         return None
 
     async def handler(self, ws: ServerConnection) -> None:
-        conn = WsConn(ws)
+        conn = WsConn(ws, self.outbox)
         self.conns.add(conn)
         rate = RateLimit(self.rate_burst, self.rate_per_second)
         try:

@@ -1,10 +1,11 @@
 """One client connection as the server sees it: where it sits, its rate limit, how frames leave.
 
-Sending never waits. A frame is written straight into the connection's transport buffer
-(`websockets.broadcast`, which does not wait for the socket to drain), so a table never stalls on
-a slow reader: the slow client falls behind alone, and once more than `MAX_BUFFERED` bytes wait
-for it, it is closed (4003) and may reconnect for a snapshot. A frame several connections get
-alike is encoded once (`send_many`).
+Sending never waits. Frames go into the `Outbox`, which at the next turn of the event loop writes
+each connection's frames into its transport buffer in one write (one system call for the two or
+three frames a table step sends each seat), without waiting for the socket to drain. So a table
+never stalls on a slow reader: the slow client falls behind alone, and once more than
+`MAX_BUFFERED` bytes wait for it, it is closed (4003) and may reconnect for a snapshot. A frame
+several connections get alike is encoded once (`send_many`).
 
 Two transports share this: a websocket (`WsConn`) and an in-process pipe (`PipeConn`) for the
 server's own bots, which speak the same protocol through the same handler.
@@ -18,7 +19,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from websockets.asyncio.server import broadcast
+from websockets.protocol import State
 
 from protocol.codes import Close
 
@@ -79,13 +80,49 @@ class Conn:
         return f"<{type(self).__name__} {self.id} {self.name!r} {self.peer}>"
 
 
+class Outbox:
+    """Frames for websocket clients, written once per turn of the event loop."""
+
+    def __init__(self) -> None:
+        self.pending: dict[WsConn, list[bytes]] = {}
+        self.scheduled = False
+
+    def add(self, conn: WsConn, data: bytes) -> None:
+        frames = self.pending.get(conn)
+        if frames is None:
+            self.pending[conn] = [data]
+            if not self.scheduled:
+                self.scheduled = True
+                asyncio.get_running_loop().call_soon(self.flush)
+        else:
+            frames.append(data)
+
+    def flush(self) -> None:
+        self.scheduled = False
+        pending, self.pending = self.pending, {}
+        for conn, frames in pending.items():
+            ws = conn.ws
+            if ws.protocol.state is not State.OPEN or ws.transport is None:
+                continue
+            for data in frames:
+                ws.protocol.send_text(data)
+            chunks = ws.protocol.data_to_send()
+            if all(chunks):  # frames only (an empty chunk would ask to half-close)
+                ws.transport.write(b"".join(chunks))
+            else:  # pragma: no cover - the protocol is open: no end of stream queued
+                for chunk in chunks:
+                    if chunk:
+                        ws.transport.write(chunk)
+
+
 class WsConn(Conn):
     """A websocket client."""
 
-    def __init__(self, ws: ServerConnection) -> None:
+    def __init__(self, ws: ServerConnection, outbox: Outbox) -> None:
         addr = ws.remote_address
         super().__init__(f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) else str(addr))
         self.ws = ws
+        self.outbox = outbox
 
     def writable(self) -> bool:
         """Open and not too far behind; a client too far behind is closed here."""
@@ -99,13 +136,18 @@ class WsConn(Conn):
 
     def send(self, text: str) -> None:
         if self.writable():
-            broadcast([self.ws], text)
+            self.outbox.add(self, text.encode())
 
     def close(self, code: int = Close.NORMAL, reason: str = "") -> None:
+        """Close once the frames already queued are written."""
         if self.closed:
             return
         self.closed = True
-        self.closing = asyncio.get_running_loop().create_task(self.ws.close(code, reason[:120]))
+        self.closing = asyncio.get_running_loop().create_task(self._close(code, reason[:120]))
+
+    async def _close(self, code: int, reason: str) -> None:
+        self.outbox.flush()
+        await self.ws.close(code, reason)
 
 
 class PipeConn(Conn):
@@ -130,12 +172,12 @@ class PipeConn(Conn):
 
 def send_many(conns: Iterable[Conn], text: str) -> None:
     """Send one frame to several connections, encoding it once for the websockets."""
-    sockets = []
+    data: bytes | None = None
     for conn in conns:
         if isinstance(conn, WsConn):
             if conn.writable():
-                sockets.append(conn.ws)
+                if data is None:
+                    data = text.encode()
+                conn.outbox.add(conn, data)
         else:
             conn.send(text)
-    if sockets:
-        broadcast(sockets, text)
