@@ -17,8 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--think-ms",
         type=float,
-        default=0.0,
-        help="each bot waits this long before answering a prompt (default 0: as fast as it can)",
+        default=300.0,
+        help="bots wait 0.5-1.5 times this before each answer (default 300, quicker than people;"
+        " 0: as fast as they can, which measures queueing at saturation, not latency)",
     )
     parser.add_argument(
         "--ramp-ms", type=float, default=5.0, help="delay between starting tables (default 5)"
