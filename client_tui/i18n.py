@@ -79,12 +79,8 @@ TEXT: dict[str, tuple[str, str]] = {
     # waits
     "waits": ("听", "Waits"),
     "left": ("剩{n}", "{n} left"),
-    "pass_ok": ("有豆（通行证）：可以胡别人打的牌", "豆 held (通行证): discard wins allowed"),
-    "zimo_only": ("平胡无豆：只能自摸", "平胡 without a 豆: 自摸 only"),
-    "pass_some": (
-        "平胡只能自摸（无豆）；大牌可胡任何人",
-        "平胡 waits: 自摸 only (no 豆); bigger hands win on any discard",
-    ),
+    "pass_ok": ("有豆（通行证）：可胡别人打的牌", "通行证: a 豆 lets 平胡 win on discards"),
+    "zimo_only": ("无豆：平胡只能自摸", "no 豆: 平胡 wins by 自摸 only"),
     "after_discard": ("打 {tile} 听：", "Discard {tile} → waits:"),
     "keep_ready": ("打出这些牌可以听牌：", "discarding one of these leaves you ready:"),
     # connection

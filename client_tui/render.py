@@ -270,10 +270,8 @@ def waits_text(ready: Readiness | None, lang: Lang, ascii: bool, *,
     out.append("   ")
     if ready.has_pass:
         out.append(lang.t("pass_ok"), style=Style(color="green"))
-    elif ready.zimo_only:
+    elif any(not w.discard_ok for w in ready.waits):
         out.append(lang.t("zimo_only"), style=Style(color="#e0b040"))
-    else:
-        out.append(lang.t("pass_some"), style=DIM)
     return out
 
 

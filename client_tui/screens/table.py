@@ -50,8 +50,8 @@ class TableScreen(Screen[None]):
     #room-buttons { height: auto; margin-top: 1; }
     #room-buttons Button { margin-right: 2; }
     #game { height: 1fr; }
-    #seats { height: auto; }
-    #center { height: 1fr; min-height: 1; align: left middle; }
+    #seats { height: 1fr; overflow-y: auto; scrollbar-size-vertical: 1; }
+    #center { height: auto; min-height: 1; }
     .seat { height: auto; padding: 0 1; margin-bottom: 1; }
     .seat.-turn { background: $boost; }
     #hand { margin: 0 1; }
