@@ -12,6 +12,7 @@ from client_tui.offline import OfflineTable
 from client_tui.render import HAND_KEYS
 from client_tui.screens.forms import ChoiceScreen
 from client_tui.screens.table import TableScreen
+from client_tui.widgets import Chip
 from rules.actions import Action
 from rules.options import PRESETS
 from rules.round import Round
@@ -142,3 +143,13 @@ async def test_claim_keys(key: str, act: str) -> None:
         assert rec.sent == []
         await pilot.press(key)
         assert rec.sent == [{"type": "act", "seq": table.seq, "act": act}]
+
+
+async def test_a_gang_chip_click_names_its_tile() -> None:
+    table = OfflineTable(deal("11112222m345p678s"), viewer=0)
+    async with offline_app().run_test(size=SIZE) as pilot:
+        app, rec = await start(pilot, table)
+        chips = [c for c in app.screen.query(Chip) if c.action.startswith("gang")]
+        assert [c.action for c in chips] == ["gang:1m", "gang:2m"]
+        await pilot.click(chips[1])
+        assert rec.sent == [{"type": "act", "seq": table.seq, "act": "gang", "tile": "2m"}]

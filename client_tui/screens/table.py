@@ -220,7 +220,8 @@ class TableScreen(Screen[None]):
                 if prompt.offers("hu"):
                     chips.append(("h", lang.t("zimo"), "hu", True))
                 for tile in prompt.tiles_for("gang"):
-                    chips.append(("k", f"{lang.t('gang')} {tl.label(tile, ascii)}", "gang", True))
+                    label = f"{lang.t('gang')} {tl.label(tile, ascii)}"
+                    chips.append(("k", label, f"gang:{tile}", True))
                 if prompt.tiles_for("ready"):
                     label = lang.t("ready_on") if self.declare else lang.t("ready")
                     chips.append(("b", label, "declare", self.declare))
@@ -301,9 +302,15 @@ class TableScreen(Screen[None]):
             self.do(actions[event.button.id])
 
     def do(self, action: str) -> None:
-        """Run one of this screen's actions by name (from a chip or a button)."""
-        method = getattr(self, f"action_{action}", None)
-        if method is not None:
+        """Run one of this screen's actions by name (from a chip or a button); `gang:2m` names
+        the tile too."""
+        name, _, arg = action.partition(":")
+        method = getattr(self, f"action_{name}", None)
+        if method is None:
+            return
+        if arg:
+            method(arg)
+        else:
             method()
 
     def action_move(self, delta: int) -> None:
@@ -349,7 +356,7 @@ class TableScreen(Screen[None]):
         if prompt is not None and prompt.is_claim:
             self._claim("pass")
 
-    def action_gang(self) -> None:
+    def action_gang(self, tile: str | None = None) -> None:
         prompt = self.zapp.view.prompt
         if prompt is None or not prompt.offers("gang"):
             self.app.bell()
@@ -357,6 +364,9 @@ class TableScreen(Screen[None]):
         tiles = prompt.tiles_for("gang")
         if prompt.is_claim or not tiles:
             self.zapp.act(Choice("gang"))
+            return
+        if tile in tiles:
+            self.zapp.act(Choice("gang", tile))
             return
         hand = self.hand()
         here = hand[self.cursor] if hand and self.cursor < len(hand) else None
