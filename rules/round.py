@@ -400,6 +400,10 @@ class Round:
             return "passed_win", "you passed a win: no win on a discard until your next draw (过水)"
         if self.opts.no_pinghu_after_diandou and self._after_diandou():
             return "after_diandou", "平胡 may not win on the discard right after its discarder's 点豆"
+        if self.opts.pass_gangs == "concealed_or_added":
+            return "no_pass", (
+                "平胡 on a discard needs a pass (a 闷豆 or 转弯豆); without one it wins only by 自摸"
+            )
         return "no_pass", "平胡 on a discard needs a pass (a 豆); without one it wins only by 自摸"
 
     # ----- turn actions -----
