@@ -193,6 +193,14 @@ ITEMS: dict[str, tuple[str, str]] = {
     "baopai": ("包牌", "包牌"),
 }
 
+# Why a 豆 did not score (the server's words) → (zh, en).
+DOU_WHY: dict[str, tuple[str, str]] = {
+    "holder not ready": ("未叫牌", "holder not ready"),
+    "憨包豆 scores nothing": ("憨包豆不计分", "憨包豆 scores nothing"),
+    "voided by 热炮": ("热炮作废", "voided by 热炮"),
+    "全烧": ("全烧", "全烧: burned"),
+}
+
 PATTERNS_EN: dict[str, str] = {
     "平胡": "平胡 plain",
     "大对子": "大对子 all pungs",
@@ -236,6 +244,10 @@ class Lang:
         """A settlement item (`hand`, `dou`, `chicken`, …) by name."""
         pair = ITEMS.get(item)
         return pair[self._index] if pair is not None else item
+
+    def dou_why(self, why: str) -> str:
+        pair = DOU_WHY.get(why)
+        return pair[self._index] if pair is not None else why
 
     def pattern(self, name: str) -> str:
         """A pattern's display name (its Chinese name; glossed in English)."""

@@ -106,7 +106,7 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
         for d in sheet.dou:
             what = Text(dou_names.get(d.dou or "", d.dou or d.kind) + " ")
             what.append_text(tl.text(d.tile, ascii))
-            what.append("  ✓ " + lang.t("dou_scores") if d.scores else f"  ✗ {d.why}",
+            what.append("  ✓ " + lang.t("dou_scores") if d.scores else f"  ✗ {lang.dou_why(d.why)}",
                         style="green" if d.scores else DIM)  # fmt: skip
             dou.add_row(Text(name(d.seat), style=BOLD), what)
         parts.append(dou)
