@@ -171,7 +171,7 @@ def banner_text(view: View, lang: Lang) -> Text | None:
     if view.status in ("connected", "idle"):
         return None
     out = conn_text(view, lang)
-    if view.status == "reconnecting" and view.table_id is not None:
+    if view.status == "reconnecting" and view.table_id is not None and view.match_end is None:
         out.append("  " + lang.t("seat_kept" if view.seat is not None else "resume_watch"))
     elif view.status == "closed":
         out.append("  " + lang.t("quit_hint"))
