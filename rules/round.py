@@ -751,7 +751,18 @@ class Round:
             self.flip = self.wall[self.front]
             self._emit(Flipped(self.flip))
         self.result = settle(self)
-        self._emit(RoundEnded(self.result.to_dict()))
+        self._emit(RoundEnded({**self.result.to_dict(), **self.revealed()}))
+
+    def revealed(self) -> dict[str, object]:
+        """Every hand and meld, shown to all once the round is over (暗杠 tiles included)."""
+        return {
+            "hands": [[tile_name(k) for k in _kinds(h)] for h in self.hands],
+            "melds": [
+                [{"kind": m.kind, "tile": tile_name(m.tile), "from": m.from_seat, "dou": m.dou}
+                 for m in row]
+                for row in self.melds
+            ],
+        }  # fmt: skip
 
     def _emit(self, event: Event) -> None:
         self.events.append(event)
