@@ -481,7 +481,14 @@ class Round:
         self.claim_dihu = seat == self.dealer and self.discard_count[seat] == 1 and not self.any_claim
         self.claim_declared = self.declared[seat]
         options: dict[int, tuple[str, ...]] = {}
+        lo, hi = NEAR[tile]
         for other in OTHERS[seat]:
+            hand = self.hands[other]
+            # The common case first: no pair of the tile and nothing it could complete.
+            if hand[tile] < 2 and (
+                not any(hand[lo:hi]) or not self.wait_mask(other) >> tile & 1
+            ):
+                continue
             opts = self._claim_options(other, tile, seat)
             if opts:
                 options[other] = opts
@@ -531,14 +538,7 @@ class Round:
 
     def _claim_options(self, seat: int, tile: int, from_seat: int) -> tuple[str, ...]:
         hand = self.hands[seat]
-        if hand[tile] < 2:
-            # A tile can only complete a hand next to or on a tile of that hand: skip the rest.
-            lo, hi = NEAR[tile]
-            if not any(hand[lo:hi]):
-                return ()
         wins = self.wait_mask(seat) >> tile & 1
-        if not wins and hand[tile] < 2:
-            return ()
         opts: list[str] = []
         if wins:
             counts = list(hand)

@@ -207,6 +207,9 @@ def bench_hands(n: int, seed: int, repeat: int) -> dict[str, Any]:
 # --- rounds --------------------------------------------------------------------------------------
 
 
+WARMUP_ROUNDS = 500
+
+
 def bench_rounds(n: int, seed: int, repeat: int, ruleset: str) -> dict[str, Any]:
     """Play `n` rounds with four bots, in `repeat` timed chunks; rate is the chunks' median."""
     from rules.bot import Bot
@@ -222,6 +225,14 @@ def bench_rounds(n: int, seed: int, repeat: int, ruleset: str) -> dict[str, Any]
     chunks = min(repeat, n)
     rates: list[float] = []
     done = 0
+    # Warm-up, untimed: the bot's per-suit caches fill in the first few hundred rounds, and a
+    # server plays for hours; the rate asked for is the steady one.
+    for i in range(min(n, WARMUP_ROUNDS)):
+        w = Round.deal(opts, seed=f"bench-warmup-{seed}-{i}", dealer=i % 4)
+        warm_bots = [Bot(f"bench-warmup-{seed}-{i}-{s}") for s in range(4)]
+        while w.phase is not Phase.OVER:
+            seat = w.awaiting()[0]
+            w.apply(warm_bots[seat].choose(w, seat))
     for c in range(chunks):
         size = n * (c + 1) // chunks - done
         start = time.perf_counter_ns()
