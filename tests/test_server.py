@@ -647,3 +647,21 @@ async def test_a_fault_in_one_table_freezes_it_and_nothing_else(
     await host.send({"type": "start"})
     end = await play(host, other, on_frame=checked, timeout=30)
     assert end["reason"] == "finished"
+
+
+async def test_stopping_the_server_records_unfinished_matches_and_says_going_away(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "z.db"
+    async with running_server(db) as (url, server):
+        host, joined, player = await open_table(url, rounds=4, **FAST)
+        await host.send({"type": "start"})
+        await until_prompt(host, player)
+    with pytest.raises(ConnectionClosed):
+        while True:
+            await host.recv(5)
+    assert host.ws.close_code == 1001
+    ended = [f for f in host.received if f["type"] == "match_ended"]
+    assert ended and ended[0]["reason"] == "abandoned"
+    row = table_row(db, joined["table"])
+    assert row is not None and row["state"] == "abandoned" and row["rounds_played"] == 1
