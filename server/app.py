@@ -161,7 +161,7 @@ class Server:
     async def handler(self, ws: ServerConnection) -> None:
         conn = WsConn(ws, self.outbox)
         self.conns.add(conn)
-        rate = RateLimit(self.rate_burst, self.rate_per_second)
+        rate = conn.rate = RateLimit(self.rate_burst, self.rate_per_second)
         try:
             try:
                 async with asyncio.timeout(self.hello_timeout):

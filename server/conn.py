@@ -44,6 +44,10 @@ class RateLimit:
         self.tokens = burst
         self.stamp = time.monotonic()
 
+    def refund(self) -> None:
+        """Give back the token a message took (a move the table accepted)."""
+        self.tokens = min(self.burst, self.tokens + 1)
+
     def take(self) -> bool:
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.per_second)
@@ -67,6 +71,7 @@ class Conn:
         self.seat: int | None = None
         self.closed = False
         self.closing: asyncio.Task[None] | None = None
+        self.rate: RateLimit | None = None  # None: not limited (the server's own bots)
 
     def send(self, text: str) -> None:
         """Hand a frame to the transport; never waits."""

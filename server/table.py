@@ -507,6 +507,10 @@ class Table:
         except IllegalAction as err:
             self._error(conn, err.code, err.message, msg.type)
             return
+        if conn.rate is not None:
+            # A move the table accepted answers a prompt the server sent: it does not count
+            # against the rate limit, so a quick bot at a quick table is never cut off.
+            conn.rate.refund()
         elapsed = self.loop.time() - seat.prompt_at
         if seat.prompted_seq == answered and elapsed > self.s.turn_seconds:
             seat.bank = max(0.0, seat.bank - (elapsed - self.s.turn_seconds))

@@ -665,3 +665,22 @@ async def test_stopping_the_server_records_unfinished_matches_and_says_going_awa
     assert ended and ended[0]["reason"] == "abandoned"
     row = table_row(db, joined["table"])
     assert row is not None and row["state"] == "abandoned" and row["rounds_played"] == 1
+
+
+async def test_accepted_moves_do_not_count_against_the_rate_limit(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "z.db", rate_burst=8, rate_per_second=1) as (url, _):
+        host, joined, player = await open_table(url, rounds=2, **FAST)
+        await host.send({"type": "start"})
+        sent: list[dict[str, Any]] = []
+        started = asyncio.get_running_loop().time()
+        end = await play(host, player, on_frame=checked, on_send=sent.append, timeout=30)
+        took = asyncio.get_running_loop().time() - started
+        assert end["reason"] == "finished" and not player.errors
+        assert len(sent) > 8 + took * 1 + 10, "more moves than the limit would let through"
+        # Refused moves still count: a burst of stale ones is cut off.
+        for _ in range(12):
+            await host.send({"type": "act", "seq": 1, "act": "pass"})
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await host.recv(5)
+        assert host.ws.close_code == 1008
