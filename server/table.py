@@ -268,23 +268,28 @@ class Table:
                 conn, codes.ALREADY_STARTED, "the match has started: watch it instead", msg.type
             )
             return
-        if msg.seat is not None:
-            if self.seats[msg.seat].kind != "empty":
-                self._error(conn, codes.SEAT_TAKEN, f"seat {msg.seat} is taken", msg.type)
-                return
-            index = msg.seat
-        else:
-            free = [i for i, seat in enumerate(self.seats) if seat.kind == "empty"]
-            if not free:
-                self._error(conn, codes.TABLE_FULL, "all four seats are taken", msg.type)
-                return
-            index = free[0]
+        index = self._free_seat(conn, msg.seat, msg.type)
+        if index is None:
+            return
         seat = self.seats[index]
         seat.name, seat.kind, seat.conn = conn.name, "human", conn
         seat.token = self.server.new_token(self)
         conn.table, conn.seat = self, index
         await self._table_changed(exclude=conn)
         self._welcome_member(conn, index, seat.token)
+
+    def _free_seat(self, conn: Conn, wanted: int | None, ref: str) -> int | None:
+        """The seat asked for, or the first free one; None (and an error) if there is none."""
+        if wanted is not None:
+            if self.seats[wanted].kind == "empty":
+                return wanted
+            self._error(conn, codes.SEAT_TAKEN, f"seat {wanted} is taken", ref)
+            return None
+        free = [i for i, seat in enumerate(self.seats) if seat.kind == "empty"]
+        if free:
+            return free[0]
+        self._error(conn, codes.TABLE_FULL, "all four seats are taken", ref)
+        return None
 
     def _welcome_member(self, conn: Conn, seat: int | None, token: str | None) -> None:
         self._send(
@@ -410,17 +415,9 @@ class Table:
         if self.state != "waiting":
             self._error(conn, codes.ALREADY_STARTED, "the match has started", msg.type)
             return
-        if msg.seat is not None:
-            if self.seats[msg.seat].kind != "empty":
-                self._error(conn, codes.SEAT_TAKEN, f"seat {msg.seat} is taken", msg.type)
-                return
-            index = msg.seat
-        else:
-            free = [i for i, seat in enumerate(self.seats) if seat.kind == "empty"]
-            if not free:
-                self._error(conn, codes.TABLE_FULL, "all four seats are taken", msg.type)
-                return
-            index = free[0]
+        index = self._free_seat(conn, msg.seat, msg.type)
+        if index is None:
+            return
         seat = self.seats[index]
         seat.kind, seat.name = "bot", f"Bot-{index + 1}"
         seat.token = self.server.new_token(self)
