@@ -8,12 +8,15 @@ shanten), keeping its 幺鸡/乌骨鸡 when the choice is otherwise even. Determ
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
 from rules.actions import Action
 from rules.hand import is_win_counts
-from rules.round import Phase, Round, legal_actions
+from rules.options import RuleOptions
+from rules.patterns import Meld, ready_waits
+from rules.round import Phase, Round
 from rules.tiles import WUGUJI, YAOJI
 from rules.wall import SplitMix64
 
@@ -183,64 +186,114 @@ def _keep(kind: int, info: RowInfo) -> int:
     return info.keep[kind % 9] + (CHICKEN_KEEP if kind in (YAOJI, WUGUJI) else 0)
 
 
+@dataclass(slots=True)
+class SeatView:
+    """What one seat knows when it must act: all the bot reads. A protocol client fills it from
+    the frames it was sent (`server/bot_client.py`); `SeatView.of(round, seat)` from a `Round`.
+
+    `offered` is the claim window's options for this seat (`hu`, `pong`, `gang`), empty on turn.
+    """
+
+    seat: int
+    opts: RuleOptions
+    on_turn: bool
+    hand: list[int]  # 27 counts
+    melds: list[Meld]
+    drawn: int | None = None
+    after_pong: bool = False
+    declared: bool = False
+    discard_count: int = 0
+    any_claim: bool = False
+    passed: bool = False  # passed a win since the last own draw (过水 / 包牌)
+    wall_left: int = 0
+    claim_tile: int | None = None
+    offered: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, r: Round, seat: int) -> SeatView:
+        on_turn = r.phase is Phase.TURN and seat == r.turn
+        return cls(
+            seat, r.opts, on_turn, r.hands[seat], r.melds[seat], r.drawn, r.after_pong,
+            r.declared[seat], r.discard_count[seat], r.any_claim, r.passed[seat], r.wall_left,
+            r.claim_tile, () if on_turn else r.claim_options.get(seat, ()),
+        )  # fmt: skip
+
+
+def may_declare(v: SeatView, tile: int) -> bool:
+    """报听/天听 with this discard (§8.4, §12.26): the same test as `Round.may_declare_with`."""
+    if (
+        v.opts.declare == "none"
+        or v.after_pong
+        or v.any_claim
+        or v.discard_count
+        or v.declared
+        or not v.hand[tile]
+    ):
+        return False
+    hand = list(v.hand)
+    hand[tile] -= 1
+    return bool(ready_waits(hand, v.melds))
+
+
 class Bot:
-    """`Bot(seed).choose(round, seat)` → one of `legal_actions(round, seat)`."""
+    """`Bot(seed).choose(round, seat)` → one of `legal_actions(round, seat)`;
+    `Bot(seed).choose_for(view)` decides the same from a seat's own view."""
 
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = SplitMix64(seed)
 
     def choose(self, r: Round, seat: int) -> Action:
-        if r.phase is Phase.TURN and seat == r.turn:
-            return self._turn(r, seat)
-        legal = legal_actions(r, seat)
-        if not legal:
+        view = SeatView.of(r, seat)
+        if not view.on_turn and not view.offered and seat not in r.claim_options:
             raise ValueError(f"seat {seat} has nothing to do now")
-        return self._answer(r, seat, {a.act for a in legal})
+        return self.choose_for(view)
 
-    def _turn(self, r: Round, seat: int) -> Action:
-        """The common turn, decided without listing every legal action (the same rules as
-        `legal_actions`, which the tests hold it to)."""
-        hand = r.hands[seat]
-        melds = r.melds[seat]
-        if not r.after_pong and is_win_counts(hand, len(melds)):
+    def choose_for(self, v: SeatView) -> Action:
+        return self._turn(v) if v.on_turn else self._answer(v)
+
+    def _turn(self, v: SeatView) -> Action:
+        """The turn, decided with the same rules as `legal_actions` (the tests hold it to them)."""
+        seat, hand, melds = v.seat, v.hand, v.melds
+        if not v.after_pong and is_win_counts(hand, len(melds)):
             return Action(seat, "hu")
-        if r.declared[seat]:
-            return Action(seat, "discard", r.drawn)
-        if not r.after_pong and r.wall_left > 0:
+        if v.declared and v.drawn is not None:
+            return Action(seat, "discard", v.drawn)
+        if not v.after_pong and not v.declared and v.wall_left > 0:
             if 4 in hand:
                 return Action(seat, "gang", hand.index(4))
             for m in melds:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
-        choice = self._best_discard(r, seat)
-        if r.discard_count[seat] == 0 and r.may_declare_with(seat, choice):
+        choice = self._best_discard(hand, len(melds))
+        if v.discard_count == 0 and may_declare(v, choice):
             return Action(seat, "ready", choice)  # 报听/天听 with the first discard
         return Action(seat, "discard", choice)
 
-    def _answer(self, r: Round, seat: int, acts: set[str]) -> Action:
-        void = r.opts.pass_win == "penalty" and r.passed[seat]
+    def _answer(self, v: SeatView) -> Action:
+        seat, acts = v.seat, v.offered
+        void = v.opts.pass_win == "penalty" and v.passed
         if "hu" in acts and not void:
             return Action(seat, "hu")
         if "gang" in acts:
             return Action(seat, "gang")
-        if "pong" in acts and self._pong_helps(r, seat):
+        if "pong" in acts and self._pong_helps(v):
             return Action(seat, "pong")
         return Action(seat, "pass")
 
-    def _pong_helps(self, r: Round, seat: int) -> bool:
-        tile = r.claim_tile
+    @staticmethod
+    def _pong_helps(v: SeatView) -> bool:
+        tile = v.claim_tile
         assert tile is not None
-        hand = list(r.hands[seat])
-        n = len(r.melds[seat])
+        hand = list(v.hand)
+        n = len(v.melds)
         before = shanten(hand, n)
         hand[tile] -= 2
         after, _ = best_discards(hand, n + 1)
         return after < before
 
-    def _best_discard(self, r: Round, seat: int) -> int:
+    def _best_discard(self, hand: list[int], n_melds: int) -> int:
         """The discard that keeps the hand closest to ready; ties keep connected tiles and
         chickens, then the seed decides."""
-        hand = r.hands[seat]
         infos = _rows(hand)
         lonely = [
             s * 9 + rank
@@ -251,7 +304,7 @@ class Bot:
         if lonely:  # an isolated single never helps: discarding it keeps the best shanten
             candidates = lonely
         else:
-            _, candidates = best_discards(hand, len(r.melds[seat]), infos)
+            _, candidates = best_discards(hand, n_melds, infos)
         if len(candidates) > 1:
             keeps = [_keep(k, infos[k // 9]) for k in candidates]
             least = min(keeps)

@@ -290,7 +290,7 @@ class Round:
 
     def may_declare_with(self, seat: int, tile: int) -> bool:
         """报听/天听 with this discard (§8.4, §12.26): the first discard, no claim yet by anyone,
-        and the hand ready after it. (`seat` is on turn and not yet declared.)"""
+        and the hand ready after it."""
         hand = self.hands[seat]
         if (
             self.opts.declare == "none"
@@ -301,10 +301,9 @@ class Round:
             or not hand[tile]
         ):
             return False
-        hand[tile] -= 1
-        ready = bool(ready_waits(hand, self.melds[seat]))
-        hand[tile] += 1
-        return ready
+        after = list(hand)
+        after[tile] -= 1
+        return bool(ready_waits(after, self.melds[seat]))
 
     def _is_plain_ready(self, a: Action) -> bool:
         return (

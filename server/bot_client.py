@@ -5,46 +5,20 @@ it returns the frame to send back, if any. It knows only what its seat is shown 
 and draws and the public record — exactly what an external bot program would know. The server's
 own bots (`add_bot`) run it over an in-process pipe; `zhuoji loadtest` runs it over websockets.
 
-`rules.bot.Bot.choose(round, seat)` reads a `Round`; a seat's view is not one, so `_SeatView`
-offers the few fields the policy and `legal_actions` read for the seat on prompt, filled from the
-view. The prompt's own list of legal actions stays the authority: if the policy's pick is not on
-it (the view and the engine disagree), the bot plays the prompt's default and counts a fallback.
+The policy decides from a `rules.bot.SeatView`, filled here from what the seat was shown. The
+prompt's own list of legal actions stays the authority: if the policy's pick is not on it (the
+view and the engine disagree), the bot plays the prompt's default and counts a fallback.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
-from rules.bot import Bot
+from rules.bot import Bot, SeatView
 from rules.options import RuleOptions, make_options
 from rules.patterns import Meld
-from rules.round import Phase, Round
+from rules.round import Phase
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
-
-
-class _SeatView:
-    """Duck-types the parts of `rules.round.Round` that `legal_actions` and `Bot` read."""
-
-    def __init__(self, player: BotPlayer, phase: Phase, offered: tuple[str, ...]) -> None:
-        seat = player.seat
-        assert seat is not None and player.opts is not None
-        empty = [0] * NUM_KINDS
-        self.opts = player.opts
-        self.phase = phase
-        self.turn = seat if phase is Phase.TURN else (player.claim_from or 0)
-        self.hands = [list(player.hand) if s == seat else list(empty) for s in range(4)]
-        self.melds = [list(player.melds) if s == seat else [] for s in range(4)]
-        self.drawn = player.drawn
-        self.after_pong = player.after_pong
-        self.declared = [player.declared if s == seat else False for s in range(4)]
-        self.wall_left = player.wall_left
-        self.any_claim = player.any_claim
-        self.discard_count = [player.discard_count if s == seat else 0 for s in range(4)]
-        self.claim_options = {seat: offered} if phase is not Phase.TURN else {}
-        self.claim_answers: dict[int, Any] = {}
-        self.claim_tile = player.claim_tile
-        self.claim_from = player.claim_from
-        self.passed = [player.passed if s == seat else False for s in range(4)]
 
 
 class BotPlayer:
@@ -63,7 +37,8 @@ class BotPlayer:
         self.seq = 0
         self.opts: RuleOptions | None = None
         self.errors: list[dict[str, Any]] = []
-        self.fallbacks = 0
+        self.fallbacks = 0  # moves where the policy's pick was not offered (or it failed)
+        self.policy_errors: list[str] = []
         self.finished: dict[str, Any] | None = None
         self.round_nets: list[list[int]] = []
         self._reset_round()
@@ -209,11 +184,11 @@ class BotPlayer:
     def _on_prompt(self, f: dict[str, Any]) -> dict[str, Any]:
         offered = {(a["act"], a.get("tile")) for a in f["actions"]}
         default = (f["default"]["act"], f["default"].get("tile"))
-        choice = default
         try:
             choice = self._choose(f, offered)
-        except Exception:
-            choice = default
+        except Exception as err:  # the policy failed: play the default, but count it
+            self.policy_errors.append(f"{type(err).__name__}: {err}")
+            choice = ("", None)
         if choice not in offered:
             self.fallbacks += 1
             choice = default
@@ -232,7 +207,13 @@ class BotPlayer:
         on_turn = any(act == "discard" for act, _ in offered)
         phase = Phase.TURN if on_turn else self.window
         claims = tuple(sorted({act for act, _ in offered if act != "pass"}))
-        view = _SeatView(self, phase, claims)
-        assert self.seat is not None
-        action = self.policy.choose(cast(Round, view), self.seat)
+        assert self.seat is not None and self.opts is not None
+        view = SeatView(
+            seat=self.seat, opts=self.opts, on_turn=phase is Phase.TURN, hand=list(self.hand),
+            melds=list(self.melds), drawn=self.drawn, after_pong=self.after_pong,
+            declared=self.declared, discard_count=self.discard_count, any_claim=self.any_claim,
+            passed=self.passed, wall_left=self.wall_left, claim_tile=self.claim_tile,
+            offered=() if phase is Phase.TURN else claims,
+        )  # fmt: skip
+        action = self.policy.choose_for(view)
         return action.act, None if action.tile is None else tile_name(action.tile)

@@ -669,7 +669,7 @@ async def test_stopping_the_server_records_unfinished_matches_and_says_going_awa
 
 async def test_accepted_moves_do_not_count_against_the_rate_limit(tmp_path: Path) -> None:
     async with running_server(tmp_path / "z.db", rate_burst=8, rate_per_second=1) as (url, _):
-        host, joined, player = await open_table(url, rounds=2, **FAST)
+        host, joined, player = await open_table(url, rounds=4, **FAST)
         await host.send({"type": "start"})
         sent: list[dict[str, Any]] = []
         started = asyncio.get_running_loop().time()
