@@ -56,6 +56,7 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "won_rob": ("{name} 抢杠胡 {tile}：{pattern}", "{name} robs the 杠 on {tile}: {pattern}"),
     "exhausted": ("荒庄：牌已摸完", "荒庄: the wall is empty"),
+    "hand_revealed": ("手牌", "hand"),
     "round_over": ("本局结束 — 按 s 看结算", "Round over — s for the settlement"),
     "next_round": ("下一局即将开始…", "next round starting…"),
     # prompts
@@ -144,6 +145,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "sit_here": ("坐这里", "Sit here"),
     # settlement
     "settlement": ("第{n}局结算", "Round {n} settlement"),
+    "sheet": ("结算", "settlement"),
     "flip": ("翻牌", "Flip"),
     "no_flip": ("不翻牌", "no flip"),
     "flip_makes": ("{tile} → 鸡：{chickens}", "{tile} → chicken: {chickens}"),
@@ -165,7 +167,13 @@ TEXT: dict[str, tuple[str, str]] = {
     "payer_payee": ("付 → 收", "payer → payee"),
     "item": ("项", "item"),
     "amount": ("数", "amount"),
-    "detail": ("明细", "detail"),
+    "detail": ("说明", "note"),
+    "hands": ("手牌", "Hands"),
+    "discarded": ("打出", "discarded"),
+    "win_mark_zimo": ("自摸", "自摸"),
+    "win_mark_discard": ("胡", "胡"),
+    "win_mark_rob": ("抢杠", "抢杠"),
+    "chicken_mark": ("下划线 = 计鸡的牌", "underlined: tiles counted as chickens"),
     # match summary
     "match_over": ("比赛结束", "Match over"),
     "match_abandoned": ("比赛中止", "Match abandoned"),
@@ -182,15 +190,23 @@ TEXT: dict[str, tuple[str, str]] = {
     "quit_confirm": ("再按一次 q 退出", "Press q again to quit"),
 }
 
+# Payment kinds (the `kind` of a payment) → (zh, en).
 ITEMS: dict[str, tuple[str, str]] = {
     "hand": ("胡牌", "hand"),
-    "dou": ("豆", "豆"),
-    "chicken": ("鸡", "鸡"),
-    "baoji": ("包鸡", "包鸡"),
-    "zeren": ("责任鸡", "责任鸡"),
-    "repao": ("热炮", "热炮"),
-    "chajiao": ("查叫", "查叫"),
-    "baopai": ("包牌", "包牌"),
+    "repao": ("热炮", "热炮 hot discard"),
+    "baopai": ("包牌", "包牌 void win"),
+    "dou": ("豆", "豆 kong"),
+    "chicken": ("鸡", "鸡 chickens"),
+    "baoji": ("包鸡", "包鸡 exposed"),
+    "zeren": ("责任鸡", "责任鸡 fed chicken"),
+    "chajiao": ("查叫", "查叫 not ready"),
+}
+
+# How a hand was won, after a hand payment's label → (zh, en).
+HOW: dict[str, tuple[str, str]] = {
+    "zimo": ("自摸", "自摸"),
+    "discard": ("点炮", "on discard"),
+    "rob": ("抢杠", "抢杠 rob"),
 }
 
 # Why a 豆 did not score (the server's words) → (zh, en).
@@ -241,9 +257,18 @@ class Lang:
         return text.format(**fields) if fields else text
 
     def item(self, item: str) -> str:
-        """A settlement item (`hand`, `dou`, `chicken`, …) by name."""
+        """A payment kind (`hand`, `repao`, `dou`, `chicken`, `zeren`, …) by name.
+
+        >>> Lang("zh").item("zeren"), Lang("en").item("chajiao"), Lang("en").item("new")
+        ('责任鸡', '查叫 not ready', 'new')
+        """
         pair = ITEMS.get(item)
         return pair[self._index] if pair is not None else item
+
+    def how(self, how: str) -> str:
+        """How a hand was won (`zimo`, `discard`, `rob`)."""
+        pair = HOW.get(how)
+        return pair[self._index] if pair is not None else how
 
     def dou_why(self, why: str) -> str:
         pair = DOU_WHY.get(why)

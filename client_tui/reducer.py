@@ -273,13 +273,16 @@ def _table_event(view: View, m: Any) -> View:
         return view
     r = view.round
     if isinstance(m, RoundEnded):
-        res = ResultV(r.round_no, m.result, tuple(m.scores), r.dealer, r.winners)
+        res = ResultV(r.round_no, m.result, tuple(m.scores), r.dealer, r.winners, r.discards)
         table = view.table
         if table is not None:
             table = replace(table, scores=tuple(m.scores))
-        return replace(view, round=replace(r, phase="over"), result=res,
-                       history=view.history + (res,), scores=tuple(m.scores),
-                       table=table)  # fmt: skip
+        # Everything is shown once the round is over: every hand, and the 暗杠 tiles.
+        over = replace(r, phase="over", hands=res.hands)
+        if (melds := res.melds) is not None:
+            over = replace(over, melds=melds)
+        return replace(view, round=over, result=res, history=view.history + (res,),
+                       scores=tuple(m.scores), table=table)  # fmt: skip
     return replace(view, round=_round_event(r, m, view.seat))
 
 

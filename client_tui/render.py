@@ -107,6 +107,11 @@ def seat_text(view: View, seat: int, ascii: bool, lang: Lang) -> Text:
             style=Style(bold=True, color="#f0c040"),
         )
         out.append_text(tl.tiles_text(won.hand, ascii))
+    elif r.hands is not None and seat != view.seat:
+        # The round is over: every hand is shown.
+        out.append("\n   ")
+        out.append(lang.t("hand_revealed") + " ", style=DIM)
+        out.append_text(tl.tiles_text(r.hands[seat], ascii))
     out.append("\n   ")
     out.append_text(discards_text(r, seat, ascii))
     return out

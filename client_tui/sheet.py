@@ -1,6 +1,7 @@
-"""The round settlement sheet, worked out from the server's result (`Settlement.to_dict()`):
-the flip and the chicken it makes, each seat's chickens, the 豆, every payment, and each seat's
-total per item, which must add up to the nets the server sent.
+"""The round settlement sheet, worked out from the server's result (`Settlement.to_dict()` and the
+revealed hands and melds): every seat's final hand, the flip and the chicken it makes, each seat's
+chickens, the 豆, every payment (payer, payee, `kind`, amount; the engine's `detail` only as a
+note), and each seat's total per kind, which must add up to the nets the server sent.
 
 Pure: the settlement screen only lays this out.
 
@@ -14,13 +15,16 @@ Pure: the settlement screen only lays this out.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from client_tui.view import ResultV, WinV
+from client_tui.view import MeldV, ResultV, WinV
 from rules.tiles import WUGUJI, YAOJI, next_kind, parse_tile, prev_kind, tile_name
 
 ITEM_ORDER = ("hand", "repao", "baopai", "chajiao", "dou", "chicken", "zeren", "baoji")
+"""The payment kinds, in the order the sheet lists their totals (others follow, sorted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +60,33 @@ class DouRow:
 
 @dataclass(frozen=True, slots=True)
 class PaymentRow:
+    """One payment. `kind` is the fine label (hand, repao, baopai, dou, chicken, baoji, zeren,
+    chajiao), `item` the engine's coarser one; `how` says how the payee won, for a hand payment
+    (zimo, discard, rob) when the client saw the win."""
+
     payer: int
     payee: int
-    item: str
+    kind: str
     amount: int
     detail: str
+    item: str = ""
+    how: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandRow:
+    """A seat's hand as revealed at the end: the concealed tiles, sorted, without the winning
+    tile; the melds, 暗杠 tiles shown; for a winner the winning tile and how it came; the tiles
+    the seat's chicken lines count, to mark them; and its unclaimed discards of those tiles (they
+    count too, except under chuan rules)."""
+
+    seat: int
+    tiles: tuple[str, ...]
+    melds: tuple[MeldV, ...]
+    win_tile: str | None = None
+    how: str | None = None
+    chickens: frozenset[str] = frozenset()
+    discarded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,19 +110,35 @@ class Sheet:
     chickens: tuple[ChickenRow, ...]
     dou: tuple[DouRow, ...]
     payments: tuple[PaymentRow, ...]
-    items: tuple[str, ...]
-    by_item: dict[str, tuple[int, ...]]
+    items: tuple[str, ...]  # the payment kinds present, in ITEM_ORDER
+    by_item: dict[str, tuple[int, ...]]  # kind → each seat's signed total
     net: tuple[int, ...]
     computed: tuple[int, ...]
     ready: tuple[bool, ...]
     next_dealer: int
     next_streak: int
     scores: tuple[int, ...]
+    hands: tuple[HandRow, ...] = ()
 
     @property
     def adds_up(self) -> bool:
         """The payments add up to the nets, and the nets to zero."""
         return self.computed == self.net and sum(self.net) == 0
+
+
+_SEAT = re.compile(r"\bseat ([0-3])\b")
+_TILE = re.compile(r"(?<![0-9A-Za-z])([1-9][mps])(?![0-9A-Za-z])")
+
+
+def payment_note(detail: str, name: Callable[[int], str], tile: Callable[[str], str]) -> str:
+    """The engine's `detail` as a note for the sheet: its seat numbers (0–3) as player names and
+    its tiles as the interface shows them.
+
+    >>> payment_note("点豆 3s (fed by seat 3)", lambda s: f"P{s + 1}", lambda t: t.upper())
+    '点豆 3S (fed by P4)'
+    """
+    detail = _SEAT.sub(lambda m: name(int(m.group(1))), detail)
+    return _TILE.sub(lambda m: tile(m.group(1)), detail)
 
 
 def flip_chickens(flip: str | None, chickens: str) -> tuple[tuple[str, str], ...]:
@@ -128,34 +170,63 @@ def _winners(result: dict[str, Any], wins: tuple[WinV, ...]) -> tuple[WinLine, .
     return tuple(out)
 
 
+def _hand_rows(res: ResultV, winners: tuple[WinLine, ...], chickens: tuple[ChickenRow, ...],
+               chickens_rule: str) -> tuple[HandRow, ...]:  # fmt: skip
+    """Each seat's revealed hand; () when the result does not reveal them."""
+    hands, melds = res.hands, res.melds
+    if hands is None:
+        return ()
+    marks = {row.seat: frozenset(ln.tile for ln in row.lines) for row in chickens}
+    rows = []
+    for seat in range(4):
+        mine = marks.get(seat, frozenset())
+        discarded: tuple[str, ...] = ()
+        if chickens_rule != "chuan" and len(res.discards) == 4:
+            discarded = tuple(d.tile for d in res.discards[seat]
+                              if not d.claimed and d.tile in mine)  # fmt: skip
+        tiles = list(hands[seat])
+        win = next((w for w in winners if w.seat == seat), None)
+        tile = win.tile if win is not None else None
+        how = win.how if win is not None else None
+        if how == "zimo" and tile is not None and tile in tiles:
+            tiles.remove(tile)  # a 自摸 hand holds the winning tile: shown apart, marked
+        rows.append(HandRow(seat, tuple(tiles), melds[seat] if melds is not None else (),
+                            tile, how, mine, discarded))  # fmt: skip
+    return tuple(rows)
+
+
 def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
     """The sheet for one finished round."""
     result = res.result
     ready = tuple(bool(x) for x in result.get("ready", (False,) * 4))
-    payments = tuple(
-        PaymentRow(
-            p["from"], p["to"], p.get("kind", p["item"]), int(p["amount"]), str(p.get("detail", ""))
-        )
-        for p in result.get("payments", [])
-    )
+    winners = _winners(result, res.winners)
+    how = {w.seat: w.how for w in winners}
+    payments = []
+    for p in result.get("payments", []):
+        item = str(p.get("item", ""))
+        kind = str(p.get("kind") or item)
+        payments.append(
+            PaymentRow(int(p["from"]), int(p["to"]), kind, int(p["amount"]),
+                       str(p.get("detail", "")), item,
+                       how.get(int(p["to"])) if kind == "hand" else None)
+        )  # fmt: skip
     computed = [0, 0, 0, 0]
     per_item: dict[str, list[int]] = {}
     for p in payments:
         computed[p.payer] -= p.amount
         computed[p.payee] += p.amount
-        row = per_item.setdefault(p.item, [0, 0, 0, 0])
+        row = per_item.setdefault(p.kind, [0, 0, 0, 0])
         row[p.payer] -= p.amount
         row[p.payee] += p.amount
     items = tuple(i for i in ITEM_ORDER if i in per_item) + tuple(
         sorted(i for i in per_item if i not in ITEM_ORDER)
     )
-    winners = _winners(result, res.winners)
     winner_seats = {w.seat for w in winners}
     # 责任鸡 and 包鸡 per seat and tag, summed (a 包鸡 is paid to each collector in turn).
     extras: dict[int, dict[str, int]] = {s: {} for s in range(4)}
     for p in payments:
-        if p.item in ("zeren", "baoji"):
-            tag = "责任" if p.item == "zeren" else "包鸡"
+        if p.kind in ("zeren", "baoji"):
+            tag = "责任" if p.kind == "zeren" else "包鸡"
             extras[p.payee][tag] = extras[p.payee].get(tag, 0) + p.amount
             extras[p.payer][tag] = extras[p.payer].get(tag, 0) - p.amount
     chicken_rows = []
@@ -186,7 +257,7 @@ def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
         flip_makes=flip_chickens(flip, chickens_rule),
         chickens=tuple(chicken_rows),
         dou=dou_rows,
-        payments=payments,
+        payments=tuple(payments),
         items=items,
         by_item={k: tuple(v) for k, v in per_item.items()},
         net=res.net,
@@ -195,4 +266,5 @@ def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
         next_dealer=int(result.get("next_dealer", 0)),
         next_streak=int(result.get("next_streak", 0)),
         scores=res.scores,
+        hands=_hand_rows(res, winners, tuple(chicken_rows), chickens_rule),
     )

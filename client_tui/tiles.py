@@ -4,6 +4,10 @@
 ('幺鸡', '1s', '五筒')
 >>> face("9m", ascii=False), face("9m", ascii=True)
 (('九', '万'), ('9m', '  '))
+>>> grouped(["5p", "1s", "5m", "6m", "5p", "4s"], ascii=False).plain
+'五六万 五五筒 幺四条'
+>>> grouped(["5p", "1s", "5m", "6m", "5p", "4s"], ascii=True).plain
+'56m 55p 14s'
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ from rich.style import Style
 from rich.text import Text
 
 from rules.tiles import parse_tile, tile_zh
+
+SUITS = "mps"
+SUIT_ZH = {"m": "万", "p": "筒", "s": "条"}
 
 # 万 red, 筒 blue, 条 green: the colours of most printed sets.
 SUIT_COLOURS = {"m": "#d23c3c", "p": "#3b78d8", "s": "#2e9d4f"}
@@ -54,4 +61,22 @@ def tiles_text(tiles: list[str] | tuple[str, ...], ascii: bool, sep: str = " ") 
         if i:
             out.append(sep)
         out.append_text(text(t, ascii))
+    return out
+
+
+def grouped(tiles: list[str] | tuple[str, ...], ascii: bool, *,
+            marks: frozenset[str] = frozenset()) -> Text:  # fmt: skip
+    """A whole hand the way players write one: ranks grouped by suit (`五六万 幺四条`, or `56m 14s`),
+    sorted, each rank in its suit colour; a tile in `marks` is underlined."""
+    out = Text()
+    for suit in SUITS:
+        ranks = sorted(t for t in tiles if t[1] == suit)
+        if not ranks:
+            continue
+        if out:
+            out.append(" ")
+        for t in ranks:
+            rank = t[0] if ascii else tile_zh(parse_tile(t))[0]
+            out.append(rank, style=style(t) + Style(underline=t in marks))
+        out.append(suit if ascii else SUIT_ZH[suit], style=Style(color=SUIT_COLOURS[suit]))
     return out

@@ -22,6 +22,11 @@ Phase = Literal["turn", "claim", "rob", "over"]
 EMPTY4: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
+def _tile_key(tile: str) -> tuple[int, int]:
+    """Sort order of RULES.md §1: suit (m, p, s), then rank."""
+    return ("mps".index(tile[1]), int(tile[0]))
+
+
 @dataclass(frozen=True, slots=True)
 class SeatV:
     """Who sits at a seat (`kind` empty/human/bot), whether connected, whether 托管 (`auto`)."""
@@ -111,7 +116,8 @@ class RoundV:
     """The round in play, as this viewer may see it.
 
     `hand` is the viewer's own concealed hand, sorted, the drawn tile included (None for a
-    spectator); `drawn` is the tile just drawn (shown apart)."""
+    spectator); `drawn` is the tile just drawn (shown apart). Once the round is over, `hands` holds
+    every seat's hand and `melds` every 暗杠's tile, as `round_ended` reveals them."""
 
     round_no: int
     dealer: int
@@ -132,6 +138,7 @@ class RoundV:
     exhausted: bool = False
     flip: str | None = None
     last: LastAction | None = None
+    hands: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,18 +176,51 @@ class PromptV:
 
 @dataclass(frozen=True, slots=True)
 class ResultV:
-    """A finished round: the settlement dict (`rules.settle.Settlement.to_dict()`), and the
-    match scores after it."""
+    """A finished round: the settlement dict (`rules.settle.Settlement.to_dict()` with the
+    revealed hands and melds), the match scores after it, and the wins and discard rows the
+    client saw (a seat's unclaimed discards count among its chickens)."""
 
     round_no: int
     result: dict[str, Any]
     scores: tuple[int, ...]
     dealer: int = 0
     winners: tuple[WinV, ...] = ()
+    discards: tuple[tuple[DiscardV, ...], ...] = ()
 
     @property
     def net(self) -> tuple[int, ...]:
         return tuple(int(x) for x in self.result.get("net", EMPTY4))
+
+    @property
+    def hands(self) -> tuple[tuple[str, ...], ...] | None:
+        """Every seat's concealed hand at the end, as the server reveals it (a discard or 抢杠
+        winner's without the winning tile), sorted; None when the result does not carry them.
+
+        >>> ResultV(1, {"hands": [["2m", "1m"], [], [], []]}, EMPTY4).hands
+        (('1m', '2m'), (), (), ())
+        >>> ResultV(1, {}, EMPTY4).hands is None
+        True
+        """
+        hands = self.result.get("hands")
+        if not isinstance(hands, list) or len(hands) != 4:
+            return None
+        return tuple(tuple(sorted(h, key=_tile_key)) for h in hands)
+
+    @property
+    def melds(self) -> tuple[tuple[MeldV, ...], ...] | None:
+        """Every seat's melds at the end, 暗杠 tiles included; None when the result lacks them.
+
+        >>> ResultV(1, {"melds": [[{"kind": "an", "tile": "7p", "from": None, "dou": "men"}],
+        ...                       [], [], []]}, EMPTY4).melds[0]
+        (MeldV(kind='an', tile='7p', from_seat=None, dou='men'),)
+        """
+        melds = self.result.get("melds")
+        if not isinstance(melds, list) or len(melds) != 4:
+            return None
+        return tuple(
+            tuple(MeldV(str(m["kind"]), m.get("tile"), m.get("from"), m.get("dou")) for m in row)
+            for row in melds
+        )
 
 
 @dataclass(frozen=True, slots=True)

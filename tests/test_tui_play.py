@@ -22,6 +22,7 @@ from textual.pilot import Pilot
 from client_tui import render as rd
 from client_tui.app import ZhuojiApp
 from client_tui.screens.forms import ChoiceScreen, CreateTableScreen, SeatScreen
+from client_tui.screens.help import NO_LINE_START
 from client_tui.screens.lobby import LobbyScreen
 from client_tui.screens.sheets import SheetScreen
 from client_tui.screens.table import TableScreen
@@ -129,7 +130,7 @@ async def play_match(pilot: Pilot[Any], app: ZhuojiApp, db: Path, rounds: int) -
                 sheet = build_sheet(res)
                 assert list(sheet.net) == want and sheet.adds_up
                 text = screen_text(screen.body)
-                net_line = next(ln for ln in text.splitlines() if ln.strip().startswith("Net"))
+                net_line = next(ln for ln in text.splitlines() if ln.split()[:1] == ["Net"])
                 assert net_line.split()[1:5] == [rd.signed(v) for v in want]
                 played.sheets.append((res.round_no, tuple(want)))
             await pilot.press("enter")
@@ -164,7 +165,7 @@ async def play_match(pilot: Pilot[Any], app: ZhuojiApp, db: Path, rounds: int) -
 async def test_play_whole_rounds_against_bots(tmp_path: Path) -> None:
     db = tmp_path / "z.db"
     # The seed fixes the deals and the bots: in these two rounds this player pongs and wins.
-    async with running_server(db, seed="tui-0") as (url, _server):
+    async with running_server(db, seed="tui-7") as (url, _server):
         create = CreateTable(name="pilot", rounds=2, **FAST)  # type: ignore[arg-type]
         app = ZhuojiApp(url, name="me", lang="en", ascii=True, mode="play", create=create)
         async with app.run_test(size=SIZE) as pilot:
@@ -341,5 +342,10 @@ async def test_help_screen_in_both_languages(lang: str) -> None:
         text = screen_text(app.screen.body)
         assert "通行证" in text and ("碰" in text)
         assert ("摸" in text) if lang == "zh" else ("pass" in text)
+        assert "…" not in text, "the rules wrap; nothing is cut off"
+        # No wrapped line of the rules starts with closing punctuation (、。，…).
+        rules = text[text.index(app.lang.t("rules")) :].splitlines()
+        assert len(rules) > 10 and not [ln for ln in rules if ln.strip()[:1] in NO_LINE_START]
+        assert "docs/RULES.md" in text.splitlines()[-1]
         await pilot.press("escape")
         assert not isinstance(app.screen, SheetScreen)

@@ -17,21 +17,66 @@ from textual.widgets import Static
 from client_tui import tiles as tl
 from client_tui.i18n import Lang
 from client_tui.render import signed
-from client_tui.sheet import Sheet
-from client_tui.view import MatchEndV, ResultV
+from client_tui.sheet import HandRow, Sheet, payment_note
+from client_tui.view import MatchEndV, MeldV, ResultV
 
 BOLD = Style(bold=True)
 DIM = Style(color="grey50")
 GOLD = Style(color="#f0c040", bold=True)
 
 
+MELD_NAMES = {"pong": "碰", "ming": "杠", "an": "暗杠", "bu": "补杠"}
+CHICKEN_MARK = Style(underline=True)
+WIN_TILE = Style(reverse=True, bold=True)
+
+
 def _amount(n: int) -> Text:
     return Text(signed(n), style=Style(color="green" if n > 0 else "red" if n < 0 else "grey50"))
 
 
+def _who(sheet: Sheet, seat: int, name: Callable[[int], str], lang: Lang) -> Text:
+    """The seat's name and whether it won, is ready or not."""
+    who = Text(name(seat), style=BOLD)
+    state = "winner" if any(w.seat == seat for w in sheet.winners) else (
+        "ready_yes" if sheet.ready[seat] else "ready_no")  # fmt: skip
+    who.append(f" ({lang.t(state)})", style=DIM)
+    return who
+
+
+def _tile(tile: str | None, ascii: bool, marks: frozenset[str], extra: Style | None = None) -> Text:
+    t = tl.text(tile, ascii)
+    if tile is not None and tile in marks:
+        t.stylize(CHICKEN_MARK)
+    if extra is not None:
+        t.stylize(extra)
+    return t
+
+
+def meld_line(m: MeldV, ascii: bool, name: Callable[[int], str],
+              marks: frozenset[str] = frozenset()) -> Text:  # fmt: skip
+    """A revealed meld: `暗杠七筒`, `碰三筒←Bot-2` (whose discard it was)."""
+    out = Text(MELD_NAMES.get(m.kind, m.kind), style=DIM)
+    out.append_text(_tile(m.tile, ascii, marks))
+    if m.from_seat is not None:
+        out.append("←" + name(m.from_seat), style=DIM)
+    return out
+
+
+def hand_line(row: HandRow, ascii: bool, lang: Lang) -> Text:
+    """The concealed tiles grouped by suit, then a winner's tile apart and marked (胡/自摸/抢杠)."""
+    out = tl.grouped(row.tiles, ascii, marks=row.chickens)
+    if not row.tiles:
+        out.append("·", style=DIM)
+    if row.win_tile is not None:
+        out.append("  " + lang.t("win_mark_" + (row.how or "discard")) + " ", style=GOLD)
+        out.append_text(_tile(row.win_tile, ascii, row.chickens, WIN_TILE))
+    return out
+
+
 def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
                      ascii: bool) -> RenderableType:  # fmt: skip
-    """The whole sheet: outcome, flip, chickens, 豆, payments, totals per item and seat."""
+    """The whole sheet: outcome, nets, flip, every hand, chickens, 豆, payments, totals per kind
+    and seat."""
     parts: list[RenderableType] = []
     # Outcome, on the title line.
     line = Text(lang.t("settlement", n=sheet.round_no) + " · ", style=BOLD)
@@ -52,6 +97,14 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
             line.append("  (包牌)", style=Style(color="red"))
         line.append("    ")
     parts.append(line)
+    # The nets up front: a short terminal shows the details below by scrolling.
+    nets = Text(lang.t("net") + ": ", style=BOLD)
+    for seat, v in enumerate(sheet.net):
+        if seat:
+            nets.append(" · ", style=DIM)
+        nets.append(name(seat) + " ")
+        nets.append_text(_amount(v))
+    parts.append(nets)
     # The flip and the chicken it makes.
     flip = Text(lang.t("flip") + ": ", style=BOLD)
     if sheet.flip is None:
@@ -65,17 +118,35 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
             flip.append_text(tl.text(tile, ascii))
             flip.append(f" {tag}鸡", style=GOLD)
     parts.append(flip)
+    # Every hand and meld, revealed: why each chicken and 豆 counted.
+    if sheet.hands:
+        title = Text(lang.t("hands"), style=BOLD)
+        title.append("  " + lang.t("chicken_mark"), style=DIM)
+        hands = Table(box=None, show_header=False, padding=(0, 1), title_justify="left",
+                      title=title)  # fmt: skip
+        hands.add_column(no_wrap=True)
+        hands.add_column(no_wrap=True)
+        hands.add_column(overflow="fold")
+        for hr in sheet.hands:
+            melds = Text("  ").join(meld_line(m, ascii, name, hr.chickens) for m in hr.melds)
+            if hr.discarded:
+                # Chickens among the seat's own discards count too: say which.
+                if melds:
+                    melds.append("  ")
+                melds.append(lang.t("discarded") + " ", style=DIM)
+                melds.append_text(Text(" ").join(_tile(t, ascii, hr.chickens)
+                                                 for t in hr.discarded))  # fmt: skip
+            hands.add_row(_who(sheet, hr.seat, name, lang), hand_line(hr, ascii, lang), melds)
+        parts.append(hands)
     # Chickens.
     chickens = Table(box=None, show_header=False, padding=(0, 1), title_justify="left",
                      title=Text(lang.t("chickens"), style=BOLD), expand=False)  # fmt: skip
     chickens.add_column(no_wrap=True)
-    chickens.add_column()
+    chickens.add_column(overflow="fold")
     chickens.add_column(justify="right", no_wrap=True)
     for row in sheet.chickens:
-        who = Text(name(row.seat), style=BOLD)
-        state = "winner" if any(w.seat == row.seat for w in sheet.winners) else (
-            "ready_yes" if sheet.ready[row.seat] else "ready_no")  # fmt: skip
-        who.append(f" ({lang.t(state)})", style=DIM)
+        # The hands above say who won or is ready; without them, this row does.
+        who = Text(name(row.seat), style=BOLD) if sheet.hands else _who(sheet, row.seat, name, lang)
         lines = Text()
         for i, ln in enumerate(row.lines):
             if i:
@@ -101,7 +172,7 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
         dou = Table(box=None, show_header=False, padding=(0, 1), title_justify="left",
                     title=Text(lang.t("dou"), style=BOLD))  # fmt: skip
         dou.add_column(no_wrap=True)
-        dou.add_column()
+        dou.add_column(overflow="fold")
         dou_names = {"dian": "点豆", "men": "闷豆", "zhuanwan": "转弯豆", "hanbao": "憨包豆"}
         for d in sheet.dou:
             what = Text(dou_names.get(d.dou or "", d.dou or d.kind) + " ")
@@ -116,10 +187,13 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
     pay.add_column(lang.t("payer_payee"), no_wrap=True)
     pay.add_column(lang.t("item"), no_wrap=True)
     pay.add_column(lang.t("amount"), justify="right", no_wrap=True)
-    pay.add_column(lang.t("detail"), style=DIM)
+    pay.add_column(lang.t("detail"), style=DIM, overflow="fold")
     for p in sheet.payments:
-        pay.add_row(f"{name(p.payer)} → {name(p.payee)}", lang.item(p.item), str(p.amount),
-                    p.detail)  # fmt: skip
+        label = Text(lang.item(p.kind))
+        if p.how is not None:
+            label.append(" " + lang.how(p.how), style=DIM)
+        note = payment_note(p.detail, name, lambda t: tl.label(t, ascii))
+        pay.add_row(f"{name(p.payer)} → {name(p.payee)}", label, str(p.amount), note)
     parts.append(pay)
     # Per item and seat, then the nets: the columns add up.
     ok = sheet.adds_up

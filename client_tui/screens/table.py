@@ -242,17 +242,24 @@ class TableScreen(Screen[None]):
 
     def _show_keys(self, view: View) -> None:
         lang = self.zapp.lang
-        parts = ["t " + (lang.t("tile_mode_cjk") if self.zapp.ascii else lang.t("tile_mode_ascii"))]
+        parts = [("t", lang.t("tile_mode_cjk") if self.zapp.ascii else lang.t("tile_mode_ascii"))]
         if view.seat is not None:
-            parts.append("a " + lang.t("auto"))
+            parts.append(("a", lang.t("auto")))
         if view.result is not None:
-            parts.append("s " + lang.t("settlement", n=view.result.round_no))
+            parts.append(("s", lang.t("sheet")))
         if view.match_end is not None:
-            parts.append("m " + lang.t("final"))
+            parts.append(("m", lang.t("final")))
             if self.zapp.play_mode == "play":
-                parts.append("n " + lang.t("new_match"))
-        parts += ["? " + lang.t("help"), "l " + lang.t("btn_leave"), "q " + lang.t("btn_quit")]
-        self.query_one("#keys", Static).update("  ·  ".join(parts))
+                parts.append(("n", lang.t("new_match")))
+        parts += [("?", lang.t("help")), ("l", lang.t("btn_leave")), ("q", lang.t("btn_quit"))]
+        # Keys in bold, two spaces apart: the longest English line fits 100 columns.
+        out = Text(no_wrap=True, overflow="crop")
+        for i, (key, label) in enumerate(parts):
+            if i:
+                out.append("  ")
+            out.append(key, style="bold")
+            out.append(" " + label)
+        self.query_one("#keys", Static).update(out)
 
     def _tick(self) -> None:
         """The clock: seconds left for the prompt, red in the last five."""
