@@ -700,30 +700,28 @@ class Round:
         return sorted(seats, key=lambda s: (s - start) % 4)
 
     def _win_on_discard(self, seats: list[int]) -> None:
-        tile, discarder = self.claim_tile, self.claim_from
-        assert tile is not None and discarder is not None
+        discarder = self.claim_from
+        assert discarder is not None
         row = self.discards[discarder]
-        row[-1] = DiscardRecord(tile, True, row[-1].declared)
-        ordered = self._ordered_from(seats, discarder)
-        wins = []
-        for i, seat in enumerate(ordered):
-            counts = list(self.hands[seat])
-            counts[tile] += 1
-            wins.append(self._make_win(seat, "discard", tile, discarder, counts, i == 0))
-        self.winners = wins
-        self._finish()
+        row[-1] = DiscardRecord(row[-1].tile, True, row[-1].declared)
+        self._win_on_tile(seats, "discard")
 
     def _win_rob(self, seats: list[int]) -> None:
         tile, robbed = self.claim_tile, self.claim_from
         assert tile is not None and robbed is not None
         self._wait_cache[robbed] = None
         self.hands[robbed][tile] -= 1  # the robbed tile leaves the hand; the 碰 stays (§12.25)
-        ordered = self._ordered_from(seats, robbed)
+        self._win_on_tile(seats, "rob")
+
+    def _win_on_tile(self, seats: list[int], how: str) -> None:
+        """Wins on the window's tile; it belongs to the first winner after its owner (§12.16)."""
+        tile, source = self.claim_tile, self.claim_from
+        assert tile is not None and source is not None
         wins = []
-        for i, seat in enumerate(ordered):
+        for i, seat in enumerate(self._ordered_from(seats, source)):
             counts = list(self.hands[seat])
             counts[tile] += 1
-            wins.append(self._make_win(seat, "rob", tile, robbed, counts, i == 0))
+            wins.append(self._make_win(seat, how, tile, source, counts, i == 0))
         self.winners = wins
         self._finish()
 

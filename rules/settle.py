@@ -111,9 +111,19 @@ def settle(r: Round) -> Settlement:
             _pay_hand(r, ledger, w)
         dous = _pay_dou(r, ledger, ready)
         chickens = _pay_chickens(r, ledger, ready)
-    dealer = _next_dealer_after_win(r)
+    return _settlement(r, ledger, ready, _next_dealer_after_win(r), chickens, dous)
+
+
+def _settlement(
+    r: Round,
+    ledger: _Ledger,
+    ready: list[bool],
+    dealer: int,
+    chickens: list[dict[str, Any]],
+    dous: list[dict[str, Any]],
+) -> Settlement:
     return Settlement(
-        outcome="win",
+        outcome="draw" if r.exhausted else "win",
         winners=[_winner_dict(r, w) for w in r.winners],
         flip=r.flip,
         payments=ledger.payments,
@@ -334,18 +344,7 @@ def _settle_draw(r: Round, ledger: _Ledger, ready: list[bool]) -> Settlement:
         for q in ready_seats:
             for p in unready:
                 ledger.pay(p, q, "chicken", tallies[q].units, f"荒庄 鸡: {tallies[q].detail}")
-    dealer = _next_dealer_after_draw(r, ready)
-    return Settlement(
-        outcome="draw",
-        winners=[],
-        flip=None,
-        payments=ledger.payments,
-        net=ledger.net(),
-        next_dealer=dealer,
-        next_streak=r.streak + 1 if dealer == r.dealer else 0,
-        ready=ready,
-        chickens=chickens,
-    )
+    return _settlement(r, ledger, ready, _next_dealer_after_draw(r, ready), chickens, [])
 
 
 # ----- next dealer (§8.3) -----
