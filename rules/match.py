@@ -50,7 +50,7 @@ class Match:
         """Add a finished round's nets to the scores and pass the deal."""
         if r.phase is not Phase.OVER or r.result is None:
             raise ValueError("the round is not over")
-        result = r.result.to_dict()  # type: ignore[attr-defined]
+        result = r.result.to_dict()
         for seat in range(4):
             self.scores[seat] += result["net"][seat]
         self.dealer = result["next_dealer"]

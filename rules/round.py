@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from rules.actions import Action, IllegalAction
 from rules.events import (
@@ -37,6 +38,9 @@ from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass, holding, ready_waits
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI, tile_name, to_counts
 from rules.wall import shuffled_wall
+
+if TYPE_CHECKING:
+    from rules.settle import Settlement
 
 
 class Phase(StrEnum):
@@ -104,7 +108,8 @@ class WinInfo:
 
 
 class Round:
-    """One round (一局). Build it with `Round.deal` (from a seed) or `Round.from_deal`."""
+    """One round (一局): `Round.deal(opts, seed=…)` shuffles a wall from a seed; the constructor
+    takes fixed hands and a live wall (front first), as deal scripts do."""
 
     def __init__(
         self,
@@ -157,7 +162,7 @@ class Round:
         self.winners: list[WinInfo] = []
         self.flip: int | None = None
         self.exhausted = False
-        self.result: object | None = None  # rules.settle.Settlement once OVER
+        self.result: Settlement | None = None  # once OVER
         # Deal scripts answer a discard even when nobody can claim it (§12.21): they set this so
         # that an empty window stays open until `resolve_window()`.
         self.hold_empty_windows = False

@@ -192,6 +192,6 @@ def replay_json(r: Round) -> dict[str, Any]:
     """The public `zhuoji replay --json` object (RULES.md §9)."""
     result = r.result
     assert result is not None
-    out: dict[str, Any] = result.to_dict()  # type: ignore[attr-defined]
+    out: dict[str, Any] = result.to_dict()
     out["events"] = [e.to_dict() for e in r.events]
     return out

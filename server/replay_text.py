@@ -65,7 +65,8 @@ def render_round(r: Round) -> str:
         line = _event_line(ev.to_dict())
         if line:
             lines.append(line)
-    result = r.result.to_dict()  # type: ignore[attr-defined]
+    assert r.result is not None, "the round is not over"
+    result = r.result.to_dict()
     lines.append("")
     lines.append("payments:")
     for p in result["payments"]:

@@ -27,8 +27,9 @@ def test_bot_only_plays_legal_actions(preset: str) -> None:
     outcomes = set()
     for seed in range(60):
         r = play_bot_round(preset, seed, check_legal=True)
-        assert sum(r.result.net) == 0  # type: ignore[attr-defined]
-        outcomes.add(r.result.outcome)  # type: ignore[attr-defined]
+        assert r.result is not None
+        assert sum(r.result.net) == 0
+        outcomes.add(r.result.outcome)
     assert outcomes == {"win", "draw"}
 
 
@@ -80,5 +81,5 @@ def test_ten_thousand_bot_rounds(preset: str) -> None:
             r.apply(bots[seat].choose(r, seat))
         result = r.result
         assert result is not None
-        assert sum(result.net) == 0  # type: ignore[attr-defined]
-        dealer, streak = result.next_dealer, result.next_streak  # type: ignore[attr-defined]
+        assert sum(result.net) == 0
+        dealer, streak = result.next_dealer, result.next_streak

@@ -151,7 +151,7 @@ def test_views_follow_the_engine_through_whole_rounds(preset: str) -> None:
         r, views = play(preset, seed, [0, 1, 2, 3, None])
         kinds |= {m.kind for row in r.melds for m in row}
         assert r.result is not None
-        result = {**r.result.to_dict(), **r.revealed()}  # type: ignore[attr-defined]
+        result = {**r.result.to_dict(), **r.revealed()}
         for v in views:
             assert v.result is not None and v.result.result == result
             assert v.scores == tuple(result["net"])

@@ -31,7 +31,7 @@ NAMES = ("P1", "P2", "P3", "P4")
 def sheet_of(r: Round) -> tuple[dict[str, Any], Sheet]:
     """The sheet a client builds: the result with the revealed hands, and the wins it saw."""
     assert r.result is not None
-    result: dict[str, Any] = {**r.result.to_dict(), **r.revealed()}  # type: ignore[attr-defined]
+    result: dict[str, Any] = {**r.result.to_dict(), **r.revealed()}
     wins = tuple(
         WinV(w.seat, w.how, tile_name(w.tile) if w.tile is not None else None, w.from_seat,
              w.pattern.value)

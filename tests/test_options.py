@@ -50,7 +50,8 @@ def test_deal_script_options_change_the_settlement() -> None:
         data = json.load(f)
     data["options"] = {"patterns": {"qidui": 9}, "dealer_bonus": False}
     r = run_script(data)
-    assert r.result.net == [-10, 30, -10, -10]  # type: ignore[attr-defined]
+    assert r.result is not None
+    assert r.result.net == [-10, 30, -10, -10]
 
 
 def test_deal_script_with_a_bad_option_is_an_error() -> None:

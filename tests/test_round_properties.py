@@ -60,9 +60,9 @@ def test_random_rounds_conserve_tiles_and_sum_to_zero(preset: str, seed: int, da
     play_random(r, data)
     assert r.phase is Phase.OVER
     assert r.result is not None
-    net = r.result.net  # type: ignore[attr-defined]
+    net = r.result.net
     assert sum(net) == 0
-    payments = r.result.payments  # type: ignore[attr-defined]
+    payments = r.result.payments
     for seat in range(4):
         got = sum(p.amount for p in payments if p.payee == seat)
         got -= sum(p.amount for p in payments if p.payer == seat)
