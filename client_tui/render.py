@@ -18,7 +18,7 @@ from rich.text import Text
 from client_tui import tiles as tl
 from client_tui.analysis import Readiness
 from client_tui.i18n import Lang
-from client_tui.view import MeldV, RoundV, View
+from client_tui.view import MeldV, RoundV, TableV, View
 
 HAND_KEYS = "1234567890-=[]"
 """The key that discards the tile at each hand position (the drawn tile takes the last one)."""
@@ -138,6 +138,17 @@ def discards_text(r: RoundV, seat: int, ascii: bool) -> Text:
     return out
 
 
+def options_summary(t: TableV) -> str:
+    """The overrides of the preset, briefly: `zimo_bonus=2 pinghu=3` (— for none)."""
+    parts = []
+    for name, value in t.options:
+        if isinstance(value, dict):
+            parts += [f"{k}={v}" for k, v in value.items()]
+        else:
+            parts.append(f"{name}={value}")
+    return " ".join(parts) or "—"
+
+
 def header_text(view: View, lang: Lang, ascii: bool) -> Text:
     """The table's one-line header: table, rules, round, dealer, wall, base, connection."""
     out = Text()
@@ -145,8 +156,8 @@ def header_text(view: View, lang: Lang, ascii: bool) -> Text:
     if t is not None:
         out.append(f"{t.name}", style=Style(bold=True))
         out.append(f" · {lang.t('preset_' + t.preset)}")
-        if t.options:
-            out.append("*", style=DIM)
+        if t.options:  # every override of the preset, so nobody is surprised by a rule
+            out.append(f" ({options_summary(t)})", style=DIM)
     r = view.round
     if r is not None and t is not None:
         out.append(" · " + lang.t("round", n=r.round_no, of=t.rounds))

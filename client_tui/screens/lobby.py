@@ -20,17 +20,6 @@ if TYPE_CHECKING:
     from client_tui.app import ZhuojiApp
 
 
-def options_summary(t: TableV) -> str:
-    """The overrides of the preset, briefly: `zimo_bonus=2 pinghu=3`."""
-    parts = []
-    for name, value in t.options:
-        if isinstance(value, dict):
-            parts += [f"{k}={v}" for k, v in value.items()]
-        else:
-            parts.append(f"{name}={value}")
-    return " ".join(parts) or "—"
-
-
 class LobbyScreen(Screen[None]):
     BINDINGS = [
         Binding("c", "create", "create"),
@@ -109,7 +98,7 @@ class LobbyScreen(Screen[None]):
             seats = f"{t.seated}/4 " + ", ".join(s.name or "·" for s in t.seats)
             table.add_row(
                 t.id, t.name + (" 🔒" if t.has_password else ""), lang.t("preset_" + t.preset),
-                options_summary(t), seats, str(t.spectators), lang.t("state_" + t.state),
+                rd.options_summary(t), seats, str(t.spectators), lang.t("state_" + t.state),
                 f"{t.round_no}/{t.rounds}", key=t.id,
             )  # fmt: skip
         if view.tables:
