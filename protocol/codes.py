@@ -15,6 +15,7 @@ class Close(IntEnum):
     POLICY = 1008  # rate limit exceeded
     TOO_BIG = 1009  # a frame over 16 KiB
     INTERNAL = 1011  # a server bug; the table is kept
+    RESTART = 1012  # the server is restarting; reconnect with the seat token
     BAD_HELLO = 4000  # the first frame was not a valid `hello`, or none came in time
     VERSION = 4001  # `hello` quoted another protocol version
     REPLACED = 4002  # the same seat's token connected again elsewhere

@@ -52,6 +52,8 @@ Preset = Literal["guiyang", "chuan", "anshun"]
 ActKind = Literal["discard", "hu", "pong", "gang", "pass", "ready"]
 OptionValue = bool | int | str | None | dict[str, int | None]
 Money = Annotated[int, Field(ge=-(2**53), le=2**53)]
+Digest = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+SaltHex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{2,128}$")]
 
 
 class _Message(BaseModel):
@@ -164,6 +166,12 @@ class Auto(_Message):
     on: bool
 
 
+class Sync(_Message):
+    """Ask for a `snapshot` of your table as you may see it now (to check or rebuild a view)."""
+
+    type: Literal["sync"] = "sync"
+
+
 ClientMessage = Annotated[
     Hello
     | ListTables
@@ -175,7 +183,8 @@ ClientMessage = Annotated[
     | Start
     | Leave
     | Act
-    | Auto,
+    | Auto
+    | Sync,
     Field(discriminator="type"),
 ]
 
@@ -256,6 +265,16 @@ class RoundView(_Message):
     declared: list[bool] = Field(min_length=4, max_length=4)
     claim_tile: TileName | None
     claim_from: Seat | None
+    commitment: Digest | None = None
+
+
+class DealReveal(_Message):
+    """The fair deal opened at the end of a round: every tile in dealing order (the dealer's
+    hand, the others' in play order, then the live wall front to back) and the secret salt.
+    SHA-256 of the salt's bytes, `:` and the tiles joined by `,` is the round's `commitment`."""
+
+    order: list[TileName] = Field(min_length=108, max_length=108)
+    salt: SaltHex
 
 
 class _TableFrame(_Message):
@@ -313,6 +332,15 @@ class Left(_Message):
 
     type: Literal["left"] = "left"
     table: TableId
+
+
+class Shutdown(_Message):
+    """The server is stopping: the connection closes next (1012 when `restart`, else 1001).
+    Unfinished matches are kept and resume when the server is back; reconnect with your token."""
+
+    type: Literal["shutdown"] = "shutdown"
+    restart: bool
+    message: Text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,7 +415,8 @@ class AutoPlayed(_TableFrame):
 
 
 class RoundStarted(_TableFrame):
-    """A new deal. `hand` is the viewer's own 13 or 14 tiles (null for a spectator)."""
+    """A new deal. `hand` is the viewer's own 13 or 14 tiles (null for a spectator).
+    `commitment` is the fair-deal commitment to the deal order, opened by `round_ended.deal`."""
 
     type: Literal["round_started"] = "round_started"
     round_no: int = Field(ge=1)
@@ -397,6 +426,7 @@ class RoundStarted(_TableFrame):
     hand: list[TileName] | None = Field(max_length=14)
     hand_sizes: list[int] = Field(min_length=4, max_length=4)
     wall_left: int
+    commitment: Digest | None = None
 
 
 class Drew(_TableFrame):
@@ -471,12 +501,13 @@ class Flipped(_TableFrame):
 
 
 class RoundEnded(_TableFrame):
-    """The settlement (`rules.settle.Settlement.to_dict()`: every payment and each seat's net)
-    and the match scores after it."""
+    """The settlement (`rules.settle.Settlement.to_dict()`: every payment and each seat's net),
+    the match scores after it, and the fair deal opened (`deal`)."""
 
     type: Literal["round_ended"] = "round_ended"
     result: dict[str, Any]
     scores: list[Money] = Field(min_length=4, max_length=4)
+    deal: DealReveal | None = None
 
 
 ServerMessage = Annotated[
@@ -485,6 +516,7 @@ ServerMessage = Annotated[
     | Tables
     | Joined
     | Left
+    | Shutdown
     | TableUpdate
     | Snapshot
     | Prompt

@@ -19,6 +19,7 @@ import gc
 import json
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator
 from http import HTTPStatus
 from typing import Any
@@ -45,11 +46,19 @@ from server.bot_client import BotPlayer
 from server.conn import Conn, Outbox, PipeConn, RateLimit, WsConn
 from server.projection import ErrorItem, view_for
 from server.store import Store
-from server.table import Settings, Table, dumps, new_token
+from server.table import (
+    LOG_KEEP,
+    Settings,
+    Table,
+    dumps,
+    hash_password,
+    new_token,
+    token_key,
+)
 
 log = logging.getLogger("zhuoji.server")
 
-TABLE_COMMANDS = frozenset({"add_bot", "remove_bot", "start", "act", "auto"})
+TABLE_COMMANDS = frozenset({"add_bot", "remove_bot", "start", "act", "auto", "sync"})
 
 
 def _validation_message(err: ValidationError) -> tuple[str, str]:
@@ -104,22 +113,25 @@ class Server:
         self.finished_linger = finished_linger
         self.bot_delay = bot_delay
         self.tables: dict[str, Table] = {}
-        self.tokens: dict[str, Table] = {}
+        self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
         self.next_table = store.max_table_number() + 1
         self.bots: set[asyncio.Task[None]] = set()
         self.conns: set[Conn] = set()
         self.outbox = Outbox()
+        self.stopping = False
+        self.restart = False  # set before stopping: close with 1012 (restart), not 1001
 
     # ----- ids, tokens, seeds -----
 
     def new_token(self, table: Table) -> str:
+        """A fresh seat token for `table` (the caller keeps its `token_key`)."""
         token = new_token()
-        self.tokens[token] = table
+        self.tokens[token_key(token)] = table
         return token
 
-    def drop_token(self, token: str | None) -> None:
-        if token is not None:
-            self.tokens.pop(token, None)
+    def drop_token(self, key: str | None) -> None:
+        if key is not None:
+            self.tokens.pop(key, None)
 
     def match_seed(self, table_id: str) -> str:
         """A fresh secret seed per match (each round's wall derives from it); with `seed` set
@@ -132,8 +144,10 @@ class Server:
 
     @contextlib.asynccontextmanager
     async def listen(self, host: str, port: int) -> AsyncIterator[WsServer]:
-        """Serve websockets on host:port until the block exits; then close every connection
-        with 1001 and stop the tables."""
+        """Resume the matches a previous run left unfinished, serve websockets on host:port
+        until the block exits, then stop gracefully (`shutdown`; `restart` picks the close
+        code)."""
+        await self.restore()
         async with serve(
             self.handler,
             host,
@@ -149,7 +163,7 @@ class Server:
             try:
                 yield ws_server
             finally:
-                await self.shutdown()
+                await self.shutdown(ws_server, restart=self.restart)
                 ws_server.close(close_connections=True)
 
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
@@ -264,12 +278,13 @@ class Server:
             {"type": "welcome", "version": PROTOCOL_VERSION, "server": self.name, "name": msg.name},
         )
         if msg.token is not None:
-            table = self.tokens.get(msg.token)
+            key = token_key(msg.token)
+            table = self.tokens.get(key)
             if table is None:
                 self._error(conn, codes.BAD_TOKEN, "unknown or expired seat token", "hello")
                 return
             conn.joining = table
-            table.post("resume", conn, msg.token, msg.last_seq)
+            table.post("resume", conn, key, msg.token, msg.last_seq)
 
     def _create(self, conn: Conn, msg: CreateTable) -> None:
         if conn.table is not None or conn.joining is not None:
@@ -296,7 +311,7 @@ class Server:
             turn_seconds=msg.turn_seconds,
             bank_seconds=msg.bank_seconds,
             claim_min_ms=msg.claim_min_ms,
-            password=msg.password,
+            password_hash=None if msg.password is None else hash_password(msg.password),
         )
         table = Table(self, table_id, settings)
         self.tables[table_id] = table
@@ -326,7 +341,7 @@ class Server:
             return
         del self.tables[table.id]
         for seat in table.seats:
-            self.drop_token(seat.token)
+            self.drop_token(seat.token_key)
             conn = seat.conn
             if conn is not None:
                 conn.table = conn.seat = None
@@ -379,17 +394,56 @@ class Server:
         assert frame is not None
         conn.send(dumps(frame))
 
-    async def shutdown(self) -> None:
-        """Stop every table (an unfinished match is recorded as abandoned), close clients."""
-        for table in list(self.tables.values()):
-            if table.state == "playing":
-                table.post("abandon")
-        await asyncio.sleep(0)
+    async def restore(self) -> int:
+        """Resume every match a previous run left unfinished (`Table.restore`), and close the
+        tables it left waiting (nobody is at them any more). Returns the tables resumed."""
+        closed = self.store.close_waiting(time.time())
+        resumed = 0
+        for stored in self.store.unfinished(LOG_KEEP):
+            try:
+                table = Table.restore(self, stored)
+            except Exception:  # Table.restore freezes what it cannot rebuild; this is a bug
+                log.exception("table %s: could not be restored", stored.id)
+                continue
+            self.tables[table.id] = table
+            resumed += 1
+        if resumed or closed:
+            log.warning(
+                "resumed %d unfinished matches; closed %d tables that had not started",
+                resumed, len(closed),
+            )  # fmt: skip
+        return resumed
+
+    async def shutdown(self, ws_server: WsServer | None = None, *, restart: bool = False) -> None:
+        """Stop gracefully: accept no more connections, tell every client (a `shutdown` frame),
+        let each table finish what it was doing (all it did is on disk already), then close
+        every connection with 1012 (`restart`) or 1001. Unfinished matches stay `playing` in
+        the database and resume when a server starts on it again."""
+        if self.stopping:
+            return
+        self.stopping = True
+        if ws_server is not None:
+            ws_server.server.close()  # the listening sockets: no new connections
+        message = (
+            "the server is restarting; your seat is kept, reconnect with your token"
+            if restart
+            else "the server is shutting down; unfinished matches resume when it is back"
+        )
+        notice = dumps({"type": "shutdown", "restart": restart, "message": message})
+        for conn in list(self.conns):
+            if conn.hello:
+                conn.send(notice)
         for table in list(self.tables.values()):
             table.post("stop")
-        await asyncio.gather(*(t.task for t in self.tables.values()), return_exceptions=True)
+        tasks = [t.task for t in self.tables.values() if not t.task.done()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=10)
+        code = Close.RESTART if restart else Close.GOING_AWAY
         for conn in list(self.conns):
-            conn.close(Close.GOING_AWAY, "server shutting down")
+            conn.close(code, "server restarting" if restart else "server shutting down")
+        closing = [c.closing for c in self.conns if c.closing is not None]
+        if closing:
+            await asyncio.wait(closing, timeout=5)
         for task in list(self.bots):
             task.cancel()
         await asyncio.gather(*self.bots, return_exceptions=True)

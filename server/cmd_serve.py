@@ -1,4 +1,9 @@
-"""`zhuoji serve [--host 0.0.0.0] [--port 8765] [--db PATH]`: run the server until Ctrl-C."""
+"""`zhuoji serve [--host 0.0.0.0] [--port 8765] [--db PATH] [--sync normal|full]`: run the server.
+
+At start it resumes every match the database holds unfinished (a crash, a kill, a restart). It
+stops gracefully on SIGTERM (clients are told, then closed with 1012: a restart, their seats
+kept) or SIGINT / Ctrl-C (closed with 1001). See docs/OPERATIONS.md.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--sync",
         choices=["normal", "full"],
         default="normal",
-        help="SQLite synchronous mode: full survives power loss, normal only crashes (default)",
+        help="SQLite synchronous mode: normal (default) loses nothing on a crash or kill, but a"
+        " power loss may cost the last second of play; full makes every move durable",
     )
     parser.add_argument(
         "--round-pause", type=float, default=3.0, help="seconds between rounds (default 3)"
@@ -51,11 +57,8 @@ def run(args: argparse.Namespace) -> int:
     store = Store(db, synchronous=args.sync)
 
     async def main() -> None:
-        import time
-
         from server.app import tune_gc
 
-        store.mark_unfinished(time.time())
         server = Server(
             store,
             round_pause=args.round_pause,
@@ -65,12 +68,22 @@ def run(args: argparse.Namespace) -> int:
         tune_gc()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+
+        def on_signal(restart: bool) -> None:
+            server.restart = restart
+            stop.set()
+
+        loop.add_signal_handler(signal.SIGINT, on_signal, False)
+        loop.add_signal_handler(signal.SIGTERM, on_signal, True)
         async with server.listen(args.host, args.port):
-            print(f"zhuoji serving on ws://{args.host}:{args.port}  (database {db})", flush=True)
+            resumed = len(server.tables)
+            print(
+                f"zhuoji serving on ws://{args.host}:{args.port}  (database {db}, synchronous"
+                f" {args.sync}, {resumed} unfinished matches resumed)",
+                flush=True,
+            )
             await stop.wait()
-            print("shutting down", flush=True)
+            print("restarting: stopping" if server.restart else "shutting down", flush=True)
 
     try:
         asyncio.run(main())

@@ -37,6 +37,7 @@ class SnapshotItem:
     info: dict[str, Any]
     round: Round | None
     round_no: int
+    commitment: str | None = None  # the fair-deal commitment of the round
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,9 @@ def view_for(item: Item, viewer: Viewer) -> dict[str, Any] | None:
             "seq": item.seq,
             "info": item.info,
             "seat": viewer,
-            "round": None if item.round is None else round_view(item.round, item.round_no, viewer),
+            "round": None
+            if item.round is None
+            else round_view(item.round, item.round_no, viewer, item.commitment),
         }
     # An error carries only its own text and the table's number; never a tile of anyone else.
     frame: dict[str, Any] = {"type": "error", "code": item.code, "message": item.message}
@@ -131,7 +134,9 @@ def _event_view(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     return {**event, "tile": None}
 
 
-def round_view(r: Round, round_no: int, viewer: Viewer) -> dict[str, Any]:
+def round_view(
+    r: Round, round_no: int, viewer: Viewer, commitment: str | None = None
+) -> dict[str, Any]:
     """The round state for a snapshot (protocol `RoundView`)."""
     over = r.phase is Phase.OVER
     hand: list[str] | None = None
@@ -174,4 +179,5 @@ def round_view(r: Round, round_no: int, viewer: Viewer) -> dict[str, Any]:
         "declared": list(r.declared),
         "claim_tile": tile_name(r.claim_tile) if claim_open and r.claim_tile is not None else None,
         "claim_from": r.claim_from if claim_open else None,
+        "commitment": commitment,
     }

@@ -17,6 +17,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,10 @@ CREATE TABLE IF NOT EXISTS tables (
     state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
     seats TEXT,                     -- JSON: [{"name", "kind"}] × 4 once started
     scores TEXT,                    -- JSON: 4 ints, the match result so far
-    rounds_played INTEGER NOT NULL DEFAULT 0
+    rounds_played INTEGER NOT NULL DEFAULT 0,
+    seed TEXT,                      -- the match seed every round's wall derives from
+    password_hash TEXT,             -- pbkdf2 of the password (never the password)
+    tokens TEXT                     -- JSON: 4 SHA-256 digests of the seat tokens, once started
 );
 CREATE TABLE IF NOT EXISTS rounds (
     table_id TEXT NOT NULL REFERENCES tables(id),
@@ -55,6 +59,8 @@ CREATE TABLE IF NOT EXISTS rounds (
     ended_at REAL,
     result TEXT,                    -- JSON: the settlement
     net TEXT,                       -- JSON: 4 ints
+    salt TEXT,                      -- fair deal: the secret salt (hex), revealed at the end
+    commitment TEXT,                -- fair deal: SHA-256 of the salt and the deal order
     PRIMARY KEY (table_id, round_no)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS actions (
@@ -88,12 +94,24 @@ class StoreError(RuntimeError):
     """A write failed; the table that asked is frozen by its caller."""
 
 
+# Columns added after the first release: a database made before them gains them at open.
+ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
+    "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
+}
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     """A connection with the schema in place and WAL on."""
     db = sqlite3.connect(str(path), timeout=30, check_same_thread=False, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA busy_timeout=30000")
     db.executescript(SCHEMA)
+    for table, columns in ADDED_COLUMNS.items():
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        for name, kind in columns:
+            if name not in have:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
     return db
 
 
@@ -213,18 +231,117 @@ class Store:
             reader.close()
         return int(row[0] or 0)
 
-    def mark_unfinished(self, now: float) -> None:
-        """Tables left waiting or playing by a previous run can't go on: mark them abandoned."""
-        self._run_batch(
-            [
+    def close_waiting(self, now: float) -> list[str]:
+        """Tables a previous run left waiting (no match begun, and nobody is at them any more)
+        are closed as abandoned; returns their ids."""
+        ids = [r[0] for r in self._db.execute("SELECT id FROM tables WHERE state='waiting'")]
+        if ids:
+            self._run_batch(
                 [
-                    (
-                        "UPDATE tables SET state='abandoned', ended_at=? WHERE state IN ('waiting', 'playing')",
-                        (now,),
+                    [
+                        (
+                            "UPDATE tables SET state='abandoned', ended_at=? WHERE state='waiting'",
+                            (now,),
+                        )
+                    ]
+                ]
+            )
+        return ids
+
+    def unfinished(self, log_keep: int = 4096) -> list[StoredTable]:
+        """Every match a previous run left playing, as stored: what `Table.restore` resumes.
+
+        Read with the writer's connection before the server serves, so nothing writes beside it.
+        A row that cannot be decoded is returned with `error` set (its table is frozen)."""
+        db = self._db
+        db.row_factory = sqlite3.Row
+        try:
+            rows = db.execute(
+                "SELECT * FROM tables WHERE state='playing' ORDER BY CAST(id AS INTEGER), id"
+            ).fetchall()
+            return [self._stored(dict(row), log_keep) for row in rows]
+        finally:
+            db.row_factory = None
+
+    def _stored(self, row: dict[str, Any], log_keep: int) -> StoredTable:
+        db = self._db
+        table_id = row["id"]
+        stored = StoredTable(table_id, row)
+        try:
+            for key in ("options", "seats", "scores", "tokens"):
+                if row.get(key) is not None:
+                    row[key] = json.loads(row[key])
+            for r in db.execute(
+                "SELECT * FROM rounds WHERE table_id=? ORDER BY round_no", (table_id,)
+            ).fetchall():
+                stored.rounds.append(
+                    StoredRound(
+                        round_no=r["round_no"], seed=r["seed"], dealer=r["dealer"],
+                        streak=r["streak"], base=r["base"], hands=json.loads(r["hands"]),
+                        wall=json.loads(r["wall"]), salt=r["salt"], commitment=r["commitment"],
+                        result=None if r["result"] is None else json.loads(r["result"]),
+                    )
+                )  # fmt: skip
+            if stored.rounds:
+                last = stored.rounds[-1].round_no
+                stored.actions = [
+                    (a["seat"], a["act"], a["tile"], a["phase"])
+                    for a in db.execute(
+                        "SELECT seat, act, tile, phase FROM actions WHERE table_id=? AND"
+                        " round_no=? ORDER BY idx",
+                        (table_id, last),
                     )
                 ]
-            ]
-        )
+                stored.round_events = [
+                    json.loads(e["data"])
+                    for e in db.execute(
+                        "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
+                        (table_id, last),
+                    )
+                ]
+            stored.log = [
+                json.loads(e["data"])
+                for e in db.execute(
+                    "SELECT data FROM events WHERE table_id=? ORDER BY seq DESC LIMIT ?",
+                    (table_id, log_keep),
+                )
+            ][::-1]
+            top = db.execute("SELECT MAX(seq) FROM events WHERE table_id=?", (table_id,))
+            stored.seq = int(top.fetchone()[0] or 0)
+        except (sqlite3.Error, ValueError, TypeError, KeyError) as err:
+            stored.error = f"unreadable record: {type(err).__name__}: {err}"
+        return stored
+
+
+@dataclass
+class StoredRound:
+    """One round as the `rounds` table holds it (tiles in notation)."""
+
+    round_no: int
+    seed: str
+    dealer: int
+    streak: int
+    base: int
+    hands: list[list[str]]
+    wall: list[str]
+    salt: str | None
+    commitment: str | None
+    result: dict[str, Any] | None  # the settlement once the round ended
+
+
+@dataclass
+class StoredTable:
+    """An unfinished match as stored: its row, its rounds, and the last round's actions and
+    events; `seq` is the table's last event number, `log` its latest events in order."""
+
+    id: str
+    row: dict[str, Any]
+    rounds: list[StoredRound] = field(default_factory=list)
+    actions: list[tuple[int, str, str | None, str]] = field(default_factory=list)
+    round_events: list[dict[str, Any]] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    seq: int = 0
+    error: str | None = None
 
 
 def _done(fut: asyncio.Future[None]) -> None:
@@ -243,20 +360,32 @@ def _fail(fut: asyncio.Future[None], err: BaseException) -> None:
 def op_insert_table(row: dict[str, Any]) -> Op:
     return (
         "INSERT INTO tables (id, name, preset, options, base, rounds, turn_seconds, bank_seconds,"
-        " claim_min_ms, has_password, created_at, state) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        " claim_min_ms, has_password, created_at, state, seed, password_hash)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             row["id"], row["name"], row["preset"], json.dumps(row["options"]), row["base"],
             row["rounds"], row["turn_seconds"], row["bank_seconds"], row["claim_min_ms"],
-            int(row["has_password"]), row["created_at"], "waiting",
+            int(row["has_password"]), row["created_at"], "waiting", row.get("seed"),
+            row.get("password_hash"),
         ),
     )  # fmt: skip
 
 
-def op_start_table(table_id: str, seats: list[dict[str, Any]], now: float) -> Op:
+def op_start_table(
+    table_id: str, seats: list[dict[str, Any]], tokens: list[str | None], now: float
+) -> Op:
+    """The match starts: the seats, and the digests of their tokens (so a restarted server
+    knows them again; the tokens themselves are never stored)."""
     return (
-        "UPDATE tables SET state='playing', started_at=?, seats=?, scores='[0,0,0,0]' WHERE id=?",
-        (now, json.dumps(seats, ensure_ascii=False), table_id),
+        "UPDATE tables SET state='playing', started_at=?, seats=?, scores='[0,0,0,0]', tokens=?"
+        " WHERE id=?",
+        (now, json.dumps(seats, ensure_ascii=False), json.dumps(tokens), table_id),
     )
+
+
+def op_set_tokens(table_id: str, tokens: list[str | None]) -> Op:
+    """New token digests (a restarted server gives its own bots new tokens)."""
+    return ("UPDATE tables SET tokens=? WHERE id=?", (json.dumps(tokens), table_id))
 
 
 def op_end_table(
@@ -278,12 +407,15 @@ def op_insert_round(
     hands: list[list[str]],
     wall: list[str],
     now: float,
+    salt: str | None = None,
+    commitment: str | None = None,
 ) -> Op:
     return (
         "INSERT INTO rounds (table_id, round_no, seed, dealer, streak, base, hands, wall,"
-        " started_at) VALUES (?,?,?,?,?,?,?,?,?)",
-        (table_id, round_no, seed, dealer, streak, base, json.dumps(hands), json.dumps(wall), now),
-    )
+        " started_at, salt, commitment) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (table_id, round_no, seed, dealer, streak, base, json.dumps(hands), json.dumps(wall), now,
+         salt, commitment),
+    )  # fmt: skip
 
 
 def op_end_round(

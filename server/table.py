@@ -16,9 +16,11 @@ back or sends `auto` off.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import json
 import logging
+import os
 import secrets
 import time
 from collections import deque
@@ -28,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from protocol import codes
 from protocol.codes import Close
-from protocol.messages import Act, AddBot, Auto, RemoveBot, TakeSeat, Watch
+from protocol.messages import ROUND_EVENT_TYPES, Act, AddBot, Auto, RemoveBot, TakeSeat, Watch
 from rules.actions import Action, IllegalAction
+from rules.fairdeal import commitment
 from rules.match import Match
-from rules.options import RuleOptions
+from rules.options import OptionsError, RuleOptions, make_options
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tile, tile_name
 from server import store as st
@@ -45,6 +48,7 @@ from server.projection import (
     view_for,
     view_key,
 )
+from server.resume import RebuildError, rebuild_round
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -66,7 +70,7 @@ def dumps(frame: dict[str, Any]) -> str:
 class SeatState:
     name: str | None = None
     kind: str = "empty"  # empty | human | bot
-    token: str | None = None
+    token_key: str | None = None  # the SHA-256 digest of the seat's token (`token_key`)
     conn: Conn | None = None
     auto: bool = False
     auto_requested: bool = False
@@ -75,6 +79,10 @@ class SeatState:
     prompted_seq: int = -1  # the decision (its seq) this seat was last prompted for
     prompt_at: float = 0.0
     answered_seq: int = -1  # the decision (its seq) this seat last answered
+    # After a restart: the last seq stored. A client of the run before may have seen later
+    # events that never reached the disk (a power loss with `synchronous=NORMAL`), so its first
+    # resume quoting a later seq gets a snapshot, not events that reuse those numbers.
+    restored_seq: int | None = None
 
 
 @dataclass
@@ -90,14 +98,17 @@ class Settings:
     turn_seconds: float
     bank_seconds: float
     claim_min_ms: int
-    password: str | None = field(default=None, repr=False)
+    password_hash: str | None = field(default=None, repr=False)  # `hash_password`
 
 
 class Table:
-    def __init__(self, server: Server, table_id: str, settings: Settings) -> None:
+    def __init__(
+        self, server: Server, table_id: str, settings: Settings, *, seed: str | None = None
+    ) -> None:
         self.server = server
         self.id = table_id
         self.s = settings
+        self.seed = seed if seed is not None else server.match_seed(table_id)
         self.seats = [SeatState() for _ in range(4)]
         self.spectators: set[Conn] = set()
         self.state = "waiting"
@@ -108,9 +119,10 @@ class Table:
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
         self.round: Round | None = None
         # Rounds, running scores and the deal passing (§8.3) are the rules core's `Match`.
-        self.match = Match(
-            settings.options, settings.rounds, seed=server.match_seed(table_id), base=settings.base
-        )
+        self.match = Match(settings.options, settings.rounds, seed=self.seed, base=settings.base)
+        # Fair deal: the current round's secret salt and its published commitment.
+        self.salt: str | None = None
+        self.commitment: str | None = None
         self.action_idx = 0
         self.round_done = False
         self.hold_until = 0.0
@@ -120,6 +132,116 @@ class Table:
         self._linger: asyncio.TimerHandle | None = None
         self.frozen = False
         self.task = asyncio.create_task(self._run(), name=f"table-{table_id}")
+
+    # ----- after a restart -----
+
+    @classmethod
+    def restore(cls, server: Server, stored: st.StoredTable) -> Table:
+        """A match a previous run left unfinished, at its last stored event: the same hands,
+        wall and turn, its seats waiting for their players (their tokens still good; the
+        server's bots come back by themselves). The round is rebuilt through the engine from
+        its stored deal and actions and must give the stored events; if it cannot be rebuilt
+        the table is frozen (its record kept, its players told) and the server goes on."""
+        row = stored.row
+        problem = stored.error
+        try:
+            settings = _settings_from_row(row)
+        except (OptionsError, KeyError, TypeError, ValueError) as err:
+            problem = problem or f"bad settings: {err}"
+            settings = _settings_from_row({**row, "preset": "guiyang", "options": {}})
+        table = cls(server, stored.id, settings, seed=row.get("seed") or f"restored:{stored.id}")
+        table.state = "playing"
+        table.seq = stored.seq
+        table.log.extend(stored.log)
+        seats = row.get("seats") or []
+        keys = row.get("tokens") or []
+        for i, seat in enumerate(table.seats):
+            info = seats[i] if i < len(seats) and isinstance(seats[i], dict) else {}
+            seat.name, seat.kind = info.get("name"), info.get("kind", "human")
+            seat.token_key = keys[i] if i < len(keys) and seat.kind == "human" else None
+            seat.gone_at = table.loop.time()
+            seat.bank = settings.bank_seconds
+            seat.restored_seq = stored.seq
+            if seat.token_key is not None:
+                server.tokens[seat.token_key] = table
+        try:
+            if problem is not None:
+                raise RebuildError(problem)
+            table._rebuild(stored)
+        except Exception as err:  # whatever it is, this table alone stops
+            log.error(
+                "table %s: cannot resume its match: %s; the table is frozen, its log kept",
+                stored.id, err,
+            )  # fmt: skip
+            table.post("freeze", err)
+            return table
+        table.post("resumed")
+        return table
+
+    def _rebuild(self, stored: st.StoredTable) -> None:
+        """The match and its current round from the stored rounds and actions."""
+        m = self.match
+        rounds = stored.rounds
+        for k, rnd in enumerate(rounds):
+            if rnd.round_no != k + 1 or (rnd.dealer, rnd.streak) != (m.dealer, m.streak):
+                raise RebuildError(f"round {rnd.round_no} does not follow the one before")
+            if rnd.base != self.s.base:
+                raise RebuildError(f"round {rnd.round_no} has base {rnd.base}")
+            m.round_no = rnd.round_no
+            if rnd.result is None:
+                if k != len(rounds) - 1:
+                    raise RebuildError(f"round {rnd.round_no} never ended but others followed")
+                r = rebuild_round(self.s.options, rnd, stored.actions, stored.round_events)
+                if r.phase is Phase.OVER:
+                    raise RebuildError(f"round {rnd.round_no} is over but not recorded so")
+                self.round = r
+                self.action_idx = len(stored.actions)
+                self.salt, self.commitment = rnd.salt, rnd.commitment
+            else:
+                net = rnd.result["net"]
+                for seat in range(4):
+                    m.scores[seat] += net[seat]
+                m.dealer, m.streak = rnd.result["next_dealer"], rnd.result["next_streak"]
+                m.history.append(
+                    {"round": rnd.round_no, "net": net, "outcome": rnd.result["outcome"]}
+                )
+        stored_scores = stored.row.get("scores")
+        if stored_scores is not None and list(stored_scores) != m.scores:
+            raise RebuildError(f"the stored scores {stored_scores} are not the rounds' {m.scores}")
+        if m.round_no > self.s.rounds:
+            raise RebuildError(f"{m.round_no} rounds of {self.s.rounds}")
+        round_seqs = [e["seq"] for e in self.log if e["type"] in ROUND_EVENT_TYPES]
+        self.decision_seq = round_seqs[-1] if round_seqs else self.seq
+        # Each seat's 托管 as last announced (a seat coming back takes it off, as ever).
+        for event in self.log:
+            if event["type"] == "seat_status":
+                self.seats[event["seat"]].auto = event["auto"]
+
+    async def _resumed(self) -> None:
+        """Go on after a restart: the server's bots get new tokens and come back, everyone is
+        told the seats wait, and the match continues where it stood."""
+        bots: list[tuple[int, str]] = []
+        for index, seat in enumerate(self.seats):
+            if seat.kind == "bot":
+                token = self.server.new_token(self)
+                seat.token_key = token_key(token)
+                seat.restored_seq = None
+                bots.append((index, token))
+        keys = [s.token_key for s in self.seats]
+        event = self._event({"type": "table", "info": self.info()})
+        await self._commit_and_send([event], [st.op_set_tokens(self.id, keys)], round_no=0)
+        for index, token in bots:
+            name = self.seats[index].name or f"Bot-{index + 1}"
+            self.server.spawn_bot(name, token, seed=f"{self.id}:{index}:{self.seq}")
+        log.info("table %s: resumed at seq %d (round %d)", self.id, self.seq, self.round_no)
+        if self.round is not None:
+            await self._advance()
+        elif self.match.over:
+            await self._end_match("finished")
+        elif self.round_no == 0:
+            await self._start_round()
+        else:
+            self.loop.call_later(self.server.round_pause, self.post, "next_round")
 
     # ----- the task -----
 
@@ -153,6 +275,8 @@ class Table:
         if self.frozen and kind not in ("gone", "leave"):
             conn = item[1] if len(item) > 1 else None
             if isinstance(conn, Conn):
+                if conn.joining is self:
+                    conn.joining = None
                 self._error(conn, "table_frozen", "this table stopped after a server fault", kind)
             return
         if kind == "join":
@@ -160,7 +284,11 @@ class Table:
         elif kind == "create":
             await self._create(item[1])
         elif kind == "resume":
-            await self._resume(item[1], item[2], item[3])
+            await self._resume(item[1], item[2], item[3], item[4])
+        elif kind == "resumed":
+            await self._resumed()
+        elif kind == "freeze":
+            await self._freeze(item[1])
         elif kind == "gone":
             await self._gone(item[1], left=False)
         elif kind == "leave":
@@ -210,7 +338,7 @@ class Table:
             "turn_seconds": self.s.turn_seconds,
             "bank_seconds": self.s.bank_seconds,
             "claim_min_ms": self.s.claim_min_ms,
-            "has_password": self.s.password is not None,
+            "has_password": self.s.password_hash is not None,
             "seats": [
                 {
                     "name": seat.name,
@@ -227,26 +355,27 @@ class Table:
         }
 
     def _password_ok(self, given: str | None) -> bool:
-        want = self.s.password
+        want = self.s.password_hash
         if want is None:
             return True
-        return given is not None and hmac.compare_digest(given.encode(), want.encode())
+        return given is not None and password_matches(given, want)
 
     async def _create(self, conn: Conn) -> None:
         """The creator's seat 0, once the table row is stored."""
         await self.server.store.write([st.op_insert_table(self._row())])
-        await self._join(conn, TakeSeat(table=self.id, seat=0, password=self.s.password))
+        await self._join(conn, TakeSeat(table=self.id, seat=0), creator=True)
 
     def _row(self) -> dict[str, Any]:
         return {
             "id": self.id, "name": self.s.name, "preset": self.s.preset,
             "options": self.s.overrides, "base": self.s.base, "rounds": self.s.rounds,
             "turn_seconds": self.s.turn_seconds, "bank_seconds": self.s.bank_seconds,
-            "claim_min_ms": self.s.claim_min_ms, "has_password": self.s.password is not None,
-            "created_at": time.time(),
+            "claim_min_ms": self.s.claim_min_ms,
+            "has_password": self.s.password_hash is not None,
+            "password_hash": self.s.password_hash, "seed": self.seed, "created_at": time.time(),
         }  # fmt: skip
 
-    async def _join(self, conn: Conn, msg: TakeSeat | Watch) -> None:
+    async def _join(self, conn: Conn, msg: TakeSeat | Watch, *, creator: bool = False) -> None:
         if conn.joining is self:
             conn.joining = None
         if conn.closed:
@@ -254,7 +383,7 @@ class Table:
         if conn.table is not None:
             self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
             return
-        if not self._password_ok(msg.password):
+        if not creator and not self._password_ok(msg.password):
             self._error(conn, codes.BAD_PASSWORD, "wrong password for this table", msg.type)
             return
         if isinstance(msg, Watch):
@@ -273,10 +402,11 @@ class Table:
             return
         seat = self.seats[index]
         seat.name, seat.kind, seat.conn = conn.name, "human", conn
-        seat.token = self.server.new_token(self)
+        token = self.server.new_token(self)
+        seat.token_key = token_key(token)
         conn.table, conn.seat = self, index
         await self._table_changed(exclude=conn)
-        self._welcome_member(conn, index, seat.token)
+        self._welcome_member(conn, index, token)
 
     def _free_seat(self, conn: Conn, wanted: int | None, ref: str) -> int | None:
         """The seat asked for, or the first free one; None (and an error) if there is none."""
@@ -301,11 +431,11 @@ class Table:
         )  # fmt: skip
         self._send_item(conn, seat, self._snapshot())
 
-    async def _resume(self, conn: Conn, token: str, last_seq: int | None) -> None:
+    async def _resume(self, conn: Conn, key: str, token: str, last_seq: int | None) -> None:
         """A seat's token came back (a reconnect, or a server bot's first connection)."""
         if conn.joining is self:
             conn.joining = None
-        index = next((i for i, s in enumerate(self.seats) if s.token == token), None)
+        index = next((i for i, s in enumerate(self.seats) if s.token_key == key), None)
         if index is None or conn.closed:
             if not conn.closed:
                 self._error(conn, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
@@ -317,9 +447,19 @@ class Table:
             old.close(Close.REPLACED, "this seat connected again elsewhere")
         seat.conn, seat.gone_at = conn, None
         conn.table, conn.seat = self, index
-        catch_up = last_seq is not None and (
-            last_seq == self.seq
-            or (bool(self.log) and self.log[0]["seq"] - 1 <= last_seq < self.seq)
+        unknown = (
+            seat.restored_seq is not None
+            and last_seq is not None
+            and (last_seq > seat.restored_seq)
+        )
+        seat.restored_seq = None
+        catch_up = (
+            last_seq is not None
+            and not unknown
+            and (
+                last_seq == self.seq
+                or (bool(self.log) and self.log[0]["seq"] - 1 <= last_seq < self.seq)
+            )
         )
         self._send(
             conn,
@@ -362,7 +502,7 @@ class Table:
                 self._send(conn, {"type": "left", "table": self.id})
             if self.state == "waiting":
                 # Before the start a seat is only a reservation: free it.
-                self.server.drop_token(seat.token)
+                self.server.drop_token(seat.token_key)
                 self.seats[index] = SeatState()
                 await self._table_changed()
             else:
@@ -400,6 +540,11 @@ class Table:
             await self._remove_bot(conn, msg)
         elif msg.type == "start":
             await self._start(conn)
+        elif msg.type == "sync":
+            viewer = (
+                conn.seat if conn.seat is not None and self.seats[conn.seat].conn is conn else None
+            )
+            self._send_item(conn, viewer, self._snapshot())
         else:  # pragma: no cover - the server routes only the above here
             raise ValueError(f"unexpected message {msg.type!r}")
 
@@ -420,10 +565,11 @@ class Table:
             return
         seat = self.seats[index]
         seat.kind, seat.name = "bot", f"Bot-{index + 1}"
-        seat.token = self.server.new_token(self)
+        token = self.server.new_token(self)
+        seat.token_key = token_key(token)
         await self._table_changed()
         # The bot connects like any client and takes the seat with its token.
-        self.server.spawn_bot(seat.name, seat.token, seed=f"{self.id}:{index}")
+        self.server.spawn_bot(seat.name, token, seed=f"{self.id}:{index}")
 
     async def _remove_bot(self, conn: Conn, msg: RemoveBot) -> None:
         if self._seated(conn, msg.type) is None:
@@ -435,7 +581,7 @@ class Table:
         if seat.kind != "bot":
             self._error(conn, codes.NOT_A_BOT, f"seat {msg.seat} is not a bot", msg.type)
             return
-        self.server.drop_token(seat.token)
+        self.server.drop_token(seat.token_key)
         if seat.conn is not None:
             seat.conn.table = seat.conn.seat = None
             seat.conn.close(Close.NORMAL, "removed")
@@ -455,8 +601,9 @@ class Table:
         names = [seat.name or "" for seat in self.seats]
         event = self._event({"type": "match_started", "rounds": self.s.rounds, "names": names})
         seats = [{"name": s.name, "kind": s.kind} for s in self.seats]
+        keys = [s.token_key for s in self.seats]
         await self._commit_and_send(
-            [event], [st.op_start_table(self.id, seats, time.time())], round_no=0
+            [event], [st.op_start_table(self.id, seats, keys, time.time())], round_no=0
         )
         await self._start_round()
 
@@ -525,11 +672,14 @@ class Table:
         for seat in self.seats:
             seat.bank = self.s.bank_seconds
             seat.answered_seq = seat.prompted_seq = -1
+        # Fair deal: commit to the whole deal order with a secret salt, revealed at the end.
+        self.salt = os.urandom(16).hex()
+        self.commitment = commitment(r.deal_order, self.salt)
         events = [self._engine_event(e.to_dict()) for e in r.events]
         hands = events[0]["hands"]
         op = st.op_insert_round(
             self.id, self.round_no, seed, r.dealer, r.streak, r.base, hands,
-            [tile_name(k) for k in r.wall], time.time(),
+            [tile_name(k) for k in r.wall], time.time(), self.salt, self.commitment,
         )  # fmt: skip
         await self._commit_and_send(events, [op], round_no=self.round_no)
         await self._advance()
@@ -539,8 +689,12 @@ class Table:
         if d["type"] == "round_started":
             d["round_no"] = self.round_no
             d["base"] = self.s.base
+            d["commitment"] = self.commitment
         elif d["type"] == "round_ended":
             d["scores"] = list(self.scores)  # the round is recorded in the match by now
+            r = self.round
+            if r is not None and self.salt is not None:
+                d["deal"] = {"order": [tile_name(k) for k in r.deal_order], "salt": self.salt}
         event = self._event(d)
         self.decision_seq = self.seq
         return event
@@ -739,7 +893,9 @@ class Table:
     # ----- sending -----
 
     def _snapshot(self) -> SnapshotItem:
-        return SnapshotItem(self.id, self.seq, self.info(), self.round, self.round_no)
+        return SnapshotItem(
+            self.id, self.seq, self.info(), self.round, self.round_no, self.commitment
+        )
 
     async def _table_changed(self, exclude: Conn | None = None) -> None:
         event = self._event({"type": "table", "info": self.info()})
@@ -816,5 +972,48 @@ def _choice(action: Action) -> dict[str, Any]:
     return d
 
 
+def _settings_from_row(row: dict[str, Any]) -> Settings:
+    """A stored table's settings (its options checked again)."""
+    options = make_options(row["preset"], dict(row["options"] or {}))
+    return Settings(
+        name=str(row["name"]), preset=row["preset"], overrides=dict(row["options"] or {}),
+        options=options, base=int(row["base"]), rounds=int(row["rounds"]),
+        turn_seconds=float(row["turn_seconds"]), bank_seconds=float(row["bank_seconds"]),
+        claim_min_ms=int(row["claim_min_ms"]), password_hash=row.get("password_hash"),
+    )  # fmt: skip
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(18)
+
+
+def token_key(token: str) -> str:
+    """What the server keeps of a seat token: its SHA-256 digest (hex). A token is a bearer
+    secret; the database holds only this."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+PBKDF2_ROUNDS = 10_000
+
+
+def hash_password(password: str) -> str:
+    """A table password as stored: `pbkdf2_sha256$ROUNDS$SALT$DIGEST` (hex)."""
+    salt = os.urandom(16)
+    digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, PBKDF2_ROUNDS)
+    return f"pbkdf2_sha256${PBKDF2_ROUNDS}${salt.hex()}${digest.hex()}"
+
+
+def password_matches(password: str, stored: str) -> bool:
+    """Whether `password` is the one `stored` (from `hash_password`) was made from.
+
+    >>> password_matches("芝麻", hash_password("芝麻")), password_matches("x", hash_password("y"))
+    (True, False)
+    """
+    try:
+        scheme, rounds, salt, digest = stored.split("$")
+        if scheme != "pbkdf2_sha256":
+            return False
+        got = hashlib.pbkdf2_hmac("sha256", password.encode(), bytes.fromhex(salt), int(rounds))
+    except ValueError:
+        return False
+    return hmac.compare_digest(got.hex(), digest)

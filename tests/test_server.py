@@ -649,22 +649,43 @@ async def test_a_fault_in_one_table_freezes_it_and_nothing_else(
     assert end["reason"] == "finished"
 
 
-async def test_stopping_the_server_records_unfinished_matches_and_says_going_away(
+async def test_stopping_the_server_says_so_keeps_the_match_and_a_new_server_resumes_it(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "z.db"
     async with running_server(db) as (url, server):
-        host, joined, player = await open_table(url, rounds=4, **FAST)
+        host, joined, player = await open_table(url, rounds=2, **FAST)
         await host.send({"type": "start"})
+        for _ in range(3):
+            reply = player.on_frame(await until_prompt(host, player))
+            assert reply is not None
+            await host.send(reply)
         await until_prompt(host, player)
+        before = server.tables[joined["table"]]
+        assert before.round is not None
+        hands, seq = [list(h) for h in before.round.hands], before.seq
     with pytest.raises(ConnectionClosed):
         while True:
-            await host.recv(5)
+            checked(await host.recv(5))
     assert host.ws.close_code == 1001
-    ended = [f for f in host.received if f["type"] == "match_ended"]
-    assert ended and ended[0]["reason"] == "abandoned"
+    assert host.received[-1]["type"] == "shutdown" and host.received[-1]["restart"] is False
+    assert not any(f["type"] == "match_ended" for f in host.received)
     row = table_row(db, joined["table"])
-    assert row is not None and row["state"] == "abandoned" and row["rounds_played"] == 1
+    assert row is not None and row["state"] == "playing" and row["rounds_played"] == 0
+
+    # A new server on the same database: the same round, the bots back, the seat waiting.
+    async with running_server(db) as (url, server):
+        table = server.tables[joined["table"]]
+        assert table.round is not None and [list(h) for h in table.round.hands] == hands
+        assert table.seq == seq + 1  # a `table` event: the seats wait for their players
+        back = await connect(url, "host", token=joined["token"], last_seq=player.seq)
+        rejoined = checked(await back.recv_type("joined"))
+        assert rejoined["resume"] == "events" and rejoined["seat"] == 0
+        end = await play(back, player, on_frame=checked, timeout=30)
+    assert end["reason"] == "finished" and end["rounds_played"] == 2 and sum(end["scores"]) == 0
+    assert player.fallbacks == 0 and not player.errors
+    row = table_row(db, joined["table"])
+    assert row is not None and row["state"] == "finished" and row["scores"] == end["scores"]
 
 
 async def test_accepted_moves_do_not_count_against_the_rate_limit(tmp_path: Path) -> None:
