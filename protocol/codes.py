@@ -12,6 +12,7 @@ from enum import IntEnum
 class Close(IntEnum):
     NORMAL = 1000
     GOING_AWAY = 1001  # the server is shutting down
+    INVALID_TEXT = 1007  # a text frame that is not UTF-8 (the websocket layer refuses it)
     POLICY = 1008  # rate limit exceeded
     TOO_BIG = 1009  # a frame over 16 KiB
     INTERNAL = 1011  # a server bug; the table is kept

@@ -215,6 +215,8 @@ class Server:
         """Parse, validate and route one frame. Never raises, never waits."""
         if isinstance(raw, bytes):
             self._error(conn, codes.BAD_MESSAGE, "send JSON in text frames", None)
+            if not conn.hello:
+                conn.close(Close.BAD_HELLO, "the first frame must be a valid hello")
             return
         try:
             msg = parse_client(raw)
