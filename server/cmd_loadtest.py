@@ -1,13 +1,18 @@
-"""`zhuoji loadtest --url ws://HOST:PORT --tables N --rounds R [--json]`.
+"""`zhuoji loadtest --url ws://HOST:PORT --tables N --rounds R [--chaos P] [--json]`.
 
 Opens N tables of four bot clients against a running server, plays R rounds at each, and prints
 rounds_completed, errors, p50_ms / p99_ms (an action sent → its delivery at the other seats) and
-zero_sum. Exit code 0 when every match finished with no error and every table summed to zero.
+zero_sum. With `--chaos P` every client drops its connection with probability P after each event
+it receives and reconnects after a short random delay; `reconnects` counts the comebacks and
+`mismatches` the reconnected clients whose rebuilt view differed from the server's snapshot of
+their seat. Exit code 0 when every match finished with no error and no mismatch, and every table
+summed to zero.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +36,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the tables' claim-window minimum (default 0: measure the server, not the pacing)",
     )
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per match at most")
+    parser.add_argument(
+        "--chaos",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="drop each client's connection with probability P per event received (default 0)",
+    )
+    parser.add_argument(
+        "--reconnect-for",
+        type=float,
+        default=30.0,
+        help="seconds a dropped client keeps trying to reconnect (default 30)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -39,7 +57,12 @@ def run(args: argparse.Namespace) -> int:
     import gc
     import json
 
+    from server.loadtest import Chaos
     from server.loadtest import run as run_loadtest
+
+    if not 0 <= args.chaos < 1:
+        print("zhuoji loadtest: --chaos must be at least 0 and below 1", file=sys.stderr)
+        return 2
 
     # The measuring process must not add pauses of its own to what it measures: no collector
     # while it runs (a run's garbage cycles are few; memory is given back at exit).
@@ -56,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
             ramp=args.ramp_ms / 1000,
             table_options={"claim_min_ms": args.claim_min_ms},
             timeout=args.timeout,
+            chaos=Chaos(args.chaos),
+            reconnect_for=args.reconnect_for,
         )
     )
     result = report.to_dict()
@@ -63,12 +88,15 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result, ensure_ascii=False))
     else:
         for key, value in result.items():
-            if key != "error_samples":
+            if key not in ("error_samples", "mismatch_samples"):
                 print(f"{key:>18}: {value}")
         for sample in result["error_samples"]:
             print(f"  error: {sample}")
+        for sample in result["mismatch_samples"]:
+            print(f"  mismatch: {sample}")
     ok = (
         result["errors"] == 0
+        and result["mismatches"] == 0
         and result["zero_sum"]
         and result["rounds_completed"] == args.tables * args.rounds
     )

@@ -583,3 +583,50 @@ def table_row(db: str | Path, table: str | int) -> dict[str, Any] | None:
         if d.get(key) is not None:
             d[key] = json.loads(d[key])
     return d
+
+
+ActionRow = tuple[int, str, str | None, str]
+"""A stored action: seat, act, tile (on turn only), phase."""
+
+
+def stored_rounds(
+    db: str | Path, table: str | int
+) -> tuple[dict[str, Any], list[tuple[StoredRound, list[ActionRow], list[dict[str, Any]]]]]:
+    """A table's row and every stored round with its actions and events (read-only), for
+    `zhuoji verify`. Raises RoundNotFound if there is no such database or table."""
+    row = table_row(db, table)
+    if row is None:
+        raise RoundNotFound(f"no table {table!r} in {db}")
+    conn = _reader(db)
+    conn.row_factory = sqlite3.Row
+    out = []
+    try:
+        for r in conn.execute(
+            "SELECT * FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
+        ).fetchall():
+            rnd = StoredRound(
+                round_no=r["round_no"], seed=r["seed"], dealer=r["dealer"], streak=r["streak"],
+                base=r["base"], hands=json.loads(r["hands"]), wall=json.loads(r["wall"]),
+                salt=r["salt"] if "salt" in r.keys() else None,
+                commitment=r["commitment"] if "commitment" in r.keys() else None,
+                result=None if r["result"] is None else json.loads(r["result"]),
+            )  # fmt: skip
+            actions = [
+                (a["seat"], a["act"], a["tile"], a["phase"])
+                for a in conn.execute(
+                    "SELECT seat, act, tile, phase FROM actions WHERE table_id=? AND round_no=?"
+                    " ORDER BY idx",
+                    (str(table), rnd.round_no),
+                )
+            ]
+            events = [
+                json.loads(e["data"])
+                for e in conn.execute(
+                    "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
+                    (str(table), rnd.round_no),
+                )
+            ]
+            out.append((rnd, actions, events))
+    finally:
+        conn.close()
+    return row, out

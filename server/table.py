@@ -83,6 +83,9 @@ class SeatState:
     # events that never reached the disk (a power loss with `synchronous=NORMAL`), so its first
     # resume quoting a later seq gets a snapshot, not events that reuse those numbers.
     restored_seq: int | None = None
+    # The connection dropped during the match (it did not `leave`): the player has not seen
+    # the end yet, so a finished table waits for them (up to `finished_linger`).
+    away: bool = False
 
 
 @dataclass
@@ -160,6 +163,7 @@ class Table:
             seat.name, seat.kind = info.get("name"), info.get("kind", "human")
             seat.token_key = keys[i] if i < len(keys) and seat.kind == "human" else None
             seat.gone_at = table.loop.time()
+            seat.away = seat.kind == "human"
             seat.bank = settings.bank_seconds
             seat.restored_seq = stored.seq
             if seat.token_key is not None:
@@ -445,7 +449,7 @@ class Table:
         if old is not None and old is not conn:
             old.table = None
             old.close(Close.REPLACED, "this seat connected again elsewhere")
-        seat.conn, seat.gone_at = conn, None
+        seat.conn, seat.gone_at, seat.away = conn, None, False
         conn.table, conn.seat = self, index
         unknown = (
             seat.restored_seq is not None
@@ -507,6 +511,7 @@ class Table:
                 await self._table_changed()
             else:
                 seat.gone_at = self.loop.time()
+                seat.away = not left and self.state == "playing"
                 if left:
                     seat.auto = True  # coming back with the token ends it
                 await self._seat_changed(index)
@@ -516,11 +521,12 @@ class Table:
         self._remove_if_idle()
 
     def _remove_if_idle(self, *, force: bool = False) -> None:
-        """A table that is not playing and has nobody at it (no human, no spectator) goes away;
-        a finished one goes anyway after `finished_linger` (`force`)."""
+        """A table that is not playing and has nobody at it (no human, no spectator, no player
+        whose connection dropped during the match and who has not seen its end) goes away; a
+        finished one goes anyway after `finished_linger` (`force`)."""
         if self.state == "playing":
             return
-        people = any(s.kind == "human" and s.conn is not None for s in self.seats)
+        people = any(s.kind == "human" and (s.conn is not None or s.away) for s in self.seats)
         if force or not (people or self.spectators):
             self.server.remove_table(self)
 

@@ -49,11 +49,22 @@ def test_serve_and_loadtest_end_to_end(tmp_path: Path) -> None:
         assert report["errors"] == 0 and report["zero_sum"] is True
         assert report["samples"] > 100
         assert 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
+        assert report["reconnects"] == 0 and report["mismatches"] == 0
+        # With chaos: dropped connections come back, and their views are the server's.
+        run = subprocess.run(
+            [sys.executable, "-m", "server.cli", "loadtest", "--url", f"ws://127.0.0.1:{port}",
+             "--tables", "3", "--rounds", "1", "--think-ms", "2", "--chaos", "0.05", "--json"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout + run.stderr
+        report = json.loads(run.stdout)
+        assert report["chaos"] == 0.05 and report["matches_completed"] == 3
+        assert report["reconnects"] > 5 and report["mismatches"] == 0
     finally:
         server.send_signal(signal.SIGINT)
         out, _ = server.communicate(timeout=30)
     assert server.returncode == 0, out
     assert "serving on ws://127.0.0.1" in out
-    for table in ("1", "2", "3", "4"):
+    for table in ("1", "2", "3", "4", "5", "6", "7"):
         row = table_row(db, table)
         assert row is not None and row["state"] == "finished" and sum(row["scores"]) == 0

@@ -1,0 +1,82 @@
+"""Chaos: clients whose connections drop at random moments and come back, against a real server.
+Every table finishes, zero-sum, and every reconnected client's rebuilt view is the server's."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from server.bot_client import BotPlayer
+from server.client import Client
+from server.loadtest import Chaos
+from server.loadtest import run as loadtest
+from server.testkit import running_server
+from server.tracker import SeatTracker
+
+FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
+
+
+async def test_a_chaos_run_finishes_every_table_with_no_mismatch(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "z.db") as (url, server):
+        report = await loadtest(
+            url, 6, 2, think=0.002, chaos=Chaos(0.04, delay=(0.01, 0.1)), timeout=60,
+            reconnect_for=10,
+        )  # fmt: skip
+    result = report.to_dict()
+    assert result["errors"] == 0, result["error_samples"]
+    assert result["matches_completed"] == 6 and result["rounds_completed"] == 12
+    assert result["zero_sum"] is True
+    assert result["mismatches"] == 0, result["mismatch_samples"]
+    assert result["reconnects"] >= 30, "connections were dropped all along"
+    assert result["views_compared"] >= 15
+    assert result["fair_deals_checked"] > 0
+
+
+async def test_the_view_comparison_notices_a_view_that_went_wrong(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "z.db") as (url, server):
+        client = await Client.connect(url, "host")
+        await client.send({"type": "create_table", "name": "t", "rounds": 1, **FAST})
+        tracker, player = SeatTracker(None), BotPlayer(seed=1)
+        joined = await client.recv_type("joined")
+        tracker.on_frame(joined)
+        player.on_frame(joined)
+        for _ in range(3):
+            await client.send({"type": "add_bot"})
+        bots = 0
+        while bots < 3:
+            f = await client.recv()
+            tracker.on_frame(f)
+            player.on_frame(f)
+            bots += f["type"] == "seat_status" and f["connected"] and f["seat"] != 0
+        await client.send({"type": "start"})
+        claims = 0
+        while claims < 1 or sum(len(d) for d in (tracker.round or {}).get("discards", [])) < 12:
+            f = await client.recv()
+            tracker.on_frame(f)
+            reply = player.on_frame(f)
+            claims += f["type"] in ("claimed", "concealed_gang", "added_gang") or (
+                f["type"] == "round_ended"
+            )
+            if f["type"] == "round_ended":
+                break
+            if reply is not None:
+                await client.send(reply)
+        await client.send({"type": "sync"})
+        while (snapshot := await client.recv())["type"] != "snapshot":
+            tracker.on_frame(snapshot)  # what happened before the sync was answered
+        assert tracker.differences(snapshot) == []
+        for key, change in [
+            ("hand", lambda r: r["hand"].pop()),
+            ("discards", lambda r: r["discards"][1].append({"tile": "1m", "claimed": False,
+                                                           "declared": False})),
+            ("hand_sizes", lambda r: r["hand_sizes"].__setitem__(2, 99)),
+            ("wall_left", lambda r: r.__setitem__("wall_left", 1)),
+        ]:  # fmt: skip
+            wrong = copy.deepcopy(tracker)
+            assert wrong.round is not None
+            change(wrong.round)
+            problems = wrong.differences(snapshot)
+            assert len(problems) == 1 and problems[0].startswith(key), problems
+        late = copy.deepcopy(tracker)
+        late.seq -= 1
+        assert late.differences(snapshot), "a view at another seq is not compared as equal"

@@ -1,0 +1,335 @@
+"""Crash safety and graceful stops: a real `zhuoji serve` killed with SIGKILL or stopped with
+SIGTERM mid-match, started again on the same database; tables that cannot be rebuilt; and
+`zhuoji verify` over the stored rounds."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from protocol.fairdeal import check_deal
+from protocol.messages import parse_server
+from server.bot_client import BotPlayer
+from server.cli import main
+from server.client import Client, play
+from server.loadtest import Chaos, Report, SeatClient
+from server.loadtest import run as loadtest
+from server.store import round_events, table_events, table_row
+from server.testkit import running_server
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Serve:
+    """`zhuoji serve` in a subprocess on a fixed port and database."""
+
+    def __init__(self, db: Path, port: int) -> None:
+        self.db, self.port = db, port
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port",
+             str(self.port), "--db", str(self.db), "--round-pause", "0"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        for _ in range(200):
+            try:
+                url = f"http://127.0.0.1:{self.port}/healthz"
+                with urllib.request.urlopen(url, timeout=1) as r:
+                    if r.read().decode().startswith("ok"):
+                        return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError("the server did not come up")
+
+    def signal(self, sig: int) -> str:
+        """Send `sig`; return everything the process printed once it exits."""
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+        out, _ = self.proc.communicate(timeout=30)
+        return out
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate(timeout=30)
+
+
+async def bots_connected(client: Client) -> None:
+    """Read until the three bots added have connected to their seats."""
+    seats: set[int] = set()
+    while len(seats) < 3:
+        f = await client.recv()
+        if f["type"] == "seat_status" and f["connected"] and f["seat"] != 0:
+            seats.add(f["seat"])
+
+
+async def bot_table(
+    url: str, report: Report, rounds: int, started: asyncio.Event
+) -> dict[str, Any]:
+    """A host (played by a reconnecting `SeatClient`) and three of the server's own bots."""
+    client = await Client.connect(url, "host")
+    await client.recv_type("welcome")
+    await client.send({"type": "create_table", "name": "bots", "rounds": rounds, **FAST})
+    player = BotPlayer(seed="host")
+    player.on_frame(await client.recv_type("joined"))
+    for _ in range(3):
+        await client.send({"type": "add_bot"})
+    await bots_connected(client)
+    await client.send({"type": "start"})
+    await client.recv_until(lambda f: player.on_frame(f) is not None)  # the first prompt
+    started.set()
+    seat = SeatClient(
+        url, "host", client, player, report, chaos=Chaos(), rng=__import__("random").Random(1),
+        think=lambda: 0.04, reconnect_for=30,
+    )  # fmt: skip
+    await client.send({"type": "sync"})  # the prompt again, after a snapshot
+    end = await seat.play(lambda f: None, lambda r: None)
+    await seat.client.close()
+    return end
+
+
+def _zero_sum_rounds(db: Path, table: str) -> list[list[int]]:
+    with sqlite3.connect(db) as conn:
+        nets = [json.loads(r[0]) for r in conn.execute(
+            "SELECT net FROM rounds WHERE table_id=? ORDER BY round_no", (table,)
+        )]  # fmt: skip
+    assert nets and all(sum(n) == 0 for n in nets), nets
+    return nets
+
+
+def test_a_server_killed_with_sigkill_resumes_every_table_and_the_matches_finish(
+    tmp_path: Path,
+) -> None:
+    db, port = tmp_path / "kill.db", _free_port()
+    url = f"ws://127.0.0.1:{port}"
+    server = Serve(db, port)
+    server.start()
+
+    async def scenario() -> tuple[Report, dict[str, Any], str]:
+        report = Report(4, 2)
+        started = asyncio.Event()
+        bots = asyncio.create_task(bot_table(url, report, 2, started))
+        async with asyncio.timeout(10):
+            await started.wait()
+        run = asyncio.create_task(
+            loadtest(
+                url,
+                4,
+                2,
+                think=0.01,
+                table_options=FAST,
+                timeout=60,
+                report=report,
+                reconnect_for=30,
+            )  # fmt: skip
+        )
+        while report.actions < 80:  # into the first round everywhere
+            await asyncio.sleep(0.01)
+            assert not bots.done()
+            assert not run.done(), report.error_samples
+        out = await asyncio.to_thread(server.signal, signal.SIGKILL)
+        assert server.proc is not None and server.proc.returncode == -signal.SIGKILL
+        await asyncio.to_thread(server.start)  # the same database, the same port
+        return await run, await bots, out
+
+    try:
+        report, bot_end, _ = asyncio.run(scenario())
+        restarted = server.signal(signal.SIGINT)
+    finally:
+        server.stop()
+    result = report.to_dict()
+    assert result["errors"] == 0, result["error_samples"]
+    assert result["matches_completed"] == 4 and result["zero_sum"] is True
+    assert result["mismatches"] == 0, result["mismatch_samples"]
+    assert result["reconnects"] >= 4 * 4 + 1, "every client came back after the kill"
+    assert bot_end["reason"] == "finished" and bot_end["rounds_played"] == 2
+    assert "5 unfinished matches resumed" in restarted, restarted
+    for table in ("1", "2", "3", "4", "5"):
+        row = table_row(db, table)
+        assert row is not None and row["state"] == "finished", (table, row)
+        nets = _zero_sum_rounds(db, table)
+        assert [sum(col) for col in zip(*nets, strict=True)] == row["scores"]
+        # The log has no hole and no repeat across the restart, and every round verifies.
+        seqs = [e["seq"] for e in table_events(db, table)]
+        assert seqs == list(range(1, len(seqs) + 1))
+        assert main(["verify", "--db", str(db), "--table", table]) == 0
+
+
+def test_sigterm_tells_clients_closes_with_1012_and_the_match_waits_for_the_restart(
+    tmp_path: Path,
+) -> None:
+    db, port = tmp_path / "term.db", _free_port()
+    url = f"ws://127.0.0.1:{port}"
+    server = Serve(db, port)
+    server.start()
+
+    async def until_stopped() -> tuple[Client, dict[str, Any], BotPlayer]:
+        client = await Client.connect(url, "host")
+        await client.send({"type": "create_table", "name": "t", "rounds": 1, **FAST})
+        player = BotPlayer(seed="h")
+        joined = await client.recv_type("joined")
+        player.on_frame(joined)
+        for _ in range(3):
+            await client.send({"type": "add_bot"})
+        await bots_connected(client)
+        await client.send({"type": "start"})
+        prompt = await client.recv_until(lambda f: player.on_frame(f) is not None)
+        assert prompt["type"] == "prompt"
+        server.proc.send_signal(signal.SIGTERM)  # type: ignore[union-attr]
+        with pytest.raises(ConnectionClosed):
+            while True:
+                parse_server(json.dumps(await client.recv(10)))
+        return client, joined, player
+
+    try:
+        client, joined, player = asyncio.run(until_stopped())
+        assert server.proc is not None
+        out, _ = server.proc.communicate(timeout=30)
+        assert server.proc.returncode == 0, out
+    finally:
+        server.stop()
+    assert "restarting" in out
+    notice = client.received[-1]
+    assert notice["type"] == "shutdown" and notice["restart"] is True
+    assert client.ws.close_code == 1012
+    row = table_row(db, joined["table"])
+    assert row is not None and row["state"] == "playing"
+    stored = [e["seq"] for e in table_events(db, joined["table"])]
+    seen = [f["seq"] for f in client.received if f.get("table") and f["type"] != "prompt"]
+    assert max(seen) <= max(stored), "nothing was sent that is not on disk"
+
+    # Started again, the seat is waiting and the match finishes.
+    async def resume() -> dict[str, Any]:
+        async with running_server(db) as (url2, srv):
+            assert srv.tables[joined["table"]].round is not None
+            back = await Client.connect(url2, "host", token=joined["token"], last_seq=player.seq)
+            return await play(back, player, timeout=30)
+
+    end = asyncio.run(resume())
+    assert end["reason"] == "finished" and sum(end["scores"]) == 0
+
+
+async def _started_table(url: str, rounds: int = 1) -> tuple[Client, dict[str, Any], BotPlayer]:
+    client = await Client.connect(url, "host")
+    await client.send({"type": "create_table", "name": "t", "rounds": rounds, **FAST})
+    joined = await client.recv_type("joined")
+    player = BotPlayer(seed="p")
+    player.on_frame(joined)
+    for _ in range(3):
+        await client.send({"type": "add_bot"})
+    await bots_connected(client)
+    await client.send({"type": "start"})
+    moves = 0
+    while moves < 3:
+        reply = player.on_frame(await client.recv())
+        if reply is not None:
+            await client.send(reply)
+            moves += 1
+    return client, joined, player
+
+
+async def test_a_table_that_cannot_be_rebuilt_is_frozen_and_the_others_resume(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db = tmp_path / "z.db"
+    async with running_server(db, seed="freeze") as (url, server):
+        _, bad, _ = await _started_table(url)
+        _, good, good_player = await _started_table(url)
+    # Someone edits the record: a discard of another tile.
+    with sqlite3.connect(db) as conn:
+        idx, tile = conn.execute(
+            "SELECT idx, tile FROM actions WHERE table_id=? AND act='discard' ORDER BY idx",
+            (bad["table"],),
+        ).fetchone()
+        other = "1m" if tile != "1m" else "2m"
+        conn.execute(
+            "UPDATE actions SET tile=? WHERE table_id=? AND idx=?", (other, bad["table"], idx)
+        )
+    async with running_server(db, seed="freeze") as (url, server):
+        assert "cannot resume its match" in caplog.text and f"table {bad['table']}" in caplog.text
+        back = await Client.connect(url, "host", token=bad["token"])
+        await back.recv_type("welcome")
+        error = await back.recv_type("error")
+        assert error["code"] == "table_frozen"
+        back2 = await Client.connect(url, "host", token=good["token"], last_seq=good_player.seq)
+        end = await play(back2, good_player, timeout=30)
+        assert end["reason"] == "finished"
+        # The frozen connection is not stuck: it may open a table of its own.
+        await back.send({"type": "create_table", "name": "again", **FAST})
+        assert (await back.recv_type("joined"))["seat"] == 0
+    row = table_row(db, bad["table"])
+    assert row is not None and row["state"] == "abandoned"
+    assert main(["verify", "--db", str(db), "--table", bad["table"]]) == 1
+    assert main(["verify", "--db", str(db), "--table", good["table"]]) == 0
+
+
+async def test_verify_and_the_clients_check_every_fair_deal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "z.db"
+    async with running_server(db, seed="fair") as (url, server):
+        client, joined, player = await _started_table(url, rounds=2)
+        frames = list(client.received)
+        end = await play(client, player, on_frame=frames.append, timeout=30)
+    assert end["reason"] == "finished"
+    table = joined["table"]
+    # What a seat was sent: a commitment at each deal, opened at the end, matching its hand.
+    started = [f for f in frames if f["type"] == "round_started"]
+    ended = [f for f in frames if f["type"] == "round_ended"]
+    assert len(started) == len(ended) == 2
+    for s, e in zip(started, ended, strict=True):
+        assert len(s["commitment"]) == 64 and len(e["deal"]["order"]) == 108
+        assert check_deal(s["commitment"], e["deal"], dealer=s["dealer"], seat=0,
+                          hand=s["hand"]) == []  # fmt: skip
+        wrong = sorted(s["hand"])[:-1] + ["9s" if sorted(s["hand"])[-1] != "9s" else "1m"]
+        assert check_deal(s["commitment"], e["deal"], dealer=s["dealer"], seat=0, hand=wrong)
+    assert started[0]["commitment"] != started[1]["commitment"]
+
+    capsys.readouterr()
+    assert main(["verify", "--db", str(db), "--table", table]) == 0
+    out = capsys.readouterr().out
+    assert f"table {table} round 1: ok" in out and f"table {table} round 2: ok" in out
+    assert main(["verify", "--db", str(db), "--table", table, "--round", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rounds"][0]["ok"] is True
+    assert main(["verify", "--db", str(db), "--table", table, "--round", "3"]) == 2
+    assert main(["verify", "--db", str(db), "--table", "99"]) == 2
+    assert main(["verify", "--db", str(tmp_path / "none.db"), "--table", table]) == 2
+    assert main(["verify", "--db", str(db)]) == 2
+
+    # A salt changed after the fact, a deal swapped, an event edited: each is caught.
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE rounds SET salt=? WHERE table_id=? AND round_no=1", ("00" * 16, table))
+        hands = json.loads(conn.execute(
+            "SELECT hands FROM rounds WHERE table_id=? AND round_no=2", (table,)
+        ).fetchone()[0])  # fmt: skip
+        hands[0], hands[1] = hands[1], hands[0]
+        conn.execute("UPDATE rounds SET hands=? WHERE table_id=? AND round_no=2",
+                     (json.dumps(hands), table))  # fmt: skip
+    capsys.readouterr()
+    assert main(["verify", "--db", str(db), "--table", table]) == 1
+    out = capsys.readouterr().out
+    assert "round 1: MISMATCH" in out and "commitment does not open" in out
+    assert "round 2: MISMATCH" in out and "seed" in out
+    events = round_events(db, table, 1)
+    assert events  # the stored log is untouched by verify
