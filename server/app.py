@@ -119,6 +119,7 @@ class Server:
         self.conns: set[Conn] = set()
         self.outbox = Outbox()
         self.stopping = False
+        self.resumed = 0  # unfinished matches resumed at start (`restore`)
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
 
     # ----- ids, tokens, seeds -----
@@ -401,14 +402,16 @@ class Server:
         tables it left waiting (nobody is at them any more). Returns the tables resumed."""
         closed = self.store.close_waiting(time.time())
         resumed = 0
-        for stored in self.store.unfinished(LOG_KEEP):
+        since = time.time() - self.finished_linger
+        for stored in self.store.unfinished(LOG_KEEP, ended_since=since):
             try:
                 table = Table.restore(self, stored)
             except Exception:  # Table.restore freezes what it cannot rebuild; this is a bug
                 log.exception("table %s: could not be restored", stored.id)
                 continue
             self.tables[table.id] = table
-            resumed += 1
+            resumed += table.state == "playing"
+        self.resumed = resumed
         if resumed or closed:
             log.warning(
                 "resumed %d unfinished matches; closed %d tables that had not started",

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         loop.add_signal_handler(signal.SIGINT, on_signal, False)
         loop.add_signal_handler(signal.SIGTERM, on_signal, True)
         async with server.listen(args.host, args.port):
-            resumed = len(server.tables)
+            resumed = server.resumed
             print(
                 f"zhuoji serving on ws://{args.host}:{args.port}  (database {db}, synchronous"
                 f" {args.sync}, {resumed} unfinished matches resumed)",

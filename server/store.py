@@ -248,8 +248,12 @@ class Store:
             )
         return ids
 
-    def unfinished(self, log_keep: int = 4096) -> list[StoredTable]:
-        """Every match a previous run left playing, as stored: what `Table.restore` resumes.
+    def unfinished(
+        self, log_keep: int = 4096, *, ended_since: float | None = None
+    ) -> list[StoredTable]:
+        """Every match a previous run left playing, as stored: what `Table.restore` resumes;
+        with `ended_since`, also the matches that ended since then (a player who dropped just
+        before the end may still come back to see it).
 
         Read with the writer's connection before the server serves, so nothing writes beside it.
         A row that cannot be decoded is returned with `error` set (its table is frozen)."""
@@ -257,7 +261,9 @@ class Store:
         db.row_factory = sqlite3.Row
         try:
             rows = db.execute(
-                "SELECT * FROM tables WHERE state='playing' ORDER BY CAST(id AS INTEGER), id"
+                "SELECT * FROM tables WHERE state='playing' OR (state IN ('finished', 'abandoned')"
+                " AND started_at IS NOT NULL AND ended_at >= ?) ORDER BY CAST(id AS INTEGER), id",
+                (float("inf") if ended_since is None else ended_since,),
             ).fetchall()
             return [self._stored(dict(row), log_keep) for row in rows]
         finally:

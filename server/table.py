@@ -144,7 +144,10 @@ class Table:
         wall and turn, its seats waiting for their players (their tokens still good; the
         server's bots come back by themselves). The round is rebuilt through the engine from
         its stored deal and actions and must give the stored events; if it cannot be rebuilt
-        the table is frozen (its record kept, its players told) and the server goes on."""
+        the table is frozen (its record kept, its players told) and the server goes on.
+
+        A match that had just ended comes back as it ended, for what is left of
+        `finished_linger`: a player who dropped just before the end still sees it."""
         row = stored.row
         problem = stored.error
         try:
@@ -168,6 +171,13 @@ class Table:
             seat.restored_seq = stored.seq
             if seat.token_key is not None:
                 server.tokens[seat.token_key] = table
+        if row["state"] != "playing":
+            table.state = row["state"]
+            table.match.round_no = int(row.get("rounds_played") or 0)
+            table.match.scores = list(row.get("scores") or [0, 0, 0, 0])
+            left = (row.get("ended_at") or 0) + server.finished_linger - time.time()
+            table._linger = table.loop.call_later(max(0.0, left), table.post, "linger")
+            return table
         try:
             if problem is not None:
                 raise RebuildError(problem)

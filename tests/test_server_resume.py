@@ -333,3 +333,35 @@ async def test_verify_and_the_clients_check_every_fair_deal(
     assert "round 2: MISMATCH" in out and "seed" in out
     events = round_events(db, table, 1)
     assert events  # the stored log is untouched by verify
+
+
+async def test_a_player_who_dropped_before_the_end_sees_it_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "z.db"
+    async with running_server(db, seed="end") as (url, server):
+        client = await Client.connect(url, "host")
+        await client.send({"type": "create_table", "name": "t", "rounds": 1, **FAST})
+        joined = await client.recv_type("joined")
+        await client.send({"type": "auto", "on": True})  # the server plays this seat
+        for _ in range(3):
+            await client.send({"type": "add_bot"})
+        await bots_connected(client)
+        await client.send({"type": "start"})
+        last = (await client.recv_type("round_started"))["seq"]
+        await client.close()  # gone before the end
+        table = server.tables[joined["table"]]
+        for _ in range(500):
+            if table.state == "finished":
+                break
+            await asyncio.sleep(0.01)
+        assert table.state == "finished"
+        assert joined["table"] in server.tables, "the table waits for the player who dropped"
+    async with running_server(db, seed="end") as (url, server):
+        assert server.tables[joined["table"]].state == "finished" and server.resumed == 0
+        back = await Client.connect(url, "host", token=joined["token"], last_seq=last)
+        assert (await back.recv_type("joined"))["resume"] == "events"
+        end = await back.recv_type("match_ended")
+    assert end["reason"] == "finished" and sum(end["scores"]) == 0
+    row = table_row(db, joined["table"])
+    assert row is not None and row["scores"] == end["scores"]
