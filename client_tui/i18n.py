@@ -159,6 +159,8 @@ TEXT: dict[str, tuple[str, str]] = {
     "winner": ("胡", "won"),
     "adds_up": ("✓ 各项相加等于净分", "✓ the lines add up to the nets"),
     "not_adds_up": ("✗ 各项与净分不符", "✗ the lines do not add up to the nets"),
+    "fair_ok": ("✓ 发牌已验证", "✓ fair deal verified"),
+    "fair_bad": ("✗ 发牌与承诺不符", "✗ the deal does not match its commitment"),
     "close_hint": ("Enter/Esc 关闭", "Enter/Esc closes"),
     "no_chickens": ("无", "none"),
     "scores_after": ("累计", "Match"),

@@ -33,6 +33,7 @@ from client_tui.view import (
     View,
     WinV,
 )
+from protocol.fairdeal import check_deal
 from protocol.messages import (
     ROUND_EVENT_TYPES,
     AddedGang,
@@ -167,7 +168,7 @@ def _snapshot(view: View, m: Snapshot) -> View:
     rnd = round_v(m.round, m.seat) if m.round is not None else None
     # The snapshot does not say which event the round last moved on: the next prompt decides.
     return replace(view, table=info, seat=m.seat, seq=m.seq, round_seq=0, round=rnd, prompt=None,
-                   scores=info.scores,
+                   scores=info.scores, dealt=None,
                    names=tuple(s.name or "" for s in info.seats))  # fmt: skip
 
 
@@ -193,6 +194,7 @@ def round_v(rv: RoundView, viewer: int | None) -> RoundV:
         declared=tuple(rv.declared),
         claim_tile=rv.claim_tile,
         claim_from=rv.claim_from,
+        commitment=rv.commitment,
     )
 
 
@@ -266,14 +268,21 @@ def _table_event(view: View, m: Any) -> View:
             round_no=m.round_no, dealer=m.dealer, streak=m.streak, base=m.base, phase="turn",
             turn=m.dealer, wall_left=m.wall_left,
             hand=sort_tiles(m.hand) if m.hand is not None and view.seat is not None else None,
-            hand_sizes=tuple(m.hand_sizes),
+            hand_sizes=tuple(m.hand_sizes), commitment=m.commitment,
         )  # fmt: skip
-        return replace(view, round=rnd, table=table)
+        dealt = tuple(m.hand) if m.hand is not None and view.seat is not None else None
+        return replace(view, round=rnd, table=table, dealt=dealt)
     if view.round is None:
         return view
     r = view.round
     if isinstance(m, RoundEnded):
-        res = ResultV(r.round_no, m.result, tuple(m.scores), r.dealer, r.winners, r.discards)
+        fair = None
+        if r.commitment is not None:  # the fair deal: does the reveal open the commitment?
+            deal = m.deal.model_dump() if m.deal is not None else None
+            fair = not check_deal(r.commitment, deal, dealer=r.dealer, seat=view.seat,
+                                  hand=view.dealt)  # fmt: skip
+        res = ResultV(r.round_no, m.result, tuple(m.scores), r.dealer, r.winners, r.discards,
+                      fair)  # fmt: skip
         table = view.table
         if table is not None:
             table = replace(table, scores=tuple(m.scores))

@@ -119,6 +119,7 @@ class Sheet:
     next_streak: int
     scores: tuple[int, ...]
     hands: tuple[HandRow, ...] = ()
+    fair: bool | None = None  # the fair-deal check (`ResultV.fair`)
 
     @property
     def adds_up(self) -> bool:
@@ -267,4 +268,5 @@ def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
         next_streak=int(result.get("next_streak", 0)),
         scores=res.scores,
         hands=_hand_rows(res, winners, tuple(chicken_rows), chickens_rule),
+        fair=res.fair,
     )

@@ -139,6 +139,7 @@ class RoundV:
     flip: str | None = None
     last: LastAction | None = None
     hands: tuple[tuple[str, ...], ...] | None = None
+    commitment: str | None = None  # the fair-deal commitment sent at the deal
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,9 @@ class PromptV:
 class ResultV:
     """A finished round: the settlement dict (`rules.settle.Settlement.to_dict()` with the
     revealed hands and melds), the match scores after it, and the wins and discard rows the
-    client saw (a seat's unclaimed discards count among its chickens)."""
+    client saw (a seat's unclaimed discards count among its chickens). `fair` is the fair-deal
+    check: the revealed deal opens the commitment and holds this seat's dealt hand (None: not
+    checked, no commitment was seen)."""
 
     round_no: int
     result: dict[str, Any]
@@ -186,6 +189,7 @@ class ResultV:
     dealer: int = 0
     winners: tuple[WinV, ...] = ()
     discards: tuple[tuple[DiscardV, ...], ...] = ()
+    fair: bool | None = None
 
     @property
     def net(self) -> tuple[int, ...]:
@@ -260,6 +264,7 @@ class View:
     round_seq: int = 0
     names: tuple[str, ...] = ("", "", "", "")
     round: RoundV | None = None
+    dealt: tuple[str, ...] | None = None  # this seat's hand as dealt, for the fair-deal check
     prompt: PromptV | None = None
     result: ResultV | None = None
     history: tuple[ResultV, ...] = ()

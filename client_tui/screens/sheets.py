@@ -117,6 +117,10 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
                 flip.append(", ")
             flip.append_text(tl.text(tile, ascii))
             flip.append(f" {tag}鸡", style=GOLD)
+    if sheet.fair is not None:  # the fair deal, checked against the commitment
+        flip.append("    ")
+        flip.append(lang.t("fair_ok" if sheet.fair else "fair_bad"),
+                    style="green" if sheet.fair else "bold red")  # fmt: skip
     parts.append(flip)
     # Every hand and meld, revealed: why each chicken and 豆 counted.
     if sheet.hands:
