@@ -120,6 +120,7 @@ class Server:
         self.outbox = Outbox()
         self.stopping = False
         self.resumed = 0  # unfinished matches resumed at start (`restore`)
+        self.ws_server: WsServer | None = None  # while listening
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
 
     # ----- ids, tokens, seeds -----
@@ -161,6 +162,7 @@ class Server:
             close_timeout=5,
             process_request=self._http,
         ) as ws_server:
+            self.ws_server = ws_server
             try:
                 yield ws_server
             finally:
@@ -420,10 +422,10 @@ class Server:
         return resumed
 
     async def shutdown(self, ws_server: WsServer | None = None, *, restart: bool = False) -> None:
-        """Stop gracefully: accept no more connections, tell every client (a `shutdown` frame),
-        let each table finish what it was doing (all it did is on disk already), then close
-        every connection with 1012 (`restart`) or 1001. Unfinished matches stay `playing` in
-        the database and resume when a server starts on it again."""
+        """Stop gracefully: accept no more connections, let each table finish the step it was on
+        (all it did is on disk already), tell every client (a `shutdown` frame, the last before
+        the close), then close every connection with 1012 (`restart`) or 1001. Unfinished
+        matches stay `playing` in the database and resume when a server starts on it again."""
         if self.stopping:
             return
         self.stopping = True
@@ -434,15 +436,15 @@ class Server:
             if restart
             else "the server is shutting down; unfinished matches resume when it is back"
         )
-        notice = dumps({"type": "shutdown", "restart": restart, "message": message})
-        for conn in list(self.conns):
-            if conn.hello:
-                conn.send(notice)
         for table in list(self.tables.values()):
             table.post("stop")
         tasks = [t.task for t in self.tables.values() if not t.task.done()]
         if tasks:
             await asyncio.wait(tasks, timeout=10)
+        notice = dumps({"type": "shutdown", "restart": restart, "message": message})
+        for conn in list(self.conns):
+            if conn.hello:
+                conn.send(notice)
         code = Close.RESTART if restart else Close.GOING_AWAY
         for conn in list(self.conns):
             conn.close(code, "server restarting" if restart else "server shutting down")

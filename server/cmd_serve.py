@@ -83,7 +83,12 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
             await stop.wait()
-            print("restarting: stopping" if server.restart else "shutting down", flush=True)
+            print(
+                "stopping for a restart (clients told, closing with 1012); matches are kept"
+                if server.restart
+                else "shutting down (clients told, closing with 1001); matches are kept",
+                flush=True,
+            )
 
     try:
         asyncio.run(main())

@@ -209,7 +209,7 @@ def test_sigterm_tells_clients_closes_with_1012_and_the_match_waits_for_the_rest
         assert server.proc.returncode == 0, out
     finally:
         server.stop()
-    assert "restarting" in out
+    assert "stopping for a restart" in out
     notice = client.received[-1]
     assert notice["type"] == "shutdown" and notice["restart"] is True
     assert client.ws.close_code == 1012
@@ -416,3 +416,27 @@ async def test_events_lost_in_a_power_loss_are_not_caught_up_under_reused_number
         assert rejoined["resume"] == "snapshot", "numbers it saw were reused: no catch-up"
         snapshot = await back.recv_type("snapshot")
         assert snapshot["seq"] == rejoined["seq"]
+
+
+async def test_a_stopping_server_accepts_no_one_new_and_tells_everyone(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "z.db") as (url, server):
+        watcher = await Client.connect(url, "看客")
+        await watcher.recv_type("welcome")
+        host, joined, _ = await _started_table(url)
+        await watcher.send({"type": "watch", "table": joined["table"]})
+        await watcher.recv_type("joined")
+        stopping = asyncio.create_task(server.shutdown(server.ws_server, restart=True))
+        await asyncio.sleep(0)
+        with pytest.raises(OSError):
+            await Client.connect(url, "late", open_timeout=2)
+        await stopping
+        for client in (host, watcher):
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await client.recv(5)
+            notice = client.received[-1]
+            assert notice["type"] == "shutdown" and notice["restart"] is True
+            assert client.ws.close_code == 1012
+        assert server.tables[joined["table"]].task.done()
+    row = table_row(tmp_path / "z.db", joined["table"])
+    assert row is not None and row["state"] == "playing"
