@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from server.table import Table
 
 MAX_BUFFERED = 1 << 20  # bytes waiting for one client before it is closed as too slow
+POLICY_CLOSE_TIMEOUT = 0.5  # seconds a client closed for flooding has to finish the close
 
 _ids = itertools.count(1)
 
@@ -152,6 +153,10 @@ class WsConn(Conn):
 
     async def _close(self, code: int, reason: str) -> None:
         self.outbox.flush()
+        if code == Close.POLICY:
+            # A flooding client is not waited on for the closing handshake (the server has
+            # stopped reading it): it gets the error and the close frame, then is dropped.
+            self.ws.close_timeout = POLICY_CLOSE_TIMEOUT
         await self.ws.close(code, reason)
 
 
