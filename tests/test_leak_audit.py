@@ -2,30 +2,35 @@
 
 The oracle is independent of the projection (`server.projection`). A `Truth` follows the engine's
 full events (every hand, every draw, every 暗杠 tile) and keeps where each tile is: in a seat's
-concealed hand, in a seat's 暗杠, in the river, in an open meld, flipped, or still in the live wall.
-From that it says, for a viewer at one moment, how many copies of each tile kind the viewer may
-know at each place: its own hand and 暗杠 and the public record before the round ends; every tile
-but the rest of the live wall after it (hands and 暗杠 are revealed then, the wall only as far as
-the flip).
+concealed hand, in a seat's 暗杠, in the river, in an open meld, flipped, or still in the live wall
+(offline it is checked against the engine's own state at every step; on loopback the stored events
+are checked by replaying each round through the engine). From that it says, for a viewer at one
+moment, how many copies of each tile kind the viewer may know at each place: its own hand and 暗杠
+and the public record while the round is played; once it is won or exhausted, every hand and 暗杠
+too, and the wall only as far as the flip; from `round_ended` on, the whole deal (the fair deal is
+opened there). The round's fair-deal salt never appears in a frame before that.
 
-Every frame is decoded from the JSON text the viewer would get, and every tile in it is found by
-walking the whole frame (nested dicts and lists); each one must sit in a field the audit knows
-(a frame with a tile anywhere else fails as unaudited), and each field says what the tile claims:
-"a copy of this kind is in seat 2's hand", "in the river", … The copies a frame claims at one
-place must not outnumber the copies the viewer may know there. A spectator's `drew.tile` set to a
-tile seen in public still fails: it claims a copy in the drawer's hand, and the spectator knows
-none there. Free text the server writes (error messages, payment details) may name only tile
-kinds the viewer knows, the tile it sent itself, or the whole tile vocabulary (a list of allowed
-values).
+Each frame is decoded from the JSON text the viewer would get. Its tile fields are read by frame
+type, each saying what the tile claims: "a copy of this kind is in seat 2's hand", "in the river",
+"in seat 1's 暗杠", … The copies a frame claims at one place must not outnumber the copies the
+viewer may know there. A spectator's `drew.tile` set to a tile seen in public still fails: it
+claims a copy in the drawer's hand, and the spectator knows none there. Every tile string in the
+text, at any depth, as a value or a key, must be one of those read, or the frame fails as
+unaudited. Free text the server writes (error messages, payment details) may name only tile kinds
+the viewer knows, a tile it sent itself, or the whole vocabulary (a list of allowed values).
 
 Two drivers:
 
 - offline, the real projection (`view_for`, and `view_key` grouping as the table broadcasts) over
   more than 1,000 bot-played rounds of all three presets: every event for four seats and a
-  spectator, prompts, snapshots and refusals of illegal moves at every step;
+  spectator, every prompt, and every fourth step a snapshot for each viewer and a refused move
+  (its error frame) from each seat;
 - a real server on loopback: seats played by protocol clients that drop and come back (event
-  catch-up and snapshots) and send bad messages, server bots, and a spectator that leaves and
-  watches again; every frame each client received is audited against the table's stored log.
+  catch-up and snapshots, sometimes replacing a connection still open), ask for snapshots and
+  send messages the server refuses, the server's own bots, and a spectator that leaves, drops
+  and watches again; every frame each connection got is audited against the stored log.
+
+And the oracle is shown to fail on seven projections broken on purpose.
 """
 
 from __future__ import annotations
@@ -103,7 +108,6 @@ class Truth:
         self.over = False
         self.revealed = False  # the fair deal is opened: every tile of the deal is public
         self.win_tiles: dict[int, int] = {}  # winner → a tile won off a discard or a 补杠
-        self.last_discard: int | None = None
         self.pending_add: tuple[int, int] | None = None  # a declared 补杠: (seat, kind)
 
     def apply(self, e: dict[str, Any]) -> None:
@@ -120,7 +124,6 @@ class Truth:
             k = parse_tile(e["tile"])
             self.hands[e["seat"]][k] -= 1
             self.river[k] += 1
-            self.last_discard = k
         elif kind == "claimed":
             k = parse_tile(e["tile"])
             n = 2 if e["act"] == "pong" else 3
