@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rules.actions import Action, IllegalAction
 from rules.events import (
@@ -54,10 +54,10 @@ class DealError(ValueError):
     """A deal that cannot be played: wrong hand sizes, more than four of a tile, bad seats."""
 
 
-@dataclass(frozen=True, slots=True)
-class DiscardRecord:
+class DiscardRecord(NamedTuple):
     """A tile in a discard row. `claimed` once 碰/杠/胡 took it: then it is no longer the
-    discarder's (for chickens) though it stays in the row's history for display."""
+    discarder's (for chickens) though it stays in the row's history for display. (A NamedTuple:
+    immutable and cheap, one is made on every discard.)"""
 
     tile: int
     claimed: bool = False
