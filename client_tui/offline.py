@@ -2,8 +2,8 @@
 (or a spectator) would receive, so the client can be driven offline — in tests, snapshots and
 demos — exactly as a server would drive it.
 
-The masking follows the protocol (docs/ENGINE.md `PRIVATE_FIELDS`): a seat sees its own deal,
-draws and 暗杠 tiles; everyone else gets `null` for those.
+The masking is the server's (`server.projection.view_for`): a seat sees its own deal, draws and
+暗杠 tiles; everyone else gets `null` for those.
 
 >>> from rules.options import GUIYANG
 >>> t = OfflineTable(Round.deal(GUIYANG, seed=1), viewer=0)
@@ -19,6 +19,7 @@ from protocol.messages import SERVER_ADAPTER, ServerMessage
 from rules.actions import Action
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import tile_name
+from server.projection import view_for
 
 
 def table_info(table: str = "1", *, preset: str = "guiyang", names: list[str] | None = None,
@@ -40,15 +41,11 @@ def table_info(table: str = "1", *, preset: str = "guiyang", names: list[str] | 
 
 
 def project(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
-    """What `viewer` may see of an engine event (already numbered, with `table` and `seq`)."""
-    e = dict(event)
-    if e["type"] == "round_started":
-        hands = e.pop("hands")
-        e["hand"] = hands[viewer] if viewer is not None else None
-        e["hand_sizes"] = [len(h) for h in hands]
-    elif e["type"] in ("drew", "concealed_gang") and e["seat"] != viewer:
-        e["tile"] = None
-    return e
+    """What `viewer` may see of an engine event (already numbered, with `table` and `seq`):
+    the server's own projection, so offline and online frames cannot differ."""
+    frame = view_for(event, viewer)
+    assert frame is not None, "every event is shown to every viewer, masked or not"
+    return dict(frame)
 
 
 class OfflineTable:

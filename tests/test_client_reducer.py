@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from client_tui import offline
 from client_tui.local import Acted, Connecting, ConnectionClosed, ConnectionLost
 from client_tui.reducer import reduce
 from client_tui.view import DiscardV, MeldV, View
@@ -38,16 +39,11 @@ def parse(frame: dict[str, Any]) -> ServerMessage:
 
 
 def project(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
-    """What the server sends `viewer` for an engine event (RULES/ENGINE: private fields)."""
-    e = dict(event)
+    """What the server sends `viewer` for an engine event, with the fields the table adds."""
+    e = offline.project(event, viewer)
     if e["type"] == "round_started":
-        hands = e.pop("hands")
-        e["hand"] = hands[viewer] if viewer is not None else None
-        e["hand_sizes"] = [len(h) for h in hands]
         e["round_no"] = 1
         e["base"] = 1
-    elif e["type"] in ("drew", "concealed_gang") and e["seat"] != viewer:
-        e["tile"] = None
     elif e["type"] == "round_ended":
         e["scores"] = e["result"]["net"]
     return e
