@@ -3,7 +3,7 @@
 - `view`, `reducer`: the pure core — server frames in, an immutable `View` out.
 - `analysis`, `sheet`: what the client works out with the shared rules core (waits and 通行证,
   the settlement sheet).
-- `net`: the connection that outlives dropped sockets; `local_server`: the in-process server of
-  `zhuoji play`; `offline`: a table without a server (tests, snapshots).
+- `net`: the connection that outlives dropped sockets; `offline`: a table without a server
+  (tests, snapshots). The in-process server of `zhuoji play` is composed in `zhuoji.play`.
 - `app`, `screens/`, `widgets`, `render`: the Textual app; widgets only render the view.
 """

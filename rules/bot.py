@@ -189,7 +189,7 @@ def _keep(kind: int, info: RowInfo) -> int:
 @dataclass(slots=True)
 class SeatView:
     """What one seat knows when it must act: all the bot reads. A protocol client fills it from
-    the frames it was sent (`server/bot_client.py`); `SeatView.of(round, seat)` from a `Round`.
+    the frames it was sent (`clients/bot_player.py`); `SeatView.of(round, seat)` from a `Round`.
 
     `offered` is the claim window's options for this seat (`hu`, `pong`, `gang`), empty on turn.
     """

@@ -30,6 +30,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from clients.bot_player import BotPlayer
 from protocol import codes
 from protocol.codes import Close
 from protocol.messages import (
@@ -42,7 +43,6 @@ from protocol.messages import (
     parse_client,
 )
 from rules.options import OptionsError, make_options, overrides_of
-from server.bot_client import BotPlayer
 from server.conn import Conn, Outbox, PipeConn, RateLimit, WsConn
 from server.projection import ErrorItem, view_for
 from server.store import Store

@@ -9,7 +9,7 @@ import sys
 
 def test_bench_json_small_run() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "bench", "--json",
+        [sys.executable, "-m", "zhuoji.cli", "bench", "--json",
          "--hands", "40", "--rounds", "12", "--repeat", "2"],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip

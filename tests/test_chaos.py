@@ -6,12 +6,12 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from server.bot_client import BotPlayer
-from server.client import Client
-from server.loadtest import Chaos
-from server.loadtest import run as loadtest
+from clients.bot_player import BotPlayer
+from clients.client import Client
+from clients.loadtest import Chaos
+from clients.loadtest import run as loadtest
+from clients.tracker import SeatTracker
 from server.testkit import running_server
-from server.tracker import SeatTracker
 
 FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
 

@@ -6,8 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from client_tui.local_server import LocalServer
-from server.cli import build_parser
+from zhuoji.cli import build_parser
+from zhuoji.play import LocalServer
 
 
 def test_play_join_watch_arguments() -> None:

@@ -16,9 +16,9 @@ from client_tui.reducer import reduce
 from client_tui.screens.sheets import sheet_renderable
 from client_tui.sheet import build_sheet
 from client_tui.view import View
+from clients.bot_player import BotPlayer
+from clients.client import Client, play
 from protocol.messages import parse_server
-from server.bot_client import BotPlayer
-from server.client import Client, play
 from server.testkit import running_server
 
 FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}

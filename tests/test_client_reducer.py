@@ -289,7 +289,7 @@ def test_match_start_and_end() -> None:
     [
         "client_tui.view", "client_tui.reducer", "client_tui.analysis", "client_tui.local",
         "client_tui.sheet", "client_tui.offline", "client_tui.i18n", "client_tui.tiles",
-        "client_tui.render", "client_tui.net", "client_tui.common", "client_tui.screens.forms",
+        "client_tui.render", "client_tui.net", "zhuoji.common", "client_tui.screens.forms",
         "client_tui.screens.help",
     ],
 )  # fmt: skip

@@ -45,6 +45,8 @@ from pydantic import ValidationError
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from clients.bot_player import BotPlayer
+from clients.client import Client
 from protocol.codes import Close
 from protocol.messages import (
     MAX_FRAME_BYTES,
@@ -55,8 +57,6 @@ from protocol.messages import (
 )
 from rules.options import OptionsError, RuleOptions, make_options
 from server.app import Server, _validation_message
-from server.bot_client import BotPlayer
-from server.client import Client
 from server.projection import ErrorItem, view_for
 from server.table import dumps
 from server.testkit import running_server

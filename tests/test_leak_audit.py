@@ -50,6 +50,8 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from clients.bot_player import BotPlayer
+from clients.client import Client
 from protocol.messages import parse_server
 from rules.actions import ACT_KINDS, Action, IllegalAction
 from rules.bot import Bot
@@ -59,8 +61,6 @@ from rules.options import PRESETS
 from rules.round import Phase, Round, legal_actions
 from rules.script import run_script
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
-from server.bot_client import BotPlayer
-from server.client import Client
 from server.conn import PipeConn
 from server.projection import ErrorItem, PromptItem, SnapshotItem, view_for, view_key
 from server.store import load_round_script, table_events

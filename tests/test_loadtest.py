@@ -24,7 +24,7 @@ def test_serve_and_loadtest_end_to_end(tmp_path: Path) -> None:
     port = _free_port()
     db = tmp_path / "serve.db"
     server = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+        [sys.executable, "-m", "zhuoji.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
          "--db", str(db), "--round-pause", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
@@ -39,7 +39,7 @@ def test_serve_and_loadtest_end_to_end(tmp_path: Path) -> None:
         else:
             raise AssertionError("the server did not come up")
         run = subprocess.run(
-            [sys.executable, "-m", "server.cli", "loadtest", "--url", f"ws://127.0.0.1:{port}",
+            [sys.executable, "-m", "zhuoji.cli", "loadtest", "--url", f"ws://127.0.0.1:{port}",
              "--tables", "4", "--rounds", "2", "--think-ms", "2", "--json"],
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip
@@ -52,7 +52,7 @@ def test_serve_and_loadtest_end_to_end(tmp_path: Path) -> None:
         assert report["reconnects"] == 0 and report["mismatches"] == 0
         # With chaos: dropped connections come back, and their views are the server's.
         run = subprocess.run(
-            [sys.executable, "-m", "server.cli", "loadtest", "--url", f"ws://127.0.0.1:{port}",
+            [sys.executable, "-m", "zhuoji.cli", "loadtest", "--url", f"ws://127.0.0.1:{port}",
              "--tables", "3", "--rounds", "1", "--think-ms", "2", "--chaos", "0.05", "--json"],
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip

@@ -18,7 +18,7 @@ from protocol.messages import (
     parse_server,
 )
 from protocol.schema import SCHEMA_PATH, build_schema, schema_text
-from server.cli import main
+from zhuoji.cli import main
 
 
 def test_committed_schema_matches_the_models() -> None:

@@ -14,7 +14,7 @@ SCEN = Path(__file__).parent / "scenarios"
 
 def replay(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "server.cli", "replay", *args],
+        [sys.executable, "-m", "zhuoji.cli", "replay", *args],
         capture_output=True, text=True, input=stdin, timeout=60,
     )  # fmt: skip
 

@@ -108,7 +108,7 @@ def test_cli_replay_json(stem: str) -> None:
         pytest.skip("listed as an engine disagreement")
     expected = json.loads(path.read_text(encoding="utf-8"))["expected"]
     proc = subprocess.run(
-        [sys.executable, "-m", "server.cli", "replay", str(path), "--json"],
+        [sys.executable, "-m", "zhuoji.cli", "replay", str(path), "--json"],
         capture_output=True, text=True, encoding="utf-8", cwd=Path(__file__).parent.parent,
     )
     if "error" in expected:

@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from clients.bot_player import BotPlayer
+from clients.client import Client, play
 from protocol.messages import PROTOCOL_VERSION, parse_server
 from rules.actions import IllegalAction
 from rules.round import legal_actions
 from rules.script import run_script
 from rules.tiles import parse_tile, tile_name
 from server.app import Server
-from server.bot_client import BotPlayer
-from server.client import Client, play
 from server.store import load_round_script, table_events, table_row
 from server.testkit import running_server
 

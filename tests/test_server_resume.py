@@ -19,15 +19,15 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from clients.bot_player import BotPlayer
+from clients.client import Client, play
+from clients.loadtest import Chaos, Report, SeatClient
+from clients.loadtest import run as loadtest
 from protocol.fairdeal import check_deal
 from protocol.messages import parse_server
-from server.bot_client import BotPlayer
-from server.cli import main
-from server.client import Client, play
-from server.loadtest import Chaos, Report, SeatClient
-from server.loadtest import run as loadtest
 from server.store import round_events, table_events, table_row
 from server.testkit import running_server
+from zhuoji.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
@@ -48,7 +48,7 @@ class Serve:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port",
+            [sys.executable, "-m", "zhuoji.cli", "serve", "--host", "127.0.0.1", "--port",
              str(self.port), "--db", str(self.db), "--round-pause", "0"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip

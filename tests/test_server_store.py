@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from rules.script import ScriptError, run_script
-from server.cli import main
 from server.store import (
     RoundNotFound,
     Store,
@@ -21,6 +20,7 @@ from server.store import (
     table_row,
 )
 from server.testkit import running_server
+from zhuoji.cli import main
 
 
 def _row(table_id: str) -> dict[str, object]:
@@ -58,7 +58,7 @@ async def test_writes_in_one_loop_turn_share_a_commit_and_a_bad_one_fails_alone(
 async def test_a_stored_match_replays_round_by_round(tmp_path: Path) -> None:
     db = tmp_path / "z.db"
     async with running_server(db, seed="store") as (url, server):
-        from server.client import Client
+        from clients.client import Client
 
         host = await Client.connect(url, "host")
         await host.send({"type": "create_table", "name": "t", "rounds": 3, "claim_min_ms": 0,

@@ -28,10 +28,10 @@ from client_tui.screens.sheets import SheetScreen
 from client_tui.screens.table import TableScreen
 from client_tui.sheet import build_sheet
 from client_tui.widgets import HandView
+from clients.client import Client
 from protocol.messages import CreateTable
 from rules.bot import shanten
 from rules.tiles import parse_tile, to_counts
-from server.client import Client
 from server.testkit import running_server
 
 SIZE = (100, 30)

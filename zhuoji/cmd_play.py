@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from client_tui.common import add_display_arguments, add_name_argument, language, player_name
+from zhuoji.common import add_display_arguments, add_name_argument, language, player_name
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
     import tempfile
 
     from client_tui.app import ZhuojiApp
-    from client_tui.local_server import LocalServer, LocalServerError
     from protocol.messages import CreateTable
+    from zhuoji.play import LocalServer, LocalServerError
 
     # The server's log would scribble over the interface.
     logging.getLogger("zhuoji").setLevel(logging.CRITICAL)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from client_tui.common import (
+from zhuoji.common import (
     add_display_arguments,
     add_name_argument,
     language,

@@ -1,7 +1,7 @@
 """Many bot tables against a running server, over real websockets, measured (and, with
 `--chaos`, with connections dropped at random).
 
-Each table is four protocol clients (`server.client.Client`) playing with `BotPlayer`: the first
+Each table is four protocol clients (`clients.client.Client`) playing with `BotPlayer`: the first
 creates the table, the others take seats, the first starts. Latency is measured from an action
 being sent to its delivery at the other seats: for an `act` quoting `seq` N, each other seat's
 receipt of event N+1 (the first thing that action caused) is one sample.
@@ -24,9 +24,9 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from server.bot_client import BotPlayer
-from server.client import Client
-from server.tracker import EVENT_TYPES, SeatTracker
+from clients.bot_player import BotPlayer
+from clients.client import Client
+from clients.tracker import EVENT_TYPES, SeatTracker
 
 
 @dataclass
@@ -105,7 +105,7 @@ class Chaos:
     (uniform in the range) and reconnects with its seat token: with the last `seq` it saw
     (the server sends what it missed), or one time in `snapshot_share` without (a snapshot).
     After every reconnect it asks for a fresh snapshot (`sync`) and compares it with the view
-    it rebuilt (`server.tracker.SeatTracker`): a difference is a mismatch."""
+    it rebuilt (`clients.tracker.SeatTracker`): a difference is a mismatch."""
 
     p: float = 0.0
     delay: tuple[float, float] = (0.05, 0.5)

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
-        from server.replay_text import render_round
+        from zhuoji.replay_text import render_round
 
         print(render_round(r))
     return 0

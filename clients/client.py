@@ -20,8 +20,8 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from clients.bot_player import BotPlayer
 from protocol.messages import PROTOCOL_VERSION
-from server.bot_client import BotPlayer
 
 
 class ClientError(RuntimeError):

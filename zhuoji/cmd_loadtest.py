@@ -57,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     import gc
     import json
 
-    from server.loadtest import Chaos
-    from server.loadtest import run as run_loadtest
+    from clients.loadtest import Chaos
+    from clients.loadtest import run as run_loadtest
 
     if not 0 <= args.chaos < 1:
         print("zhuoji loadtest: --chaos must be at least 0 and below 1", file=sys.stderr)

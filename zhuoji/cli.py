@@ -1,4 +1,4 @@
-"""The `zhuoji` command: one entry point, a subcommand per job.
+"""The `zhuoji` command: one entry point, a subcommand per job (`zhuoji/cmd_<name>.py`).
 
 Each subcommand lives in its own module with `add_arguments(parser)` and `run(args) -> int`;
 those modules keep heavy imports (Textual, websockets) inside `run`, so `zhuoji replay` starts fast.
@@ -13,15 +13,15 @@ from collections.abc import Callable, Sequence
 
 # name → (module, help). Each module has `add_arguments(parser)` and `run(args) -> int`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "replay": ("server.cmd_replay", "replay a deal script or a stored round and print it"),
-    "bench": ("server.cmd_bench", "benchmark hand analysis and bot-played rounds"),
-    "serve": ("server.cmd_serve", "run the zhuoji server"),
-    "schema": ("server.cmd_schema", "write the protocol's JSON Schema"),
-    "loadtest": ("server.cmd_loadtest", "play many bot tables against a server and report"),
-    "verify": ("server.cmd_verify", "check a stored round's fair-deal commitment"),
-    "play": ("client_tui.cmd_play", "start a local server with three bots and play"),
-    "join": ("client_tui.cmd_join", "join a server's lobby"),
-    "watch": ("client_tui.cmd_watch", "watch a table on a server"),
+    "replay": ("zhuoji.cmd_replay", "replay a deal script or a stored round and print it"),
+    "bench": ("zhuoji.cmd_bench", "benchmark hand analysis and bot-played rounds"),
+    "serve": ("zhuoji.cmd_serve", "run the zhuoji server"),
+    "schema": ("zhuoji.cmd_schema", "write the protocol's JSON Schema"),
+    "loadtest": ("zhuoji.cmd_loadtest", "play many bot tables against a server and report"),
+    "verify": ("zhuoji.cmd_verify", "check a stored round's fair-deal commitment"),
+    "play": ("zhuoji.cmd_play", "start a local server with three bots and play"),
+    "join": ("zhuoji.cmd_join", "join a server's lobby"),
+    "watch": ("zhuoji.cmd_watch", "watch a table on a server"),
 }
 
 
@@ -52,6 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `zhuoji replay … | head`: the reader left; not an error of ours
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
