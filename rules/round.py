@@ -34,6 +34,7 @@ from rules.events import (
 from rules.fairdeal import deal_order
 from rules.hand import is_win_counts
 from rules.hand import wait_mask as hand_wait_mask
+from rules.kinds import BonusKind
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass, holding, ready_waits
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI, tile_name, to_counts
@@ -85,26 +86,24 @@ class WinInfo:
     shabao: bool
     void: bool
 
+    def bonus_kinds(self, opts: RuleOptions) -> list[BonusKind]:
+        """The situations of the win, in the order of RULES.md §12.23."""
+        found: list[tuple[bool, BonusKind]] = [
+            (self.how == "rob", BonusKind.QIANGGANG),
+            (self.zimo, BonusKind.ZIMO),
+            (self.gangkai, BonusKind.GANGKAI),
+            (self.hot, BonusKind.REPAO),
+            (self.tianhu, BonusKind.TIANHU),
+            (self.dihu, BonusKind.DIHU),
+            (self.declared and opts.declare == "tianting", BonusKind.TIANTING),
+            (self.declared and opts.declare != "tianting", BonusKind.BAOTING),
+            (self.shabao, BonusKind.SHABAO),
+        ]
+        return [kind for applies, kind in found if applies]
+
     def bonus_names(self, opts: RuleOptions) -> list[str]:
         """The situations of the win, by their Chinese names (RULES.md §12.23)."""
-        names: list[str] = []
-        if self.how == "rob":
-            names.append("抢杠")
-        if self.zimo:
-            names.append("自摸")
-        if self.gangkai:
-            names.append("杠上开花")
-        if self.hot:
-            names.append("热炮")
-        if self.tianhu:
-            names.append("天胡")
-        if self.dihu:
-            names.append("地胡")
-        if self.declared:
-            names.append("天听" if opts.declare == "tianting" else "报听")
-        if self.shabao:
-            names.append("杀报")
-        return names
+        return [kind.zh for kind in self.bonus_kinds(opts)]
 
 
 class Round:
