@@ -7,13 +7,11 @@ in chuan) and, for the first winner after the discarder, the winning tile.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rules.kinds import ChickenKind
+from rules.record import RoundRecord
 from rules.tiles import NUM_KINDS, WUGUJI, YAOJI, next_kind, prev_kind, tile_name
-
-if TYPE_CHECKING:
-    from rules.round import Round
 
 # guiyang: (standing value, 冲锋 value) per tile; gold doubles both.
 GUIYANG_STANDING = {YAOJI: (1, 3), WUGUJI: (2, 6)}
@@ -64,16 +62,16 @@ class ChickenTally:
         }
 
 
-def _chongfeng_records(r: Round) -> dict[int, tuple[int, int]]:
+def _chongfeng_records(r: RoundRecord) -> dict[int, tuple[int, int]]:
     """The first discard of 1s / 8p, if nobody claimed it: kind → (seat, index in row)."""
     found: dict[int, tuple[int, int]] = {}
-    for kind, (seat, idx) in r.first_discard.items():
+    for kind, seat, idx in r.first_discards:
         if not r.discards[seat][idx].claimed:
             found[kind] = (seat, idx)
     return found
 
 
-def _held_counts(r: Round, seat: int, with_discards: bool) -> tuple[list[int], list[int]]:
+def _held_counts(r: RoundRecord, seat: int, with_discards: bool) -> tuple[list[int], list[int]]:
     """(concealed + melded counts, own unclaimed discard counts)."""
     counts = list(r.hands[seat])
     for w in r.winners:
@@ -89,7 +87,7 @@ def _held_counts(r: Round, seat: int, with_discards: bool) -> tuple[list[int], l
     return counts, discards
 
 
-def _guiyang_tally(r: Round, seat: int, fan: int | None, gold: int | None) -> ChickenTally:
+def _guiyang_tally(r: RoundRecord, seat: int, fan: int | None, gold: int | None) -> ChickenTally:
     tally = ChickenTally(seat)
     held, discarded = _held_counts(r, seat, with_discards=True)
     chongfeng = _chongfeng_records(r)
@@ -112,7 +110,7 @@ def _guiyang_tally(r: Round, seat: int, fan: int | None, gold: int | None) -> Ch
     return tally
 
 
-def _chuan_tally(r: Round, seat: int, fan: int | None) -> ChickenTally:
+def _chuan_tally(r: RoundRecord, seat: int, fan: int | None) -> ChickenTally:
     tally = ChickenTally(seat)
     if fan is None:
         return tally
@@ -123,7 +121,7 @@ def _chuan_tally(r: Round, seat: int, fan: int | None) -> ChickenTally:
     return tally
 
 
-def _anshun_tally(r: Round, seat: int, flip: int | None) -> ChickenTally:
+def _anshun_tally(r: RoundRecord, seat: int, flip: int | None) -> ChickenTally:
     tally = ChickenTally(seat)
     held, discarded = _held_counts(r, seat, with_discards=True)
     swing = {next_kind(flip), prev_kind(flip)} if flip is not None else set()
@@ -153,7 +151,7 @@ def _anshun_tally(r: Round, seat: int, flip: int | None) -> ChickenTally:
     return tally
 
 
-def chicken_tallies(r: Round, draw: bool) -> list[ChickenTally]:
+def chicken_tallies(r: RoundRecord, draw: bool) -> list[ChickenTally]:
     """Every seat's chicken units. In a 荒庄 (draw=True) there is no flip and so no gold."""
     flip = None if draw else r.flip
     if r.opts.chickens == "chuan":
@@ -166,14 +164,14 @@ def chicken_tallies(r: Round, draw: bool) -> list[ChickenTally]:
     return [_guiyang_tally(r, s, fan, gold) for s in range(4)]
 
 
-def _gold(r: Round) -> int | None:
+def _gold(r: RoundRecord) -> int | None:
     if r.flip is None:
         return None
     fan = next_kind(r.flip)
     return fan if fan in GUIYANG_STANDING else None
 
 
-def exposed_tally(r: Round, seat: int) -> ChickenTally:
+def exposed_tally(r: RoundRecord, seat: int) -> ChickenTally:
     """包鸡 (guiyang): units of the seat's exposed 幺鸡 and 乌骨鸡 (melded or discarded)."""
     gold = _gold(r)
     tally = ChickenTally(seat)
@@ -190,11 +188,11 @@ def exposed_tally(r: Round, seat: int) -> ChickenTally:
     return tally
 
 
-def zeren_tallies(r: Round) -> list[tuple[int, int, ChickenTally]]:
+def zeren_tallies(r: RoundRecord) -> list[tuple[int, int, ChickenTally]]:
     """责任鸡 (guiyang): (claimer, discarder, its one line) for each first 1s/8p claimed."""
     gold = _gold(r)
     found = []
-    for kind, (claimer, discarder) in sorted(r.zeren.items()):
+    for kind, claimer, discarder in r.zeren:
         tally = ChickenTally(claimer)
         units = GUIYANG_ZEREN[kind] * (2 if gold == kind else 1)
         tag = f"first {tile_name(kind)} claimed from seat {discarder}"

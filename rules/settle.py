@@ -1,6 +1,6 @@
 """Settlement of a finished round: RULES.md §5 (豆), §6 (鸡), §7 (查叫), §8 (hand, dealer).
 
-`settle(round)` lists every payment (payer, payee, item, amount × base, a readable detail) and
+`settle(record)` (a `rules.record.RoundRecord`, built by the Round when it ends) lists every payment (payer, payee, item, amount × base, a readable detail) and
 each seat's net; the nets always sum to zero.
 """
 
@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rules.chickens import ChickenTally, chicken_tallies, exposed_tally, zeren_tallies
 from rules.kinds import DOU_KIND_OF_MELD, ITEM_OF_KIND, BonusKind, PaymentKind
 from rules.options import PATTERN_KIND
 from rules.patterns import Meld, ready_pattern
+from rules.record import RoundRecord, WinInfo
 from rules.tiles import tile_name
-
-if TYPE_CHECKING:
-    from rules.round import Round, WinInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +108,8 @@ class _Ledger:
         return net
 
 
-def settle(r: Round) -> Settlement:
+def settle(r: RoundRecord) -> Settlement:
+    """Settle a finished round from its record."""
     ledger = _Ledger(r.base)
     ready = [r.is_ready(s) for s in range(4)]
     winner_seats = {w.seat for w in r.winners}
@@ -133,7 +132,7 @@ def settle(r: Round) -> Settlement:
 
 
 def _settlement(
-    r: Round,
+    r: RoundRecord,
     ledger: _Ledger,
     ready: list[bool],
     dealer: int,
@@ -155,7 +154,7 @@ def _settlement(
     )
 
 
-def _winner_dict(r: Round, w: WinInfo) -> dict[str, Any]:
+def _winner_dict(r: RoundRecord, w: WinInfo) -> dict[str, Any]:
     d: dict[str, Any] = {
         "seat": w.seat,
         "pattern": w.pattern.value,
@@ -166,7 +165,7 @@ def _winner_dict(r: Round, w: WinInfo) -> dict[str, Any]:
     return d
 
 
-def _win_dict(r: Round, w: WinInfo) -> dict[str, Any]:
+def _win_dict(r: RoundRecord, w: WinInfo) -> dict[str, Any]:
     """A winner in identifiers: `pattern` a PatternKind, `bonuses` BonusKinds (every situation
     of the win, as `winners[].bonuses`, whether or not the preset gives it units)."""
     return {
@@ -184,14 +183,14 @@ def _win_dict(r: Round, w: WinInfo) -> dict[str, Any]:
 # ----- hand payments (§8.1) -----
 
 
-def _dealer_extra(r: Round, a: int, b: int) -> tuple[int, int]:
+def _dealer_extra(r: RoundRecord, a: int, b: int) -> tuple[int, int]:
     """(坐庄, 连庄) units on a payment between a and b, where the preset has them."""
     if r.opts.dealer_bonus and r.dealer in (a, b):
         return 1, r.streak
     return 0, 0
 
 
-def _hand_units(r: Round, w: WinInfo) -> tuple[int, list[str], list[dict[str, Any]]]:
+def _hand_units(r: RoundRecord, w: WinInfo) -> tuple[int, list[str], list[dict[str, Any]]]:
     """Pattern + bonuses, before the dealer and the multiplier: units, readable parts, and the
     bonuses as `{"kind", "units"}` (only those worth something)."""
     o = r.opts
@@ -216,7 +215,7 @@ def _hand_units(r: Round, w: WinInfo) -> tuple[int, list[str], list[dict[str, An
     return units, parts, bonuses
 
 
-def _share(r: Round, w: WinInfo, payer: int) -> tuple[int, str, dict[str, Any]]:
+def _share(r: RoundRecord, w: WinInfo, payer: int) -> tuple[int, str, dict[str, Any]]:
     """What `payer` owes winner `w` for the hand, as if alone (before 抢杠 summing)."""
     units, parts, bonuses = _hand_units(r, w)
     dealer, streak = _dealer_extra(r, payer, w.seat)
@@ -246,7 +245,7 @@ def _share(r: Round, w: WinInfo, payer: int) -> tuple[int, str, dict[str, Any]]:
     return units, text, details
 
 
-def _pay_hand(r: Round, ledger: _Ledger, w: WinInfo) -> None:
+def _pay_hand(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
     if w.how == "zimo":
         for payer in _after(w.seat):
             units, text, details = _share(r, w, payer)
@@ -268,8 +267,8 @@ def _pay_hand(r: Round, ledger: _Ledger, w: WinInfo) -> None:
         return
     units, text, details = _share(r, w, discarder)
     ledger.pay(discarder, w.seat, PaymentKind.HAND, units, f"discard win: {text}", details)
-    if w.hot and r.opts.repao_void_gang and r.claim_hot_gang is not None:
-        gang = r.claim_hot_gang
+    if w.hot and r.opts.repao_void_gang and r.hot_gang is not None:
+        gang = r.hot_gang
         form = gang.form
         value = {"men": r.opts.repao_men, "zhuanwan": r.opts.repao_zhuanwan}.get(
             form or "", r.opts.repao_dian
@@ -290,7 +289,7 @@ def _rob_details(shares: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _pay_baopai(r: Round, ledger: _Ledger, w: WinInfo) -> None:
+def _pay_baopai(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
     """包牌 (§2.5 penalty, §12.9): the void winner pays each other player its hand's value."""
     o = r.opts
     value = w.value
@@ -339,21 +338,21 @@ def _dou_ref(m: Meld, dou: str | None = None) -> dict[str, Any]:
     }
 
 
-def _burned(r: Round) -> int | None:
+def _burned(r: RoundRecord) -> int | None:
     """The robbed player under 全烧 (guiyang): collects nothing this round."""
     if r.opts.qianggang_burn and r.winners and r.winners[0].how == "rob":
         return r.winners[0].from_seat
     return None
 
 
-def _voided_gang(r: Round) -> Meld | None:
+def _voided_gang(r: RoundRecord) -> Meld | None:
     """The discarder's fresh gang that a 热炮 win voids (chuan, anshun)."""
     if r.opts.repao_void_gang and any(w.hot for w in r.winners):
-        return r.claim_hot_gang
+        return r.hot_gang
     return None
 
 
-def _pay_dou(r: Round, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
+def _pay_dou(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
     o = r.opts
     burned = _burned(r)
     voided = _voided_gang(r)
@@ -399,7 +398,7 @@ def _tally_dicts(tallies: Iterable[ChickenTally]) -> list[dict[str, Any]]:
     return [t.to_dict() for t in tallies]
 
 
-def _pay_chickens(r: Round, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
+def _pay_chickens(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
     o = r.opts
     burned = _burned(r)
     tallies = chicken_tallies(r, draw=False)
@@ -433,7 +432,7 @@ def _pay_chickens(r: Round, ledger: _Ledger, ready: list[bool]) -> list[dict[str
 # ----- 荒庄 (§7) -----
 
 
-def _settle_draw(r: Round, ledger: _Ledger, ready: list[bool]) -> Settlement:
+def _settle_draw(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> Settlement:
     o = r.opts
     ready_seats = [s for s in range(4) if ready[s]]
     unready = [s for s in range(4) if not ready[s]]
@@ -460,7 +459,7 @@ def _settle_draw(r: Round, ledger: _Ledger, ready: list[bool]) -> Settlement:
 # ----- next dealer (§8.3) -----
 
 
-def _next_dealer_after_win(r: Round) -> int:
+def _next_dealer_after_win(r: RoundRecord) -> int:
     seats = [w.seat for w in r.winners]
     if len(seats) == 1:
         return seats[0]
@@ -471,7 +470,7 @@ def _next_dealer_after_win(r: Round) -> int:
     return min(seats, key=lambda s: (s - r.dealer) % 4)
 
 
-def _next_dealer_after_draw(r: Round, ready: list[bool]) -> int:
+def _next_dealer_after_draw(r: RoundRecord, ready: list[bool]) -> int:
     if r.opts.draw_dealer == "stays":
         return r.dealer
     n = sum(ready)
