@@ -17,7 +17,8 @@ values, and valid frames with odd values (tables with any options, joins of live
   refused in order with documented codes while its table plays on; a table in progress keeps
   playing throughout; a fresh client is served at the end; no table is frozen.
 - A flood on one connection (and a flood that reconnects at once, again and again) is closed
-  with 1008, while a table next to it keeps its move latency (measured with and without).
+  with 1008 after at most the rate limit's burst of frames, while a table next to it plays on
+  with no move waiting long (its latency with and without the flood is printed).
 
 The numbers of frames fuzzed are printed (`pytest -s`).
 """
@@ -31,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import threading
-import time
 import typing
 from collections import Counter
 from collections.abc import Iterator
@@ -47,6 +47,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
+from protocol import codes
 from protocol.codes import Close
 from protocol.messages import (
     MAX_FRAME_BYTES,
@@ -305,80 +306,117 @@ def test_the_parser_accepts_every_valid_frame(
 # A flood
 
 
+FLOOD_CONNECTIONS = {"one": 1, "again": 5}
+RATE_BURST, RATE_PER_SECOND = 40, 10  # the server's defaults, passed explicitly
+MAX_WAIT = 3.0  # seconds any move may wait at the victim's table (loaded 2 cores: < 0.5 s)
+
 FLOODER = r"""
 import json, select, socket, sys, time
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-url, seconds, mode = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-codes, frames, announced = [], 0, False
-end = time.monotonic() + seconds
-while time.monotonic() < end and (mode == "again" or not codes):
-    ws = connect(url, compression=None, max_queue=None)
-    ws.__enter__()
-    # A hello and 2,000 requests, made once, then written straight to the socket as fast as
-    # it takes them, never reading an answer: until the server's close frame comes (`again`:
-    # then a new connection floods), or to the end (`one`).
+url, connections, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+PATIENCE = 30.0  # seconds the server has to act on one flooding connection
+
+
+def flood_once():
+    # A hello and 2,000 requests, made once, then written straight to the socket (again and
+    # again) as fast as it takes them, never reading an answer: until the server's close frame
+    # comes (`again`), or, ignoring the close, until the server drops the socket (`one`).
+    began = time.monotonic()
+    ws = connect(url, compression=None, max_queue=None).__enter__()  # closed below
     ws.protocol.send_text(json.dumps({"type": "hello", "version": 1, "name": "flood"}).encode())
     for _ in range(2000):
         ws.protocol.send_text(b'{"type": "list_tables"}')
     burst = memoryview(b"".join(ws.protocol.data_to_send()))
-    sock, offset = ws.socket, 0
+    sock, offset, written, dropped = ws.socket, 0, 0, False
+    end = began + PATIENCE
     try:
         while time.monotonic() < end and (mode == "one" or ws.protocol.close_rcvd is None):
             if select.select([], [sock], [], 0.02)[1]:
                 try:
-                    offset += sock.send(burst[offset:], socket.MSG_DONTWAIT)
+                    n = sock.send(burst[offset:], socket.MSG_DONTWAIT)
                 except BlockingIOError:
                     continue
-                if offset == len(burst):
-                    offset, frames = 0, frames + 2000
-                    if not announced:
-                        print("flooding", flush=True)
-                        announced = True
+                offset, written = (offset + n) % len(burst), written + n
     except OSError:
-        pass  # the server dropped the connection
-    deadline = time.monotonic() + 2
-    while ws.protocol.close_rcvd is None and time.monotonic() < deadline:
-        time.sleep(0.001)
+        dropped = True  # the server dropped the connection
+    # Every frame the server sent is queued once the reading thread has seen the end.
+    ws.recv_events_thread.join(PATIENCE)
+    answers = []
+    while True:
+        try:
+            frame = json.loads(ws.recv(timeout=0))
+        except (ConnectionClosed, TimeoutError):
+            break
+        answers.append(frame.get("code", frame["type"]))
     close = ws.protocol.close_rcvd
-    codes.append(None if close is None else close.code)
-    sock.close()  # gone, whatever is still unsent
-time.sleep(max(0.0, end - time.monotonic()))
-print(json.dumps({"connections": len(codes), "frames": frames, "codes": codes}), flush=True)
+    sock.close()
+    return {"code": None if close is None else close.code, "dropped": dropped,
+            "ended": not ws.recv_events_thread.is_alive(), "answers": answers,
+            "seconds": time.monotonic() - began, "frames": written * 2001 // len(burst)}
+
+
+print("flooding", flush=True)
+print(json.dumps([flood_once() for _ in range(connections)]), flush=True)
 """
 
 
-async def discard_latencies(
-    client: Client, player: BotPlayer, n: int, until: asyncio.Task[Any] | None = None
-) -> list[float]:
-    """Play the seat; for `n` of its discards (or as many as `until` lasts), the time from
-    sending the move to getting its `discarded` event back."""
+async def play_seat(
+    client: Client, player: BotPlayer, discards: int, until: asyncio.Task[Any] | None = None
+) -> tuple[list[float], list[float]]:
+    """Play the seat until it has made `discards` discards and `until` (if given) is done.
+    Returns the waits: for each of its discards, the time from sending the move to getting its
+    `discarded` event back; and every gap between two frames the table sent it (any seat's
+    move, a new round), so a stall anywhere at the table shows."""
     loop = asyncio.get_running_loop()
-    out: list[float] = []
+    latencies: list[float] = []
+    gaps: list[float] = []
     sent_at: float | None = None
-    while (len(out) < n) if until is None else not until.done():
+    last = loop.time()
+    while len(latencies) < discards or (until is not None and not until.done()):
         frame = await client.recv(10)
+        now = loop.time()
+        gaps.append(now - last)
+        last = now
         if sent_at is not None and frame["type"] == "discarded" and frame["seat"] == 0:
-            out.append(loop.time() - sent_at)
+            latencies.append(now - sent_at)
             sent_at = None
         reply = player.on_frame(frame)
         if reply is not None:
             await client.send(reply)
             if reply["act"] in ("discard", "ready"):
                 sent_at = loop.time()
-    return out
+    return latencies, gaps
 
 
-@pytest.mark.parametrize(
-    ("mode", "pace"), [("one", 0.7), ("again", 1 / 3)], ids=["one-connection", "reconnecting"]
-)
+def check_flooding_connection(mode: str, conn: dict[str, Any]) -> None:
+    """One flooding connection: welcome, one `tables` per request the server handled (no more
+    than the burst the rate limit allows, plus what it refilled while the connection lived),
+    one `rate_limited` error, then close 1008; with `one`, which ignores the close and writes on,
+    the server dropped the socket."""
+    answers = conn["answers"]
+    assert conn["code"] == Close.POLICY and conn["ended"], conn
+    assert answers[0] == "welcome" and answers[-1] == codes.RATE_LIMITED, answers
+    assert set(answers[1:-1]) == {"tables"}, answers
+    handled = len(answers) - 1  # the hello and the requests answered with `tables`
+    assert handled <= RATE_BURST + 1 + RATE_PER_SECOND * conn["seconds"], conn
+    assert conn["frames"] > handled + 1, conn  # it did flood
+    if mode == "one":
+        assert conn["dropped"], ("the server kept the connection that ignored its close", conn)
+
+
+@pytest.mark.parametrize("mode", ["one", "again"], ids=["one-connection", "reconnecting"])
 async def test_a_flood_is_closed_with_1008_and_slows_no_other_table(
-    tmp_path: Path, mode: str, pace: float
+    tmp_path: Path, mode: str
 ) -> None:
-    """One connection floods (`one`), or floods, is closed and comes back to flood again at once
-    (`again`): each flooding connection is closed with 1008, and a table next to it keeps its
-    move latency (p50 and p90 within generous bounds) and most of its pace."""
-    async with running_server(tmp_path / "z.db", seed="flood") as (url, server):  # 40 + 10/s
+    """One connection floods and writes on after the close (`one`), or floods, is closed and
+    comes back to flood again at once, five times (`again`): each flooding connection has at
+    most the rate limit's burst of frames handled and is closed with 1008, and the table next
+    to it keeps playing throughout, no move waiting longer than `MAX_WAIT`. (No rates are
+    asserted: on a loaded machine they measure the machine.)"""
+    async with running_server(tmp_path / "z.db", seed="flood", rate_burst=RATE_BURST,
+                              rate_per_second=RATE_PER_SECOND) as (url, _server):  # fmt: skip
         host = await Client.connect(url, "计时")
         await host.recv_type("welcome")
         await host.send({"type": "create_table", "name": "受害者", "rounds": 64,
@@ -388,51 +426,40 @@ async def test_a_flood_is_closed_with_1008_and_slows_no_other_table(
         for _ in range(3):
             await host.send({"type": "add_bot"})
         await host.send({"type": "start"})
-        await discard_latencies(host, player, 20)  # warm up
-        loop = asyncio.get_running_loop()
-        began = loop.time()
-        quiet = await discard_latencies(host, player, 100)
-        quiet_rate = len(quiet) / (loop.time() - began)
+        await play_seat(host, player, 10)  # warm up
+        quiet, _ = await play_seat(host, player, 40)
 
         flooder = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", FLOODER, url, "1.5", mode, stdout=subprocess.PIPE
-        )
+            sys.executable, "-c", FLOODER, url, str(FLOOD_CONNECTIONS[mode]), mode,
+            stdout=subprocess.PIPE,
+        )  # fmt: skip
         assert flooder.stdout is not None
-        assert (await flooder.stdout.readline()).strip() == b"flooding"
-        # The moves played while the flood goes on, until the flooder reports.
-        stats_line = asyncio.create_task(flooder.stdout.readline())
-        began = loop.time()
-        flooded = await discard_latencies(host, player, 0, until=stats_line)
-        flood_rate = len(flooded) / (loop.time() - began)
-        stats = json.loads(await stats_line)
-        await flooder.wait()
-        # The flooding connections are dropped soon, not held for the closing handshake.
-        for _ in range(300):
-            if len(server.conns) == 1:
-                break
-            await asyncio.sleep(0.01)
-        assert len(server.conns) == 1, "the flooder's connections are still held"
+        async with asyncio.timeout(30):
+            assert (await flooder.stdout.readline()).strip() == b"flooding"
+        # The table plays on while the flood goes on, until the flooder reports, and for at
+        # least 20 more discards.
+        report_line = asyncio.create_task(flooder.stdout.readline())
+        flooded, gaps = await play_seat(host, player, 20, until=report_line)
+        conns = json.loads(await report_line)
+        assert await flooder.wait() == 0
         await host.close()
 
-    FUZZED[f"flood ({mode})"] += stats["frames"]
-    assert stats["connections"] >= 1 and set(stats["codes"]) == {Close.POLICY}, stats
+    FUZZED[f"flood ({mode})"] += sum(c["frames"] for c in conns)
 
     def ms(xs: list[float], q: float) -> float:
         return 1000 * statistics.quantiles(xs, n=100)[int(q * 100) - 1]
 
-    report = (
-        f"[{mode}] discard latency without flood p50 {ms(quiet, 0.5):.2f} ms p90 {ms(quiet, 0.9):.2f} ms "
-        f"({quiet_rate:.0f} discards/s); during flood p50 {ms(flooded, 0.5):.2f} ms p90 "
-        f"{ms(flooded, 0.9):.2f} ms max {1000 * max(flooded):.1f} ms ({flood_rate:.0f} "
-        f"discards/s); flood: {stats['frames']} frames written on {stats['connections']} "
-        f"connections, each closed 1008"
+    print(
+        f"\n[{mode}] discard latency without flood p50 {ms(quiet, 0.5):.2f} ms p90 "
+        f"{ms(quiet, 0.9):.2f} ms; during flood p50 {ms(flooded, 0.5):.2f} ms p90 "
+        f"{ms(flooded, 0.9):.2f} ms max {1000 * max(flooded):.1f} ms, longest gap "
+        f"{1000 * max(gaps):.1f} ms; flood: {[c['frames'] for c in conns]} frames written, "
+        f"{[len(c['answers']) - 1 for c in conns]} handled, closed {[c['code'] for c in conns]}"
     )
-    print("\n" + report)
-    assert len(flooded) >= 50, report
-    # Generous bounds: a flood may cost a little, never a stall.
-    assert ms(flooded, 0.5) <= 3 * ms(quiet, 0.5) + 5, report
-    assert ms(flooded, 0.9) <= 3 * ms(quiet, 0.9) + 20, report
-    assert flood_rate >= quiet_rate * pace, report
+    assert len(conns) == FLOOD_CONNECTIONS[mode], conns
+    for conn in conns:
+        check_flooding_connection(mode, conn)
+    assert max(flooded) <= MAX_WAIT and max(gaps) <= MAX_WAIT, (max(flooded), max(gaps))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -524,13 +551,6 @@ class Progress:
                     self.errors.append(f)
                 if f["type"] == "match_ended":
                     self.ended = f
-
-    def moves_since(self, seq: int, wait: float = 2.0) -> int:
-        """Events since `seq`, after waiting a little for some."""
-        deadline = time.monotonic() + wait
-        while self.seq <= seq + 5 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return self.seq - seq
 
 
 @pytest.fixture(scope="module")

@@ -818,6 +818,19 @@ class LiveSeat:
                 await self.client.send(reply)
 
 
+async def all_seated(host: LiveSeat) -> None:
+    """Read the host's frames (fed to its player) until the table shows every seat connected:
+    a person when its `table` event says so, a bot when its `seat_status` does."""
+    connected = [False] * 4
+    while not all(connected):
+        frame = await recv_text(host.client, host.rec)
+        host.player.on_frame(frame)
+        if frame["type"] in ("table", "snapshot"):
+            connected = [s["connected"] for s in frame["info"]["seats"]]
+        elif frame["type"] == "seat_status":
+            connected[frame["seat"]] = frame["connected"]
+
+
 async def spectate(url: str, table: str, rng: random.Random, recorder: Recorder) -> int:
     """Watch a table to its end, leaving and coming back (a snapshot each time), dropping the
     connection, asking for snapshots and sending refused messages. Returns the re-watches."""
@@ -951,13 +964,9 @@ async def test_a_live_server_leaks_nothing_through_reconnects_snapshots_and_refu
             tables.append(joined["table"])
             seats += live
         tasks = [asyncio.create_task(spectate(url, t, rng, recorder)) for t in tables]
-        await asyncio.sleep(0.05)  # the bots take their seats; the spectators come
         for t in tables:
             host_seat = next(s for s in seats if s.table == t and s.seat == 0)
-            for _ in range(200):
-                if all(seat.conn is not None for seat in server.tables[t].seats):
-                    break
-                await asyncio.sleep(0.01)
+            await all_seated(host_seat)  # the bots take their seats
             await host_seat.client.send({"type": "start"})
         async with asyncio.timeout(60):
             await asyncio.gather(*(s.play() for s in seats))

@@ -7,9 +7,9 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from server.store import table_row
 
@@ -20,24 +20,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_serve_and_loadtest_end_to_end(tmp_path: Path) -> None:
+def test_serve_and_loadtest_end_to_end(tmp_path: Path, serve: Callable[..., Any]) -> None:
     port = _free_port()
     db = tmp_path / "serve.db"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "zhuoji.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--db", str(db), "--round-pause", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+    server = serve(db, port)
+    server.start()
     try:
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                    assert r.read().decode().startswith("ok")
-                    break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            raise AssertionError("the server did not come up")
         run = subprocess.run(
             [sys.executable, "-m", "zhuoji.cli", "loadtest", "--url", f"ws://127.0.0.1:{port}",
              "--tables", "4", "--rounds", "2", "--think-ms", "2", "--json"],
@@ -61,9 +49,8 @@ def test_serve_and_loadtest_end_to_end(tmp_path: Path) -> None:
         assert report["chaos"] == 0.05 and report["matches_completed"] == 3
         assert report["reconnects"] > 5 and report["mismatches"] == 0
     finally:
-        server.send_signal(signal.SIGINT)
-        out, _ = server.communicate(timeout=30)
-    assert server.returncode == 0, out
+        out = server.signal(signal.SIGINT)
+    assert server.proc.returncode == 0, out
     assert "serving on ws://127.0.0.1" in out
     for table in ("1", "2", "3", "4", "5", "6", "7"):
         row = table_row(db, table)

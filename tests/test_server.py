@@ -249,11 +249,12 @@ async def test_a_dropped_client_reconnects_and_gets_its_exact_state_back(
     last_seq = player.seq
     await host.ws.close()
     table = server.tables[table_id]
-    for _ in range(200):  # the bots play on until the table waits for seat 0
-        await asyncio.sleep(0.01)
-        if table.round is not None and 0 in table.round.awaiting():
-            break
-    assert table.round is not None and 0 in table.round.awaiting()
+    # The bots play on until the table waits for seat 0: a spectator's events show each step.
+    watcher = await connect(url, "看客")
+    await watcher.send({"type": "watch", "table": table_id})
+    async with asyncio.timeout(20):
+        while table.round is None or 0 not in table.round.awaiting():
+            checked(await watcher.recv())
     assert table.seq > last_seq, "events happened while the seat was away"
     assert not table.seats[0].auto  # a 60 s grace: not auto-played yet
 
@@ -585,12 +586,10 @@ async def test_lobby_create_list_seat_bots_password_leave(srv: tuple[str, Server
     assert checked(await carol.recv_type("error"))["code"] == "not_seated"
     await carol.send({"type": "leave"})
     await carol.recv_type("left")
+    closing = server.tables[table].task  # the table's task ends once the table is gone
     await alice.send({"type": "leave"})
     await alice.recv_type("left")
-    for _ in range(100):
-        if table not in server.tables:
-            break
-        await asyncio.sleep(0.01)
+    await asyncio.wait([closing], timeout=10)
     assert table not in server.tables
     await bob.send({"type": "take_seat", "table": table})
     assert checked(await bob.recv_type("error"))["code"] == "unknown_table"
@@ -600,21 +599,26 @@ async def test_the_claim_window_has_a_fixed_minimum_whoever_can_claim(tmp_path: 
     async with running_server(tmp_path / "z.db", seed="pace") as (url, server):
         host, joined, _ = await open_table(url, bots=3, rounds=1, claim_min_ms=25)
         await host.send({"type": "auto", "on": True})
-        await host.send({"type": "start"})
         loop = asyncio.get_running_loop()
-        stamped: list[tuple[float, dict[str, Any]]] = []
+        began = loop.time()
+        await host.send({"type": "start"})
+        frames: list[dict[str, Any]] = []
         while True:
             frame = checked(await host.recv(30))
-            stamped.append((loop.time(), frame))
-            if frame["type"] == "match_ended" or len(stamped) > 80:
+            frames.append(frame)
+            if frame["type"] == "match_ended" or len(frames) > 80:
                 break
-        gaps = [
-            later[0] - now
-            for (now, f), later in zip(stamped, stamped[1:], strict=False)
-            if f["type"] == "discarded" and later[1]["type"] in EVENTS
-        ]
-        assert len(gaps) >= 10
-        assert min(gaps) >= 0.022, gaps
+        took = loop.time() - began
+        # Each discard followed by another event held a claim window: the server sent that
+        # event at least 25 ms after the discard, whoever could claim. Timed from before the
+        # start to the last frame's arrival, so a late reader only makes this longer (a gap
+        # between two arrivals would shrink when a busy machine delays the first).
+        windows = sum(
+            f["type"] == "discarded" and later["type"] in EVENTS
+            for f, later in zip(frames, frames[1:], strict=False)
+        )
+        assert windows >= 10
+        assert took >= windows * 0.025 * 0.95, (took, windows)
 
 
 async def test_a_fault_in_one_table_freezes_it_and_nothing_else(
@@ -689,15 +693,14 @@ async def test_stopping_the_server_says_so_keeps_the_match_and_a_new_server_resu
 
 
 async def test_accepted_moves_do_not_count_against_the_rate_limit(tmp_path: Path) -> None:
-    async with running_server(tmp_path / "z.db", rate_burst=8, rate_per_second=1) as (url, _):
+    # No refill: eight messages in all, and the host spends six before the start.
+    async with running_server(tmp_path / "z.db", rate_burst=8, rate_per_second=0) as (url, _):
         host, joined, player = await open_table(url, rounds=4, **FAST)
         await host.send({"type": "start"})
         sent: list[dict[str, Any]] = []
-        started = asyncio.get_running_loop().time()
         end = await play(host, player, on_frame=checked, on_send=sent.append, timeout=30)
-        took = asyncio.get_running_loop().time() - started
         assert end["reason"] == "finished" and not player.errors
-        assert len(sent) > 8 + took * 1 + 10, "more moves than the limit would let through"
+        assert len(sent) > 8 + 10, "more moves than the limit would let through"
         # Refused moves still count: a burst of stale ones is cut off.
         for _ in range(12):
             await host.send({"type": "act", "seq": 1, "act": "pass"})

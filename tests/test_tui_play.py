@@ -266,7 +266,11 @@ async def test_watch_a_table_as_a_spectator(tmp_path: Path) -> None:
             for _ in range(3):
                 await host.send({"type": "add_bot"})
             await host.send({"type": "auto", "on": True})
-            await asyncio.sleep(0.1)
+            connected: set[int] = set()
+            while len(connected) < 3:  # each bot connects as a client and takes its seat
+                frame = await host.recv()
+                if frame["type"] == "seat_status" and frame["connected"]:
+                    connected.add(frame["seat"])
             await host.send({"type": "start"})
             await host.recv_type("round_started")
             app = ZhuojiApp(url, name="fan", lang="en", ascii=True, mode="watch",
