@@ -3,7 +3,8 @@
 The table itself — seats, the match, the clock — is `server.table_core.TableCore`, which does no
 I/O. `Table` owns one core and one asyncio task. Connection handlers only put messages into
 `Table.inbox` (`post`); the task takes them one at a time, hands each to the core with the time
-(`time.time()`), and performs the effects it returns in order: store writes (awaited: nothing
+(the loop's steady clock for deadlines, the wall clock for records), and performs the effects
+it returns in order: store writes (awaited: nothing
 after a write is done until it is on disk), frames to send, memberships, the server's token
 registry. Then it arms one timer for the core's `next_wakeup`, which posts a `tick`. Nothing
 else reads or writes a table's state, and the core is never entered across an `await`, so
@@ -132,8 +133,9 @@ class Table:
         frozen: BaseException | None = None
         try:
             core: TableCore[Conn] = TableCore.restore(
-                stored, settings, timing=server.timing, now=time.time(), problem=problem
-            )
+                stored, settings, timing=server.timing, now=asyncio.get_running_loop().time(),
+                wall=time.time(), problem=problem,
+            )  # fmt: skip
         except Unrestorable as err:
             core, frozen = err.core, err.err
         table = cls(server, stored.id, settings, core=core)
@@ -179,7 +181,7 @@ class Table:
 
     async def _step(self, item: tuple[Any, ...]) -> None:
         """One message for the core, and what it says to do."""
-        kind, now, core = item[0], time.time(), self.core
+        kind, now, wall, core = item[0], self.loop.time(), time.time(), self.core
         conn = item[1] if len(item) > 1 and isinstance(item[1], Conn) else None
         if conn is not None and conn.joining is self:
             conn.joining = None
@@ -187,23 +189,24 @@ class Table:
             return  # gone before its turn came
         effects: list[Effect]
         if kind == "tick":
-            effects = core.tick(now)
+            effects = core.tick(now, wall=wall)
         elif kind == "msg":
-            effects = core.command(item[1], item[2], now)
+            effects = core.command(item[1], item[2], now, wall=wall)
         elif kind == "join":
             msg: TakeSeat | Watch = item[2]
-            effects = core.join(item[1], item[1].name, msg, now, busy=item[1].table is not None)
+            busy = item[1].table is not None
+            effects = core.join(item[1], item[1].name, msg, now, busy=busy, wall=wall)
         elif kind == "create":
-            effects = core.create(item[1], item[1].name, now)
+            effects = core.create(item[1], item[1].name, now, wall=wall)
         elif kind == "resume":
-            effects = core.resume(item[1], item[2], item[3], item[4], now)
+            effects = core.resume(item[1], item[2], item[3], item[4], now, wall=wall)
         elif kind == "gone":
-            effects = core.gone(item[1], now, left=False)
+            effects = core.gone(item[1], now, left=False, wall=wall)
         elif kind == "leave":
-            effects = core.gone(item[1], now, left=True)
+            effects = core.gone(item[1], now, left=True, wall=wall)
         elif kind == "resumed":
             log.info("table %s: resumed at seq %d (round %d)", self.id, core.seq, core.round_no)
-            effects = core.resumed(now)
+            effects = core.resumed(now, wall=wall)
         elif kind == "freeze":
             await self._freeze()
             return
@@ -215,7 +218,7 @@ class Table:
         """After a broken invariant: the core stops the match; its end is recorded if the
         store lets us."""
         try:
-            await self._perform(self.core.freeze(time.time()))
+            await self._perform(self.core.freeze(self.loop.time(), wall=time.time()))
         except Exception:
             log.exception("table %s: could not record the freeze", self.id)
 
@@ -255,8 +258,7 @@ class Table:
         self._cancel_timer()
         at = self.core.next_wakeup()
         if at is not None:
-            delay = max(0.0, at - time.time())
-            self._timer = self.loop.call_later(delay, self.post, "tick")
+            self._timer = self.loop.call_at(at, self.post, "tick")
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:

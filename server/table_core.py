@@ -7,8 +7,10 @@ what happened and what time it is, and answers with what must be done. `server.t
 the thin asyncio shell that feeds it and performs its answers (as websockets' `protocol.py` is
 driven by its connection classes).
 
-Inputs. Each is a method that takes `now` (seconds; the shell passes `time.time()`, a test a
-fake clock) and returns the effects it caused, in order. A *member* is whatever the shell uses
+Inputs. Each is a method that takes `now` (seconds on a steady clock: the shell passes the event
+loop's `loop.time()`, a test a fake clock; every deadline is on it) and optionally `wall` (the
+same moment on the wall clock, `time.time()`, for the records' timestamps; `now` if not given),
+and returns the effects it caused, in order. A *member* is whatever the shell uses
 for a connection (hashable; the core only compares it and hands it back in effects).
 
     create(member, name, now)                     the creator takes seat 0 (the row is stored)
@@ -28,6 +30,10 @@ token registry), `Accepted` (a move answered a prompt: it costs no rate-limit to
 `Remove` (the table is done). After every input `next_wakeup()` is the time of the next
 deadline, or None: the shell arms one timer for it and calls `tick` then. A tick that comes
 early or late is harmless: what is due is done, the rest waits.
+
+An event's frames are not in the effects of the input that made it but of the next tick (due
+at once): the shell gives that tick only after performing the input's writes, so what a player
+sees is on disk and an event's time out is when it really went (`server.table_pace`).
 
 The deadlines:
 - a prompt's clock: `turn_seconds` plus what is left of the seat's `bank_seconds` for the
@@ -73,10 +79,10 @@ from server.projection import (
     view_key,
 )
 from server.resume import RebuildError, rebuild_round
+from server.table_pace import EARLY, Pacer, Stamp
 
 LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
-EARLY = 0.001  # a deadline this close is due (timers may fire a little early)
 
 M = TypeVar("M", bound=Hashable)
 
@@ -193,7 +199,7 @@ class SeatState(Generic[M]):
     gone_at: float | None = None  # when the connection dropped
     bank: float = 0.0
     prompted_seq: int = -1  # the decision (its seq) this seat was last prompted for
-    prompt_at: float = 0.0  # when that prompt went out
+    prompt_at: float = 0.0  # when that prompt went out (inf: it waits to go out)
     answered_seq: int = -1  # the decision (its seq) this seat last answered
     # After a restart: the last seq stored. A client of the run before may have seen later
     # events that never reached the disk (a power loss with `synchronous=NORMAL`), so its first
@@ -206,54 +212,6 @@ class SeatState(Generic[M]):
     @property
     def connected(self) -> bool:
         return self.member is not None or self.bot_here
-
-
-class Pacer(Generic[M]):
-    """The order and pace of outgoing frames.
-
-    Frames go out in the order they were made. After a claim-hold event (a discard, a 补杠
-    declaration) the next event goes out no sooner than `claim_min` seconds after it; frames
-    made meanwhile wait behind it. Each frame's time out is known when it is made (`out_time`),
-    so a prompt's clock can start when the player gets it.
-    """
-
-    def __init__(self, claim_min: float) -> None:
-        self.claim_min = claim_min
-        self.out_at = -math.inf  # when the last frame made goes out
-        self.hold_until = -math.inf  # no event goes out before this
-        self.queue: deque[tuple[float, Send[M]]] = deque()
-
-    def out_time(self, now: float, *, event: bool = False) -> float:
-        at = max(now, self.out_at)
-        return max(at, self.hold_until) if event else at
-
-    def add(
-        self, sends: list[Send[M]], now: float, *, event: bool, claim: bool = False
-    ) -> list[Send[M]]:
-        """The frames of one item (one per group of viewers) made at `now`: those that may go
-        now; the others wait for `release`. An event nobody is shown still counts."""
-        at = self.out_time(now, event=event)
-        self.out_at = at
-        if claim and self.claim_min > 0:
-            self.hold_until = at + self.claim_min
-        if at <= now and not self.queue:
-            return sends
-        self.queue.extend((at, send) for send in sends)
-        return []
-
-    def due(self) -> float | None:
-        return self.queue[0][0] if self.queue else None
-
-    def release(self, now: float) -> list[Send[M]]:
-        out = []
-        while self.queue and self.queue[0][0] <= now + EARLY:
-            out.append(self.queue.popleft()[1])
-        return out
-
-    def clear(self) -> None:
-        """Drop the frames waiting (a frozen table: they may be of a write that failed)."""
-        self.queue.clear()
-        self.out_at = self.hold_until = -math.inf
 
 
 class TableCore(Generic[M]):
@@ -296,9 +254,10 @@ class TableCore(Generic[M]):
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         self.next_round_at: float | None = None
         self.linger_until: float | None = None
-        self.pacer: Pacer[M] = Pacer(settings.claim_min_ms / 1000)
+        self.pacer: Pacer[Send[M]] = Pacer(settings.claim_min_ms / 1000)
         self._out: list[Effect] = []
-        self._now = 0.0  # the time of the input being handled
+        self._now = 0.0  # the time of the input being handled (deadlines)
+        self._wall = 0.0  # the same on the wall clock (what the records say)
 
     # ----- after a restart -----
 
@@ -310,6 +269,7 @@ class TableCore(Generic[M]):
         *,
         timing: Timing,
         now: float,
+        wall: float | None = None,
         problem: str | None = None,
         tokens: Callable[[], str] = new_token,
         salts: Callable[[], str] = new_salt,
@@ -345,7 +305,8 @@ class TableCore(Generic[M]):
             core.state = row["state"]
             core.match.round_no = int(row.get("rounds_played") or 0)
             core.match.scores = list(row.get("scores") or [0, 0, 0, 0])
-            core.linger_until = (row.get("ended_at") or 0) + timing.finished_linger
+            ended = (row.get("ended_at") or 0) - (now if wall is None else wall)  # ago, < 0
+            core.linger_until = now + ended + timing.finished_linger
             return core
         problem = stored.error or problem
         try:
@@ -395,10 +356,10 @@ class TableCore(Generic[M]):
             if event["type"] == "seat_status":
                 self.seats[event["seat"]].auto = event["auto"]
 
-    def resumed(self, now: float) -> list[Effect]:
+    def resumed(self, now: float, *, wall: float | None = None) -> list[Effect]:
         """Go on after a restart: everyone is told the seats wait, the server's bots come back
         at the next tick, and the match continues where it stood."""
-        self._begin(now)
+        self._begin(now, wall)
         event = self._event({"type": "table", "info": self.info()})
         self._commit([event], [], now, round_no=0)
         for index, seat in enumerate(self.seats):
@@ -472,7 +433,7 @@ class TableCore(Generic[M]):
     def next_wakeup(self) -> float | None:
         """When the core next has something to do by itself (call `tick` then), or None."""
         times: list[float] = []
-        due = self.pacer.due()
+        due = self.pacer.due(self._now)
         if due is not None:
             times.append(due)
         if self.linger_until is not None:
@@ -490,18 +451,27 @@ class TableCore(Generic[M]):
 
     # ----- inputs: membership -----
 
-    def create(self, member: M, name: str | None, now: float) -> list[Effect]:
+    def create(
+        self, member: M, name: str | None, now: float, *, wall: float | None = None
+    ) -> list[Effect]:
         """The table row is stored, then the creator takes seat 0."""
-        self._begin(now)
-        self._emit(Write([st.op_insert_table(self.row(now))]))
+        self._begin(now, wall)
+        self._emit(Write([st.op_insert_table(self.row(self._wall))]))
         self._join(member, name, TakeSeat(table=self.id, seat=0), now, creator=True, busy=False)
         return self._done()
 
     def join(
-        self, member: M, name: str | None, msg: TakeSeat | Watch, now: float, *, busy: bool
+        self,
+        member: M,
+        name: str | None,
+        msg: TakeSeat | Watch,
+        now: float,
+        *,
+        busy: bool,
+        wall: float | None = None,
     ) -> list[Effect]:
         """`take_seat` or `watch`; `busy`: the member is at a table already."""
-        self._begin(now)
+        self._begin(now, wall)
         if not self._refused_frozen(member, msg.type):
             self._join(member, name, msg, now, creator=False, busy=busy)
         return self._done()
@@ -580,10 +550,17 @@ class TableCore(Generic[M]):
         self._send(member, seat, self._snapshot())
 
     def resume(
-        self, member: M, key: str, token: str, last_seq: int | None, now: float
+        self,
+        member: M,
+        key: str,
+        token: str,
+        last_seq: int | None,
+        now: float,
+        *,
+        wall: float | None = None,
     ) -> list[Effect]:
         """A seat's token came back (a reconnect): the missed events, or a snapshot."""
-        self._begin(now)
+        self._begin(now, wall)
         if self._refused_frozen(member, "resume"):
             return self._done()
         index = next((i for i, s in enumerate(self.seats) if s.token_key == key), None)
@@ -648,9 +625,9 @@ class TableCore(Generic[M]):
         if place is not None and self.seats[place].member == member:
             self.seats[place].member = None
 
-    def gone(self, member: M, now: float, *, left: bool) -> list[Effect]:
+    def gone(self, member: M, now: float, *, left: bool, wall: float | None = None) -> list[Effect]:
         """A connection closed (`left` False) or asked to leave the table."""
-        self._begin(now)
+        self._begin(now, wall)
         if member not in self.members:
             return self._done()
         index = self.members.pop(member)
@@ -702,10 +679,12 @@ class TableCore(Generic[M]):
 
     # ----- inputs: commands from members -----
 
-    def command(self, member: M, msg: Any, now: float) -> list[Effect]:
+    def command(
+        self, member: M, msg: Any, now: float, *, wall: float | None = None
+    ) -> list[Effect]:
         """A table command from a member (`add_bot`, `remove_bot`, `start`, `act`, `auto`,
         `sync`)."""
-        self._begin(now)
+        self._begin(now, wall)
         if self._refused_frozen(member, msg.type):
             return self._done()
         if member not in self.members:
@@ -779,7 +758,9 @@ class TableCore(Generic[M]):
         event = self._event({"type": "match_started", "rounds": self.s.rounds, "names": names})
         seats = [{"name": s.name, "kind": s.kind} for s in self.seats]
         keys = [s.token_key for s in self.seats]
-        self._commit([event], [st.op_start_table(self.id, seats, keys, now)], now, round_no=0)
+        self._commit(
+            [event], [st.op_start_table(self.id, seats, keys, self._wall)], now, round_no=0
+        )
         self._start_round(now)
 
     def _auto(self, member: M, msg: Auto, now: float) -> None:
@@ -840,10 +821,10 @@ class TableCore(Generic[M]):
 
     # ----- inputs: time -----
 
-    def tick(self, now: float) -> list[Effect]:
+    def tick(self, now: float, *, wall: float | None = None) -> list[Effect]:
         """Do what is due by `now`: paced frames, bots arriving and moving, prompts timing out,
         the next round, a finished table going away."""
-        self._begin(now)
+        self._begin(now, wall)
         if self.linger_until is not None and self.linger_until <= now + EARLY:
             self._remove_if_idle(force=True)
             return self._done()
@@ -903,10 +884,10 @@ class TableCore(Generic[M]):
         self._spend_bank(self.seats[index], answered, now)
         self._record(action, new, answered, phase, now, reason=None)
 
-    def freeze(self, now: float) -> list[Effect]:
+    def freeze(self, now: float, *, wall: float | None = None) -> list[Effect]:
         """After a broken invariant or a failed write: stop the match, keep its log, tell
         everyone. The last effect is the write of the table's end (which may fail too)."""
-        self._begin(now)
+        self._begin(now, wall)
         if self.frozen:
             return self._done()
         self.frozen = True
@@ -923,8 +904,10 @@ class TableCore(Generic[M]):
             {"type": "match_ended", "scores": list(self.scores),
              "rounds_played": self.round_no, "reason": "abandoned"}
         )  # fmt: skip
-        self._broadcast(event)
-        self._emit(Write([st.op_end_table(self.id, "abandoned", self.scores, self.round_no, now)]))
+        self._broadcast(event, stored=False)  # not logged: it goes with the errors
+        self._emit(
+            Write([st.op_end_table(self.id, "abandoned", self.scores, self.round_no, self._wall)])
+        )
         self.linger_until = now + self.timing.finished_linger
         return self._done()
 
@@ -951,7 +934,7 @@ class TableCore(Generic[M]):
         hands = events[0]["hands"]
         op = st.op_insert_round(
             self.id, self.round_no, seed, r.dealer, r.streak, r.base, hands,
-            [tile_name(k) for k in r.wall], now, self.salt, self.commitment,
+            [tile_name(k) for k in r.wall], self._wall, self.salt, self.commitment,
         )  # fmt: skip
         self._commit(events, [op], now, round_no=self.round_no)
         self._advance(now)
@@ -1012,7 +995,7 @@ class TableCore(Generic[M]):
             st.op_insert_action(
                 self.id, self.round_no, self.action_idx, action.seat, action.act,
                 None if action.tile is None or phase != "turn" else tile_name(action.tile),
-                phase, reason is not None, now,
+                phase, reason is not None, self._wall,
             )
         ]  # fmt: skip
         self.action_idx += 1
@@ -1021,7 +1004,9 @@ class TableCore(Generic[M]):
         events = pre + [self._engine_event(e.to_dict()) for e in new]
         if r.phase is Phase.OVER:
             result = events[-1]["result"]
-            ops += st.op_end_round(self.id, self.round_no, result, result["net"], self.scores, now)
+            ops += st.op_end_round(
+                self.id, self.round_no, result, result["net"], self.scores, self._wall
+            )
         self._commit(events, ops, now, round_no=self.round_no)
 
     def _advance(self, now: float) -> None:
@@ -1053,7 +1038,7 @@ class TableCore(Generic[M]):
             {"type": "match_ended", "scores": list(self.scores), "rounds_played": self.round_no,
              "reason": reason}
         )  # fmt: skip
-        op = st.op_end_table(self.id, self.state, self.scores, self.round_no, now)
+        op = st.op_end_table(self.id, self.state, self.scores, self.round_no, self._wall)
         self._commit([event], [op], now, round_no=0)
         # The server's bots are done and leave their seats; humans may look at the result
         # until they leave.
@@ -1076,8 +1061,11 @@ class TableCore(Generic[M]):
                 yield index
 
     def _seat_deadlines(self, index: int) -> tuple[float | None, float | None]:
-        """(when the seat's clock runs out, when a server bot in it moves)."""
+        """(when the seat's clock runs out, when a server bot in it moves); neither while its
+        prompt waits to go out."""
         seat = self.seats[index]
+        if math.isinf(seat.prompt_at):
+            return None, None
         deadline: float | None = None
         if self.s.turn_seconds > 0 or self.s.bank_seconds > 0:
             deadline = seat.prompt_at + self.s.turn_seconds + seat.bank
@@ -1092,34 +1080,50 @@ class TableCore(Generic[M]):
 
     def _send_prompts(self, now: float, *, resend: int | None = None) -> None:
         """Prompt every awaited seat not yet prompted at this `seq` (and `resend` again, its
-        clock running on from the first prompt). A prompt's clock starts when it goes out."""
+        clock running on from the first prompt). A prompt's clock starts when it goes out (a
+        server bot's prompt has no frame but goes out all the same)."""
         r = self.round
         assert r is not None
-        out_at = self.pacer.out_time(now)
         for index in r.awaiting():
             seat = self.seats[index]
-            if seat.prompted_seq != self.decision_seq:
-                seat.prompted_seq, seat.prompt_at = self.decision_seq, out_at
+            fresh = seat.prompted_seq != self.decision_seq
+            if fresh:
+                seat.prompted_seq, seat.prompt_at = self.decision_seq, math.inf
             elif index != resend:
                 continue
-            if seat.member is None:
-                continue
-            deadline, _ = self._seat_deadlines(index)
-            actions = [_choice(a) for a in legal_actions(r, index)]
-            item = PromptItem(
-                self.id, self.decision_seq, index, actions, _choice(r.default_action(index)),
-                None if deadline is None else max(0, int((deadline - out_at) * 1000)),
-                None if deadline is None else int(seat.bank * 1000),
-            )  # fmt: skip
-            self._send(seat.member, index, item)
+            sends: list[Send[M]] = []
+            if seat.member is not None:
+                start = now if math.isinf(seat.prompt_at) else seat.prompt_at
+                clock = self.s.turn_seconds > 0 or self.s.bank_seconds > 0
+                deadline = start + self.s.turn_seconds + seat.bank if clock else None
+                item = PromptItem(
+                    self.id, self.decision_seq, index, actions_of(r, index),
+                    _choice(r.default_action(index)),
+                    None if deadline is None else max(0, int((deadline - now) * 1000)),
+                    None if deadline is None else int(seat.bank * 1000),
+                )  # fmt: skip
+                frame = view_for(item, index)
+                if frame is not None:
+                    sends.append(Send((seat.member,), frame))
+            self._paced(sends, event=False, stamp=(index, self.decision_seq) if fresh else None)
 
     # ----- output -----
 
-    def _begin(self, now: float) -> None:
+    def _begin(self, now: float, wall: float | None) -> None:
         """Start an input: frames whose time has come go first."""
         self._now = now
+        self._wall = now if wall is None else wall
         self._out = []
-        self._out.extend(self.pacer.release(now))
+        sends, stamps = self.pacer.release(now)
+        self._out.extend(sends)
+        for stamp in stamps:
+            self._stamp(stamp, now)
+
+    def _stamp(self, stamp: Stamp, now: float) -> None:
+        """A prompt went out: its seat's clock starts (if it still waits on that decision)."""
+        index, seq = stamp
+        if self.seats[index].prompted_seq == seq:
+            self.seats[index].prompt_at = now
 
     def _done(self) -> list[Effect]:
         out, self._out = self._out, []
@@ -1157,13 +1161,16 @@ class TableCore(Generic[M]):
         """Log the events, write them (with `ops`), then send each member its view (paced:
         after a claim-hold event the next event waits `claim_min_ms`)."""
         self.log.extend(events)
-        ops = ops + [st.op_insert_event(self.id, round_no, e, now) for e in events]
+        ops = ops + [st.op_insert_event(self.id, round_no, e, self._wall) for e in events]
         self._emit(Write(ops))
         for event in events:
             self._broadcast(event, exclude=exclude, claim=event["type"] in CLAIM_HOLD_TYPES)
 
-    def _broadcast(self, item: Item, *, exclude: M | None = None, claim: bool = False) -> None:
-        """Every member its view of an event; each distinct view is made once."""
+    def _broadcast(
+        self, item: Item, *, exclude: M | None = None, claim: bool = False, stored: bool = True
+    ) -> None:
+        """Every member its view of an event; each distinct view is made once. A `stored`
+        event's frames wait for its write (the next tick) and for any claim hold."""
         groups: dict[object, tuple[Viewer, list[M]]] = {}
         for member, viewer in self.members.items():
             if member != exclude:
@@ -1177,7 +1184,7 @@ class TableCore(Generic[M]):
             frame = view_for(item, viewer)
             if frame is not None:
                 sends.append(Send(tuple(members), frame))
-        self._out.extend(self.pacer.add(sends, self._now, event=True, claim=claim))
+        self._paced(sends, event=stored, claim=claim)
 
     def _send(self, member: M, viewer: Viewer, item: Item) -> None:
         frame = view_for(item, viewer)
@@ -1185,8 +1192,16 @@ class TableCore(Generic[M]):
             self._frame(member, frame)
 
     def _frame(self, member: M, frame: dict[str, Any]) -> None:
-        """A frame for one member (a reply, a prompt): in order behind the others."""
-        self._out.extend(self.pacer.add([Send((member,), frame)], self._now, event=False))
+        """A frame for one member (a reply): in order behind the others."""
+        self._paced([Send((member,), frame)], event=False)
+
+    def _paced(
+        self, sends: list[Send[M]], *, event: bool, claim: bool = False, stamp: Stamp | None = None
+    ) -> None:
+        if self.pacer.add(sends, event=event, claim=claim, stamp=stamp):
+            self._out.extend(sends)
+            if stamp is not None:
+                self._stamp(stamp, self._now)
 
     def _error(self, member: M, code: str, message: str, ref: str | None) -> None:
         viewer = self.members.get(member)
@@ -1201,6 +1216,10 @@ class Unrestorable(Exception):
         super().__init__(str(err))
         self.core = core
         self.err = err
+
+
+def actions_of(r: Round, seat: int) -> list[dict[str, Any]]:
+    return [_choice(a) for a in legal_actions(r, seat)]
 
 
 def _choice(action: Action) -> dict[str, Any]:

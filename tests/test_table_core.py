@@ -92,15 +92,22 @@ class Shell:
 
     # ----- inputs -----
 
+    def input(self, effects: list[Effect]) -> list[Effect]:
+        """Perform an input's effects, then the ticks due at once (its events' frames, which
+        wait for its writes), as the shell does."""
+        self.perform(effects)
+        self.settle()
+        return effects
+
     def create(self, member: str = "host") -> None:
-        self.perform(self.core.create(member, member, self.now))
+        self.input(self.core.create(member, member, self.now))
 
     def sit(self, member: str, seat: int | None = None) -> None:
         msg = TakeSeat(table="7", seat=seat)
-        self.perform(self.core.join(member, member, msg, self.now, busy=False))
+        self.input(self.core.join(member, member, msg, self.now, busy=False))
 
     def command(self, member: str, frame: dict[str, Any]) -> list[Effect]:
-        return self.perform(self.core.command(member, parse_client_frame(frame), self.now))
+        return self.input(self.core.command(member, parse_client_frame(frame), self.now))
 
     def run_until(self, when: float) -> None:
         """Let time pass to `when`, ticking at each deadline on the way, as the shell's timer
@@ -159,13 +166,13 @@ def test_a_bot_takes_its_seat_at_the_next_tick_as_a_client_did() -> None:
     assert shell.bound == {"host": 0} and len(shell.tokens) == 1
     joined = shell.of("host", "joined")[0]
     assert token_key(joined["token"]) in shell.tokens
-    shell.perform(shell.core.command("host", AddBot(type="add_bot"), shell.now))
+    effects = shell.perform(shell.core.command("host", AddBot(type="add_bot"), shell.now))
+    assert [type(e) for e in effects] == [Write], "the event's frames wait for its write"
+    assert shell.core.next_wakeup() == shell.now
+    shell.settle()
     table = shell.of("host", "table")[-1]
     assert table["info"]["seats"][1] == {"name": "Bot-2", "kind": "bot", "connected": False,
                                          "auto": False}  # fmt: skip
-    assert shell.core.next_wakeup() == shell.now
-    assert not shell.of("host", "seat_status")
-    shell.settle()
     assert shell.of("host", "seat_status") == [
         {"type": "seat_status", "seat": 1, "connected": True, "auto": False, "table": "7",
          "seq": table["seq"] + 1}
@@ -265,10 +272,10 @@ def test_a_prompt_held_behind_the_claim_minimum_starts_its_clock_when_it_goes_ou
 def test_a_disconnected_seat_is_played_after_the_grace_and_its_player_comes_back() -> None:
     shell = Shell(timing=Timing(disconnect_grace=20.0))
     host_and_bots(shell)
-    shell.perform(shell.core.join("watcher", "看客", Watch(table="7"), shell.now, busy=False))
+    shell.input(shell.core.join("watcher", "看客", Watch(table="7"), shell.now, busy=False))
     token = shell.of("host", "joined")[0]["token"]
     gone_at = shell.now
-    shell.perform(shell.core.gone("host", shell.now, left=False))
+    shell.input(shell.core.gone("host", shell.now, left=False))
     assert shell.bound == {"watcher": None}
     status = shell.of("watcher", "seat_status")[-1]
     assert status == {**status, "seat": 0, "connected": False, "auto": False}
@@ -284,7 +291,7 @@ def test_a_disconnected_seat_is_played_after_the_grace_and_its_player_comes_back
     # Back with the token: 托管 ends (it was not asked for), the seat is told, a prompt comes
     # when it is asked to move.
     key = token_key(token)
-    shell.perform(shell.core.resume("back", key, token, None, shell.now))
+    shell.input(shell.core.resume("back", key, token, None, shell.now))
     assert shell.bound == {"watcher": None, "back": 0}
     assert shell.of("back", "joined")[0]["resume"] == "snapshot"
     assert not shell.core.seats[0].auto
@@ -300,10 +307,10 @@ def test_a_second_connection_with_the_token_replaces_the_first() -> None:
     shell = Shell()
     host_and_bots(shell)
     token = shell.of("host", "joined")[0]["token"]
-    shell.perform(shell.core.resume("again", token_key(token), token, None, shell.now))
+    shell.input(shell.core.resume("again", token_key(token), token, None, shell.now))
     assert shell.closed == ["host"] and shell.bound == {"again": 0}
     assert shell.core.seats[0].member == "again"
-    wrong = shell.perform(shell.core.resume("thief", "nope", "nope", None, shell.now))
+    wrong = shell.input(shell.core.resume("thief", "nope", "nope", None, shell.now))
     assert any(isinstance(e, Send) and e.frame["code"] == "bad_token" for e in wrong)
 
 
@@ -360,11 +367,11 @@ def test_leaving_a_waiting_table_frees_the_seat_and_the_last_one_out_removes_it(
     shell.create()
     shell.sit("guest")
     assert shell.bound == {"host": 0, "guest": 1} and len(shell.tokens) == 2
-    shell.perform(shell.core.gone("guest", shell.now, left=True))
+    shell.input(shell.core.gone("guest", shell.now, left=True))
     assert shell.of("guest", "left") == [{"type": "left", "table": "7"}]
     assert shell.core.seats[1].kind == "empty" and len(shell.tokens) == 1
     assert not shell.removed
-    shell.perform(shell.core.gone("host", shell.now, left=True))
+    shell.input(shell.core.gone("host", shell.now, left=True))
     assert shell.removed and not shell.tokens
 
 
@@ -383,7 +390,7 @@ def test_refusals_change_nothing_and_say_why() -> None:
         errors = [e.frame for e in effects if isinstance(e, Send)]
         assert [(f["type"], f["code"]) for f in errors] == [("error", code)], frame
         assert (shell.core.seq, len(shell.ops)) == before
-    outsider = shell.perform(shell.core.command("nobody", Auto(type="auto", on=True), shell.now))
+    outsider = shell.input(shell.core.command("nobody", Auto(type="auto", on=True), shell.now))
     assert [e.frame["code"] for e in outsider if isinstance(e, Send)] == ["not_at_table"]
 
 
