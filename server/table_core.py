@@ -875,24 +875,34 @@ class TableCore(Generic[M]):
         assert r is not None
         answered, phase = self.decision_seq, r.phase.value
         try:
-            action = self.bots[index].choose(r, index)
-            new = r.apply(action)
-        except (IllegalAction, ValueError):
+            action: Action | None = self.bots[index].choose(r, index)
+        except Exception:  # a policy bug costs the bot its move, not the table
+            action = None
+        new: list[Any] | None = None
+        if action is not None:
+            try:
+                new = r.apply(action)  # refused: the round is unchanged
+            except IllegalAction:
+                pass
+        if action is None or new is None:
             self.bot_fallbacks += 1
             action = r.default_action(index)
-            new = r.apply(action)
+            new = r.apply(action)  # IllegalAction here is a broken invariant: it freezes
         self._spend_bank(self.seats[index], answered, now)
         self._record(action, new, answered, phase, now, reason=None)
 
     def freeze(self, now: float, *, wall: float | None = None) -> list[Effect]:
         """After a broken invariant or a failed write: stop the match, keep its log, tell
-        everyone. The last effect is the write of the table's end (which may fail too)."""
+        everyone. The last effect is the write of the table's end (which may fail too).
+
+        The frames still waiting are dropped, not sent: they may be of the write that failed."""
+        if not self.frozen:
+            self.pacer.clear()
         self._begin(now, wall)
         if self.frozen:
             return self._done()
         self.frozen = True
         self.state = "abandoned"
-        self.pacer.clear()
         self.next_round_at = None
         for member, viewer in list(self.members.items()):
             self._send(

@@ -18,6 +18,7 @@ from rules.options import make_options
 from rules.round import Phase
 from rules.tiles import tile_name
 from server.credentials import token_key
+from server.store import Store, connect
 from server.table_core import (
     Accepted,
     Bind,
@@ -50,8 +51,11 @@ class Shell:
     """A fake shell: a fake clock, the frames each member got, the statements written, the
     server's token registry, and whether the table asked to be removed."""
 
-    def __init__(self, timing: Timing | None = None, **fields: Any) -> None:
+    def __init__(
+        self, timing: Timing | None = None, *, db: Path | None = None, **fields: Any
+    ) -> None:
         self.now = 1000.0
+        self.db = None if db is None else connect(db)  # a real SQLite file, when given
         counter = itertools.count(1)
         self.core: TableCore[str] = TableCore(
             "7", settings(**fields), seed="core-test", timing=timing or Timing(),
@@ -74,6 +78,11 @@ class Shell:
                     self.sent.append((self.now, member, e.frame))
             elif isinstance(e, Write):
                 self.ops += e.ops
+                if self.db is not None:
+                    with self.db:
+                        self.db.execute("BEGIN")
+                        for sql, params in e.ops:
+                            self.db.execute(sql, params)
             elif isinstance(e, IssueToken):
                 self.tokens.add(e.key)
             elif isinstance(e, DropToken):
@@ -429,3 +438,83 @@ def test_the_core_does_no_io_and_the_server_imports_no_clients() -> None:
             assert not any(n.split(".")[0] in ("clients", "client_tui", "zhuoji") for n in names), (
                 path.name, names,
             )  # fmt: skip
+
+
+def test_a_bot_whose_policy_fails_plays_its_default_and_the_table_goes_on() -> None:
+    shell = Shell(timing=Timing(bot_delay=1.0))
+    host_and_bots(shell)
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("a policy bug")
+
+    shell.core.bots[1].choose = broken  # type: ignore[method-assign,assignment]
+    r = shell.core.round
+    assert r is not None
+    prompt = shell.last_prompt("host")
+    tile = next(t for t in range(27) if r.hands[0][t])
+    shell.command("host", {"type": "act", "seq": prompt["seq"], "act": "discard",
+                           "tile": tile_name(tile)})  # fmt: skip
+    shell.tick_until(lambda: shell.core.bot_fallbacks > 0, limit=30)
+    assert not shell.core.frozen and shell.core.state == "playing"
+    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
+    assert 1 in [a[3] for a in actions]
+
+
+def test_frames_waiting_for_a_write_that_failed_are_never_sent() -> None:
+    shell = Shell()
+    host_and_bots(shell)
+    r = shell.core.round
+    assert r is not None
+    prompt = shell.last_prompt("host")
+    tile = next(t for t in range(27) if r.hands[0][t])
+    move = parse_client_frame({"type": "act", "seq": prompt["seq"], "act": "discard",
+                               "tile": tile_name(tile)})  # fmt: skip
+    effects = shell.core.command("host", move, shell.now)
+    assert any(isinstance(e, Write) for e in effects)
+    assert not any(isinstance(e, Send) for e in effects), "the discard waits for its write"
+    # The shell's write fails: it performs nothing more and freezes the table.
+    sent = len(shell.sent)
+    shell.input(shell.core.freeze(shell.now))
+    new = [f for t, m, f in shell.sent[sent:]]
+    assert [f["type"] for f in new] == ["error", "match_ended"]
+    assert not any(f["type"] == "discarded" for f in new)
+
+
+def test_a_match_stored_by_the_core_is_restored_and_plays_on(tmp_path: Path) -> None:
+    db = tmp_path / "z.db"
+    shell = Shell(db=db, rounds=2, timing=Timing(disconnect_grace=5.0))
+    host_and_bots(shell)
+    for _ in range(3):  # a few moves by the host, then the server stops
+        r = shell.core.round
+        assert r is not None and 0 in r.awaiting()
+        action = r.default_action(0)
+        frame = {"type": "act", "seq": shell.last_prompt("host")["seq"], "act": action.act}
+        if action.tile is not None and r.phase is Phase.TURN:
+            frame["tile"] = tile_name(action.tile)
+        shell.command("host", frame)
+    before = shell.core
+    assert before.round is not None
+    store = Store(db)
+    try:
+        (stored,) = store.unfinished()
+    finally:
+        store.close()
+    now = shell.now + 100
+    core: TableCore[str] = TableCore.restore(stored, before.s, timing=Timing(disconnect_grace=5),
+                                             now=now)  # fmt: skip
+    assert core.seq == before.seq and core.decision_seq == before.decision_seq
+    assert core.round is not None
+    assert [list(h) for h in core.round.hands] == [list(h) for h in before.round.hands]
+    assert core.seats[0].token_key == before.seats[0].token_key
+    assert [s.kind for s in core.seats] == ["human", "bot", "bot", "bot"]
+    # On: one `table` event with the seats waiting, then the bots are back at the next tick.
+    again = Shell(timing=Timing(disconnect_grace=5.0))
+    again.core, again.now = core, now
+    effects = again.perform(core.resumed(now))
+    assert core.seq == before.seq + 1 and [type(e) for e in effects] == [Write]
+    again.settle()
+    ended = len(core.round.events)
+    again.run_until(now + 4.9)
+    assert len(core.round.events) == ended, "the host's seat waits for its player"
+    again.run_until(now + 3600)
+    assert core.state == "finished" and core.round_no == 2
