@@ -41,10 +41,9 @@ from server.table_core import (
     Settings,
     TableCore,
     Unbind,
-    Unrestorable,
     Write,
-    settings_from_row,
 )
+from server.table_restore import Unrestorable, restore_core, settings_from_row
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -121,7 +120,7 @@ class Table:
 
     @classmethod
     def restore(cls, server: Server, stored: st.StoredTable) -> Table:
-        """A match a previous run left unfinished (`TableCore.restore`); one that cannot be
+        """A match a previous run left unfinished (`restore_core`); one that cannot be
         rebuilt is frozen (its record kept, its players told) and the server goes on."""
         row = stored.row
         problem = None
@@ -132,7 +131,7 @@ class Table:
             settings = settings_from_row({**row, "preset": "guiyang", "options": {}})
         frozen: BaseException | None = None
         try:
-            core: TableCore[Conn] = TableCore.restore(
+            core: TableCore[Conn] = restore_core(
                 stored, settings, timing=server.timing, now=asyncio.get_running_loop().time(),
                 wall=time.time(), problem=problem,
             )  # fmt: skip

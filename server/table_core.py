@@ -19,7 +19,7 @@ for a connection (hashable; the core only compares it and hands it back in effec
     gone(member, now, left=...)                   a connection closed, or asked to `leave`
     command(member, msg, now)                     add_bot, remove_bot, start, act, auto, sync
     tick(now)                                     time passed (see `next_wakeup`)
-    resumed(now)                                  go on after a restart (`restore`)
+    resumed(now)                                  go on after a restart (`table_restore`)
     freeze(now)                                   a broken invariant or a failed write: stop
 
 Outputs. The effects (`Effect`), to be performed in order: `Write` (store these; nothing after
@@ -59,12 +59,12 @@ from typing import Any, Generic, TypeVar
 
 from protocol import codes
 from protocol.codes import Close as CloseCode
-from protocol.messages import ROUND_EVENT_TYPES, Act, AddBot, Auto, RemoveBot, TakeSeat, Watch
+from protocol.messages import Act, AddBot, Auto, RemoveBot, TakeSeat, Watch
 from rules.actions import Action, IllegalAction
 from rules.bot import Bot
 from rules.fairdeal import commitment
 from rules.match import Match
-from rules.options import RuleOptions, make_options
+from rules.options import RuleOptions
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tile, tile_name
 from server import store as st
@@ -78,7 +78,6 @@ from server.projection import (
     view_for,
     view_key,
 )
-from server.resume import RebuildError, rebuild_round
 from server.table_pace import EARLY, Pacer, Stamp
 
 LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
@@ -259,102 +258,7 @@ class TableCore(Generic[M]):
         self._now = 0.0  # the time of the input being handled (deadlines)
         self._wall = 0.0  # the same on the wall clock (what the records say)
 
-    # ----- after a restart -----
-
-    @classmethod
-    def restore(
-        cls,
-        stored: st.StoredTable,
-        settings: Settings,
-        *,
-        timing: Timing,
-        now: float,
-        wall: float | None = None,
-        problem: str | None = None,
-        tokens: Callable[[], str] = new_token,
-        salts: Callable[[], str] = new_salt,
-    ) -> TableCore[M]:
-        """A match a previous run left unfinished, at its last stored event: the same hands,
-        wall and turn, its seats waiting for their players (their tokens still good; the
-        server's bots come back on `resumed`). The round is rebuilt through the engine from its
-        stored deal and actions and must give the stored events; if it cannot be (or there is
-        a `problem` already), `Unrestorable` carries the core as far as it got, to be frozen.
-
-        A match that had just ended comes back as it ended, for what is left of
-        `finished_linger`: a player who dropped just before the end still sees it. The tokens
-        to register with the server are the seats' `token_key`s."""
-        row = stored.row
-        core: TableCore[M] = cls(
-            stored.id, settings, seed=row.get("seed") or f"restored:{stored.id}", timing=timing,
-            tokens=tokens, salts=salts,
-        )  # fmt: skip
-        core.state = "playing"
-        core.seq = stored.seq
-        core.log.extend(stored.log)
-        seats = row.get("seats") or []
-        keys = row.get("tokens") or []
-        for i, seat in enumerate(core.seats):
-            info = seats[i] if i < len(seats) and isinstance(seats[i], dict) else {}
-            seat.name, seat.kind = info.get("name"), info.get("kind", "human")
-            seat.token_key = keys[i] if i < len(keys) and seat.kind == "human" else None
-            seat.gone_at = now
-            seat.away = seat.kind == "human"
-            seat.bank = settings.bank_seconds
-            seat.restored_seq = stored.seq
-        if row["state"] != "playing":
-            core.state = row["state"]
-            core.match.round_no = int(row.get("rounds_played") or 0)
-            core.match.scores = list(row.get("scores") or [0, 0, 0, 0])
-            ended = (row.get("ended_at") or 0) - (now if wall is None else wall)  # ago, < 0
-            core.linger_until = now + ended + timing.finished_linger
-            return core
-        problem = stored.error or problem
-        try:
-            if problem is not None:
-                raise RebuildError(problem)
-            core._rebuild(stored)
-        except Exception as err:  # whatever it is, this table alone stops
-            raise Unrestorable(core, err) from err
-        return core
-
-    def _rebuild(self, stored: st.StoredTable) -> None:
-        """The match and its current round from the stored rounds and actions."""
-        m = self.match
-        rounds = stored.rounds
-        for k, rnd in enumerate(rounds):
-            if rnd.round_no != k + 1 or (rnd.dealer, rnd.streak) != (m.dealer, m.streak):
-                raise RebuildError(f"round {rnd.round_no} does not follow the one before")
-            if rnd.base != self.s.base:
-                raise RebuildError(f"round {rnd.round_no} has base {rnd.base}")
-            m.round_no = rnd.round_no
-            if rnd.result is None:
-                if k != len(rounds) - 1:
-                    raise RebuildError(f"round {rnd.round_no} never ended but others followed")
-                r = rebuild_round(self.s.options, rnd, stored.actions, stored.round_events)
-                if r.phase is Phase.OVER:
-                    raise RebuildError(f"round {rnd.round_no} is over but not recorded so")
-                self.round = r
-                self.action_idx = len(stored.actions)
-                self.salt, self.commitment = rnd.salt, rnd.commitment
-            else:
-                net = rnd.result["net"]
-                for seat in range(4):
-                    m.scores[seat] += net[seat]
-                m.dealer, m.streak = rnd.result["next_dealer"], rnd.result["next_streak"]
-                m.history.append(
-                    {"round": rnd.round_no, "net": net, "outcome": rnd.result["outcome"]}
-                )
-        stored_scores = stored.row.get("scores")
-        if stored_scores is not None and list(stored_scores) != m.scores:
-            raise RebuildError(f"the stored scores {stored_scores} are not the rounds' {m.scores}")
-        if m.round_no > self.s.rounds:
-            raise RebuildError(f"{m.round_no} rounds of {self.s.rounds}")
-        round_seqs = [e["seq"] for e in self.log if e["type"] in ROUND_EVENT_TYPES]
-        self.decision_seq = round_seqs[-1] if round_seqs else self.seq
-        # Each seat's 托管 as last announced (a seat coming back takes it off, as ever).
-        for event in self.log:
-            if event["type"] == "seat_status":
-                self.seats[event["seat"]].auto = event["auto"]
+    # ----- after a restart (`server.table_restore` rebuilt it) -----
 
     def resumed(self, now: float, *, wall: float | None = None) -> list[Effect]:
         """Go on after a restart: everyone is told the seats wait, the server's bots come back
@@ -1218,16 +1122,6 @@ class TableCore(Generic[M]):
         self._send(member, viewer, ErrorItem(code, message, ref, self.id, self.seq))
 
 
-class Unrestorable(Exception):
-    """`TableCore.restore` could not rebuild the match: the core as far as it got (to be
-    frozen) and why."""
-
-    def __init__(self, core: TableCore[Any], err: BaseException) -> None:
-        super().__init__(str(err))
-        self.core = core
-        self.err = err
-
-
 def actions_of(r: Round, seat: int) -> list[dict[str, Any]]:
     return [_choice(a) for a in legal_actions(r, seat)]
 
@@ -1237,14 +1131,3 @@ def _choice(action: Action) -> dict[str, Any]:
     if action.tile is not None:
         d["tile"] = tile_name(action.tile)
     return d
-
-
-def settings_from_row(row: dict[str, Any]) -> Settings:
-    """A stored table's settings (its options checked again)."""
-    options = make_options(row["preset"], dict(row["options"] or {}))
-    return Settings(
-        name=str(row["name"]), preset=row["preset"], overrides=dict(row["options"] or {}),
-        options=options, base=int(row["base"]), rounds=int(row["rounds"]),
-        turn_seconds=float(row["turn_seconds"]), bank_seconds=float(row["bank_seconds"]),
-        claim_min_ms=int(row["claim_min_ms"]), password_hash=row.get("password_hash"),
-    )  # fmt: skip

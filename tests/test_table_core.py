@@ -34,6 +34,7 @@ from server.table_core import (
     Unbind,
     Write,
 )
+from server.table_restore import restore_core
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -500,8 +501,8 @@ def test_a_match_stored_by_the_core_is_restored_and_plays_on(tmp_path: Path) -> 
     finally:
         store.close()
     now = shell.now + 100
-    core: TableCore[str] = TableCore.restore(stored, before.s, timing=Timing(disconnect_grace=5),
-                                             now=now)  # fmt: skip
+    core: TableCore[str] = restore_core(stored, before.s, timing=Timing(disconnect_grace=5),
+                                        now=now)  # fmt: skip
     assert core.seq == before.seq and core.decision_seq == before.decision_seq
     assert core.round is not None
     assert [list(h) for h in core.round.hands] == [list(h) for h in before.round.hands]
