@@ -335,11 +335,10 @@ class Server:
         del self.tables[table.id]
         for seat in table.seats:
             self.drop_token(seat.token_key)
-        for conn in table.members():
+        for conn in table.forget_members():
             if conn.table is table:
                 conn.table = conn.seat = None
             self._send(conn, {"type": "left", "table": table.id})
-        table.core.members.clear()
         table.post("stop")
 
     # ----- replies outside a table -----

@@ -113,6 +113,12 @@ class Table:
     def members(self) -> list[Conn]:
         return list(self.core.members)
 
+    def forget_members(self) -> list[Conn]:
+        """The table is being removed: nobody is at it any more (the members it had)."""
+        members = self.members()
+        self.core.members.clear()
+        return members
+
     def info(self) -> dict[str, Any]:
         return self.core.info()
 
