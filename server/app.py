@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 import logging
 import secrets
 import time
@@ -30,7 +29,6 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from clients.bot_player import BotPlayer
 from protocol import codes
 from protocol.codes import Close
 from protocol.messages import (
@@ -43,18 +41,12 @@ from protocol.messages import (
     parse_client,
 )
 from rules.options import OptionsError, make_options, overrides_of
-from server.conn import Conn, Outbox, PipeConn, RateLimit, WsConn
+from server.conn import Conn, Outbox, RateLimit, WsConn
+from server.credentials import hash_password, token_key
 from server.projection import ErrorItem, view_for
 from server.store import Store
-from server.table import (
-    LOG_KEEP,
-    Settings,
-    Table,
-    dumps,
-    hash_password,
-    new_token,
-    token_key,
-)
+from server.table import LOG_KEEP, Settings, Table, dumps
+from server.table_core import Timing
 
 log = logging.getLogger("zhuoji.server")
 
@@ -108,14 +100,16 @@ class Server:
         self.rate_burst = rate_burst
         self.rate_per_second = rate_per_second
         self.hello_timeout = hello_timeout
-        self.disconnect_grace = disconnect_grace
-        self.round_pause = round_pause
-        self.finished_linger = finished_linger
-        self.bot_delay = bot_delay
+        # The tables' time limits; the server's own bots are played by the tables themselves.
+        self.timing = Timing(
+            disconnect_grace=disconnect_grace,
+            round_pause=round_pause,
+            finished_linger=finished_linger,
+            bot_delay=bot_delay,
+        )
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
         self.next_table = store.max_table_number() + 1
-        self.bots: set[asyncio.Task[None]] = set()
         self.conns: set[Conn] = set()
         self.outbox = Outbox()
         self.stopping = False
@@ -124,12 +118,6 @@ class Server:
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
 
     # ----- ids, tokens, seeds -----
-
-    def new_token(self, table: Table) -> str:
-        """A fresh seat token for `table` (the caller keeps its `token_key`)."""
-        token = new_token()
-        self.tokens[token_key(token)] = table
-        return token
 
     def drop_token(self, key: str | None) -> None:
         if key is not None:
@@ -347,47 +335,11 @@ class Server:
         del self.tables[table.id]
         for seat in table.seats:
             self.drop_token(seat.token_key)
-            conn = seat.conn
-            if conn is not None:
+        for conn in table.forget_members():
+            if conn.table is table:
                 conn.table = conn.seat = None
-                if isinstance(conn, PipeConn):
-                    conn.close()
-                else:
-                    self._send(conn, {"type": "left", "table": table.id})
-        for conn in table.spectators:
-            conn.table = None
             self._send(conn, {"type": "left", "table": table.id})
-        table.spectators.clear()
         table.post("stop")
-
-    # ----- the server's own bots -----
-
-    def spawn_bot(self, name: str, token: str, *, seed: str) -> None:
-        """Start a bot client that takes the seat holding `token`, over an in-process pipe."""
-        conn = PipeConn(name)
-        task = asyncio.create_task(self._bot_main(conn, BotPlayer(seed), name, token))
-        self.bots.add(task)
-        task.add_done_callback(self.bots.discard)
-
-    async def _bot_main(self, conn: PipeConn, player: BotPlayer, name: str, token: str) -> None:
-        hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": name, "token": token}
-        self.handle_frame(conn, json.dumps(hello))
-        try:
-            while True:
-                text = await conn.inbox.get()
-                if text is None:
-                    break
-                frame = json.loads(text)
-                if frame["type"] == "error" and frame["code"] == "bad_token":
-                    break  # the table went away before the bot arrived
-                reply = player.on_frame(frame)
-                if reply is not None:
-                    if self.bot_delay:
-                        await asyncio.sleep(self.bot_delay)
-                    self.handle_frame(conn, json.dumps(reply))
-        finally:
-            conn.closed = True
-            self.disconnected(conn)
 
     # ----- replies outside a table -----
 
@@ -404,7 +356,7 @@ class Server:
         tables it left waiting (nobody is at them any more). Returns the tables resumed."""
         closed = self.store.close_waiting(time.time())
         resumed = 0
-        since = time.time() - self.finished_linger
+        since = time.time() - self.timing.finished_linger
         for stored in self.store.unfinished(LOG_KEEP, ended_since=since):
             try:
                 table = Table.restore(self, stored)
@@ -451,6 +403,3 @@ class Server:
         closing = [c.closing for c in self.conns if c.closing is not None]
         if closing:
             await asyncio.wait(closing, timeout=5)
-        for task in list(self.bots):
-            task.cancel()
-        await asyncio.gather(*self.bots, return_exceptions=True)

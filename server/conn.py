@@ -7,8 +7,7 @@ never stalls on a slow reader: the slow client falls behind alone, and once more
 `MAX_BUFFERED` bytes wait for it, it is closed (4003) and may reconnect for a snapshot. A frame
 several connections get alike is encoded once (`send_many`).
 
-Two transports share this: a websocket (`WsConn`) and an in-process pipe (`PipeConn`) for the
-server's own bots, which speak the same protocol through the same handler.
+The server's own bots have no connection: their tables play them (`server.table_core`).
 """
 
 from __future__ import annotations
@@ -72,7 +71,7 @@ class Conn:
         self.seat: int | None = None
         self.closed = False
         self.closing: asyncio.Task[None] | None = None
-        self.rate: RateLimit | None = None  # None: not limited (the server's own bots)
+        self.rate: RateLimit | None = None  # None: not limited
 
     def send(self, text: str) -> None:
         """Hand a frame to the transport; never waits."""
@@ -158,26 +157,6 @@ class WsConn(Conn):
             # stopped reading it): it gets the error and the close frame, then is dropped.
             self.ws.close_timeout = POLICY_CLOSE_TIMEOUT
         await self.ws.close(code, reason)
-
-
-class PipeConn(Conn):
-    """An in-process client (the server's bots): frames go straight into its inbox."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(f"pipe:{name}")
-        self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self.close_code: int | None = None
-
-    def send(self, text: str) -> None:
-        if not self.closed:
-            self.inbox.put_nowait(text)
-
-    def close(self, code: int = Close.NORMAL, reason: str = "") -> None:
-        if self.closed:
-            return
-        self.closed = True
-        self.close_code = code
-        self.inbox.put_nowait(None)
 
 
 def send_many(conns: Iterable[Conn], text: str) -> None:

@@ -1,0 +1,521 @@
+"""The table core on a fake clock: every time limit is a deadline the test reaches by moving
+`now`, never by waiting. The core is driven as the asyncio shell drives it — an input, then
+`tick`s at `next_wakeup()` — and the effects are collected as a shell would perform them.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protocol.messages import Act, AddBot, Auto, TakeSeat, Watch, parse_client
+from rules.options import make_options
+from rules.round import Phase
+from rules.tiles import tile_name
+from server.credentials import token_key
+from server.store import Store, connect
+from server.table_core import (
+    Accepted,
+    Bind,
+    Close,
+    DropToken,
+    Effect,
+    IssueToken,
+    Remove,
+    Send,
+    Settings,
+    TableCore,
+    Timing,
+    Unbind,
+    Write,
+)
+from server.table_restore import restore_core
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def settings(**fields: Any) -> Settings:
+    base: dict[str, Any] = {
+        "name": "测试", "preset": "guiyang", "overrides": {}, "base": 1, "rounds": 1,
+        "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0,
+    }  # fmt: skip
+    base.update(fields)
+    return Settings(options=make_options(base["preset"], base["overrides"]), **base)
+
+
+class Shell:
+    """A fake shell: a fake clock, the frames each member got, the statements written, the
+    server's token registry, and whether the table asked to be removed."""
+
+    def __init__(
+        self, timing: Timing | None = None, *, db: Path | None = None, **fields: Any
+    ) -> None:
+        self.now = 1000.0
+        self.db = None if db is None else connect(db)  # a real SQLite file, when given
+        counter = itertools.count(1)
+        self.core: TableCore[str] = TableCore(
+            "7", settings(**fields), seed="core-test", timing=timing or Timing(),
+            tokens=lambda: f"token-{next(counter)}", salts=lambda: "5a" * 16,
+        )  # fmt: skip
+        self.frames: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.sent: list[tuple[float, str, dict[str, Any]]] = []  # (when, to, frame)
+        self.ops: list[tuple[str, Any]] = []
+        self.tokens: set[str] = set()
+        self.bound: dict[str, int | None] = {}
+        self.closed: list[str] = []
+        self.accepted = 0
+        self.removed = False
+
+    def perform(self, effects: list[Effect]) -> list[Effect]:
+        for e in effects:
+            if isinstance(e, Send):
+                for member in e.to:
+                    self.frames[member].append(e.frame)
+                    self.sent.append((self.now, member, e.frame))
+            elif isinstance(e, Write):
+                self.ops += e.ops
+                if self.db is not None:
+                    with self.db:
+                        self.db.execute("BEGIN")
+                        for sql, params in e.ops:
+                            self.db.execute(sql, params)
+            elif isinstance(e, IssueToken):
+                self.tokens.add(e.key)
+            elif isinstance(e, DropToken):
+                self.tokens.discard(e.key)
+            elif isinstance(e, Bind):
+                self.bound[e.member] = e.seat
+            elif isinstance(e, Unbind):
+                self.bound.pop(e.member, None)
+            elif isinstance(e, Close):
+                self.closed.append(e.member)
+            elif isinstance(e, Accepted):
+                self.accepted += 1
+            elif isinstance(e, Remove):
+                self.removed = True
+        return effects
+
+    # ----- inputs -----
+
+    def input(self, effects: list[Effect]) -> list[Effect]:
+        """Perform an input's effects, then the ticks due at once (its events' frames, which
+        wait for its writes), as the shell does."""
+        self.perform(effects)
+        self.settle()
+        return effects
+
+    def create(self, member: str = "host") -> None:
+        self.input(self.core.create(member, member, self.now))
+
+    def sit(self, member: str, seat: int | None = None) -> None:
+        msg = TakeSeat(table="7", seat=seat)
+        self.input(self.core.join(member, member, msg, self.now, busy=False))
+
+    def command(self, member: str, frame: dict[str, Any]) -> list[Effect]:
+        return self.input(self.core.command(member, parse_client_frame(frame), self.now))
+
+    def run_until(self, when: float) -> None:
+        """Let time pass to `when`, ticking at each deadline on the way, as the shell's timer
+        would."""
+        while (at := self.core.next_wakeup()) is not None and at <= when:
+            self.now = max(self.now, at)
+            self.perform(self.core.tick(self.now))
+        self.now = when
+
+    def tick_until(self, done: Any, limit: float = 600.0) -> None:
+        """Tick at each deadline until `done()` holds (within `limit` seconds of fake time)."""
+        end = self.now + limit
+        while not done():
+            at = self.core.next_wakeup()
+            assert at is not None and at <= end, "nothing more happens"
+            self.now = max(self.now, at)
+            self.perform(self.core.tick(self.now))
+
+    def settle(self) -> None:
+        """Everything due now (bots with no delay, frames not held) is done."""
+        self.run_until(self.now)
+
+    # ----- reading -----
+
+    def of(self, member: str, kind: str) -> list[dict[str, Any]]:
+        return [f for f in self.frames[member] if f["type"] == kind]
+
+    def last_prompt(self, member: str) -> dict[str, Any]:
+        return self.of(member, "prompt")[-1]
+
+    def stored_events(self) -> list[str]:
+        return [p[3] for sql, p in self.ops if sql.startswith("INSERT INTO events")]
+
+
+def parse_client_frame(frame: dict[str, Any]) -> Any:
+    import json
+
+    return parse_client(json.dumps(frame))
+
+
+def host_and_bots(shell: Shell, *, auto: bool = False) -> None:
+    """The host at seat 0, three server bots arrived, the match started."""
+    shell.create()
+    for _ in range(3):
+        shell.command("host", {"type": "add_bot"})
+    shell.settle()  # the bots take their seats
+    if auto:
+        shell.command("host", {"type": "auto", "on": True})
+    shell.command("host", {"type": "start"})
+    shell.settle()
+
+
+def test_a_bot_takes_its_seat_at_the_next_tick_as_a_client_did() -> None:
+    shell = Shell()
+    shell.create()
+    assert shell.bound == {"host": 0} and len(shell.tokens) == 1
+    joined = shell.of("host", "joined")[0]
+    assert token_key(joined["token"]) in shell.tokens
+    effects = shell.perform(shell.core.command("host", AddBot(type="add_bot"), shell.now))
+    assert [type(e) for e in effects] == [Write], "the event's frames wait for its write"
+    assert shell.core.next_wakeup() == shell.now
+    shell.settle()
+    table = shell.of("host", "table")[-1]
+    assert table["info"]["seats"][1] == {"name": "Bot-2", "kind": "bot", "connected": False,
+                                         "auto": False}  # fmt: skip
+    assert shell.of("host", "seat_status") == [
+        {"type": "seat_status", "seat": 1, "connected": True, "auto": False, "table": "7",
+         "seq": table["seq"] + 1}
+    ]  # fmt: skip
+    assert len(shell.tokens) == 1, "a server bot needs no token: it never connects"
+
+
+def test_a_prompt_not_answered_in_time_plays_the_default_and_sets_tuoguan() -> None:
+    shell = Shell(turn_seconds=5, bank_seconds=10)
+    host_and_bots(shell)
+    r = shell.core.round
+    assert r is not None and r.awaiting() == [0]  # seat 0 deals: its turn first
+    prompt = shell.last_prompt("host")
+    assert prompt["deadline_ms"] == 15_000 and prompt["bank_ms"] == 10_000
+    default = r.default_action(0)
+    started = shell.now
+    assert shell.core.next_wakeup() == started + 15
+    shell.run_until(started + 14.9)
+    assert not shell.of("host", "auto_played") and r.awaiting() == [0]
+    shell.run_until(started + 15)
+    auto = shell.of("host", "auto_played")[0]
+    assert auto == {**auto, "seat": 0, "act": default.act, "reason": "timeout"}
+    status = [f for f in shell.of("host", "seat_status") if f["seat"] == 0]
+    assert status[-1]["auto"] is True and status[-1]["connected"] is True
+    assert shell.core.seats[0].auto
+    assert default.act == "discard" and default.tile is not None
+    discarded = next(f for f in shell.of("host", "discarded") if f["seat"] == 0)
+    assert discarded["tile"] == tile_name(default.tile)
+    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
+    # (seat, act, tile, phase, auto): stored as the server's move
+    assert actions[0][3:8] == (0, "discard", tile_name(default.tile), "turn", 1)
+
+
+def test_the_bank_pays_for_the_time_past_the_turn() -> None:
+    shell = Shell(turn_seconds=2, bank_seconds=10, rounds=2)
+    host_and_bots(shell)
+    prompt = shell.last_prompt("host")
+    r = shell.core.round
+    assert r is not None
+    shell.now += 5.5  # 3.5 s of the bank spent
+    action = r.default_action(0)
+    assert action.tile is not None
+    shell.command("host", {"type": "act", "seq": prompt["seq"], "act": action.act,
+                           "tile": tile_name(action.tile)})  # fmt: skip
+    assert shell.accepted == 1
+    assert shell.core.seats[0].bank == pytest.approx(6.5)
+    shell.settle()  # the bots play (no delay) until the host is asked again
+    assert r.phase is not Phase.OVER and 0 in r.awaiting()
+    later = shell.last_prompt("host")
+    assert later["seq"] > prompt["seq"]
+    assert later["bank_ms"] == 6500 and later["deadline_ms"] == 8500
+
+
+def test_the_claim_window_minimum_holds_the_next_event_not_the_write() -> None:
+    shell = Shell(claim_min_ms=400, timing=Timing(bot_delay=0.0))
+    host_and_bots(shell, auto=True)  # the server plays every seat; only the pace limits it
+    t0 = shell.now
+    first = [t for t, m, f in shell.sent if f["type"] == "discarded"]
+    assert first == [t0], "the first discard goes out at once"
+    written = len(shell.stored_events())
+    # The next event is decided and stored already; it is not sent until 0.4 s have passed.
+    assert shell.core.seq > next(f["seq"] for f in shell.of("host", "discarded"))
+    assert shell.core.next_wakeup() == pytest.approx(t0 + 0.4)
+    shell.run_until(t0 + 0.399)
+    assert [f["type"] for t, m, f in shell.sent if t > t0] == []
+    shell.run_until(t0 + 10)
+    assert len(shell.stored_events()) > written
+    stamps = [(t, f) for t, m, f in shell.sent if m == "host"]
+    gaps = [
+        later[0] - t
+        for (t, f), later in itertools.pairwise(stamps)
+        if f["type"] == "discarded" and later[1]["type"] != "prompt"
+    ]
+    assert len(gaps) >= 10 and min(gaps) >= 0.4 - 1e-9, gaps
+    seqs = [f["seq"] for t, f in stamps if "seq" in f and f["type"] != "prompt"]
+    assert seqs == sorted(seqs), "frames go out in order"
+
+
+def test_a_prompt_held_behind_the_claim_minimum_starts_its_clock_when_it_goes_out() -> None:
+    shell = Shell(claim_min_ms=1000, turn_seconds=3, timing=Timing(bot_delay=0.5))
+    host_and_bots(shell)
+    r = shell.core.round
+    assert r is not None
+    prompt = shell.last_prompt("host")
+    tile = next(t for t in range(27) if r.hands[0][t])
+    shell.command("host", {"type": "act", "seq": prompt["seq"], "act": "discard",
+                           "tile": tile_name(tile)})  # fmt: skip
+    t0 = shell.now
+    # The bots play on (0.5 s each, frames 1 s after each discard) until the host is asked.
+    shell.tick_until(lambda: 0 in r.awaiting() and shell.of("host", "prompt")[-1] is not prompt)
+    sent_at, again = next((t, f) for t, m, f in reversed(shell.sent)
+                          if m == "host" and f["type"] == "prompt")  # fmt: skip
+    assert sent_at >= t0 + 1.0 - 1e-9
+    assert again["deadline_ms"] == 3000, "the clock starts when the prompt is sent"
+
+
+def test_a_disconnected_seat_is_played_after_the_grace_and_its_player_comes_back() -> None:
+    shell = Shell(timing=Timing(disconnect_grace=20.0))
+    host_and_bots(shell)
+    shell.input(shell.core.join("watcher", "看客", Watch(table="7"), shell.now, busy=False))
+    token = shell.of("host", "joined")[0]["token"]
+    gone_at = shell.now
+    shell.input(shell.core.gone("host", shell.now, left=False))
+    assert shell.bound == {"watcher": None}
+    status = shell.of("watcher", "seat_status")[-1]
+    assert status == {**status, "seat": 0, "connected": False, "auto": False}
+    assert shell.core.next_wakeup() == gone_at + 20
+    shell.run_until(gone_at + 19.9)
+    assert shell.core.round is not None and shell.core.round.awaiting() == [0]
+    shell.run_until(gone_at + 20)
+    played = [p for sql, p in shell.ops if sql.startswith("INSERT INTO events")]
+    reasons = [f["reason"] for f in shell.of("watcher", "auto_played")]
+    assert reasons[0] == "disconnected" and set(reasons[1:]) <= {"auto"}  # then 托管
+    assert any(p[3] == "auto_played" for p in played), "stored before it was sent"
+    assert shell.core.seats[0].auto
+    # Back with the token: 托管 ends (it was not asked for), the seat is told, a prompt comes
+    # when it is asked to move.
+    key = token_key(token)
+    shell.input(shell.core.resume("back", key, token, None, shell.now))
+    assert shell.bound == {"watcher": None, "back": 0}
+    assert shell.of("back", "joined")[0]["resume"] == "snapshot"
+    assert not shell.core.seats[0].auto
+    assert shell.of("back", "seat_status")[-1] == {
+        **shell.of("back", "seat_status")[-1],
+        "seat": 0,
+        "connected": True,
+        "auto": False,
+    }
+
+
+def test_a_second_connection_with_the_token_replaces_the_first() -> None:
+    shell = Shell()
+    host_and_bots(shell)
+    token = shell.of("host", "joined")[0]["token"]
+    shell.input(shell.core.resume("again", token_key(token), token, None, shell.now))
+    assert shell.closed == ["host"] and shell.bound == {"again": 0}
+    assert shell.core.seats[0].member == "again"
+    wrong = shell.input(shell.core.resume("thief", "nope", "nope", None, shell.now))
+    assert any(isinstance(e, Send) and e.frame["code"] == "bad_token" for e in wrong)
+
+
+def test_a_bot_moves_at_its_prompt_plus_the_bot_delay() -> None:
+    shell = Shell(timing=Timing(bot_delay=2.0))
+    host_and_bots(shell)
+    r = shell.core.round
+    assert r is not None
+    prompt = shell.last_prompt("host")
+    tile = next(t for t in range(27) if r.hands[0][t])
+    shell.command("host", {"type": "act", "seq": prompt["seq"], "act": "discard",
+                           "tile": tile_name(tile)})  # fmt: skip
+    moved_at = shell.now
+    waiting = r.awaiting()
+    assert waiting and 0 not in waiting
+    assert shell.core.next_wakeup() == pytest.approx(moved_at + 2.0)
+    events = len(r.events)
+    shell.run_until(moved_at + 1.99)
+    assert len(r.events) == events, "no bot moves before its delay"
+    shell.run_until(moved_at + 2.0)
+    assert len(r.events) > events
+    assert not any(m.startswith("Bot") for m in shell.frames), "bots get no frames"
+    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
+    assert actions[-1][3] in waiting and actions[-1][7] == 0, "a bot's move is its own"
+
+
+def test_the_next_round_waits_the_round_pause_and_a_finished_table_lingers() -> None:
+    shell = Shell(rounds=2, timing=Timing(round_pause=3.0, finished_linger=60.0))
+    host_and_bots(shell, auto=True)
+    ended = shell.of("host", "round_ended")
+    assert len(ended) == 1, "a round played by the server alone plays out at once"
+    over_at = shell.now
+    assert shell.core.next_wakeup() == over_at + 3.0
+    shell.run_until(over_at + 2.99)
+    assert len(shell.of("host", "round_started")) == 1
+    shell.run_until(over_at + 3.0)
+    assert len(shell.of("host", "round_started")) == 2
+    shell.settle()
+    end = shell.of("host", "match_ended")[-1]
+    assert end["reason"] == "finished" and end["rounds_played"] == 2 and sum(end["scores"]) == 0
+    # The bots leave after the end, as their connections did; the human may still look.
+    after = shell.frames["host"][shell.frames["host"].index(end) + 1 :]
+    assert [(f["seat"], f["connected"]) for f in after if f["type"] == "seat_status"] == [
+        (1, False), (2, False), (3, False)
+    ]  # fmt: skip
+    finished_at = shell.now
+    assert not shell.removed and shell.core.next_wakeup() == finished_at + 60
+    shell.run_until(finished_at + 60)
+    assert shell.removed
+
+
+def test_leaving_a_waiting_table_frees_the_seat_and_the_last_one_out_removes_it() -> None:
+    shell = Shell()
+    shell.create()
+    shell.sit("guest")
+    assert shell.bound == {"host": 0, "guest": 1} and len(shell.tokens) == 2
+    shell.input(shell.core.gone("guest", shell.now, left=True))
+    assert shell.of("guest", "left") == [{"type": "left", "table": "7"}]
+    assert shell.core.seats[1].kind == "empty" and len(shell.tokens) == 1
+    assert not shell.removed
+    shell.input(shell.core.gone("host", shell.now, left=True))
+    assert shell.removed and not shell.tokens
+
+
+def test_refusals_change_nothing_and_say_why() -> None:
+    shell = Shell()
+    host_and_bots(shell)
+    prompt = shell.last_prompt("host")
+    before = (shell.core.seq, len(shell.ops))
+    cases = [
+        ({"type": "act", "seq": prompt["seq"] - 1, "act": "pass"}, "stale"),
+        ({"type": "act", "seq": prompt["seq"], "act": "pong"}, "bad_action"),
+        ({"type": "add_bot"}, "already_started"),
+    ]
+    for frame, code in cases:
+        effects = shell.command("host", frame)
+        errors = [e.frame for e in effects if isinstance(e, Send)]
+        assert [(f["type"], f["code"]) for f in errors] == [("error", code)], frame
+        assert (shell.core.seq, len(shell.ops)) == before
+    outsider = shell.input(shell.core.command("nobody", Auto(type="auto", on=True), shell.now))
+    assert [e.frame["code"] for e in outsider if isinstance(e, Send)] == ["not_at_table"]
+
+
+def test_a_frozen_table_tells_everyone_records_its_end_and_refuses_the_rest() -> None:
+    shell = Shell()
+    host_and_bots(shell)
+    effects = shell.perform(shell.core.freeze(shell.now))
+    assert [type(e) for e in effects][-1] is Write
+    assert shell.of("host", "error")[-1]["code"] == "table_frozen"
+    assert shell.of("host", "match_ended")[-1]["reason"] == "abandoned"
+    refused = shell.command("host", {"type": "sync"})
+    assert [e.frame["code"] for e in refused if isinstance(e, Send)] == ["table_frozen"]
+    act = Act(type="act", seq=shell.core.decision_seq, act="pass")
+    assert [e.frame["code"] for e in shell.core.command("host", act, shell.now)
+            if isinstance(e, Send)] == ["table_frozen"]  # fmt: skip
+    assert shell.core.next_wakeup() is not None  # only to go away after the linger
+
+
+def test_the_core_does_no_io_and_the_server_imports_no_clients() -> None:
+    core = ast.parse((ROOT / "server" / "table_core.py").read_text())
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(core)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {node.module.split(".")[0] for node in ast.walk(core)
+         if isinstance(node, ast.ImportFrom) and node.module}  # fmt: skip
+    assert not imported & {"asyncio", "time", "socket", "sqlite3", "websockets", "os"}, imported
+    for path in (ROOT / "server").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = (
+                [a.name for a in node.names] if isinstance(node, ast.Import)
+                else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            )  # fmt: skip
+            assert not any(n.split(".")[0] in ("clients", "client_tui", "zhuoji") for n in names), (
+                path.name, names,
+            )  # fmt: skip
+
+
+def test_a_bot_whose_policy_fails_plays_its_default_and_the_table_goes_on() -> None:
+    shell = Shell(timing=Timing(bot_delay=1.0))
+    host_and_bots(shell)
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("a policy bug")
+
+    shell.core.bots[1].choose = broken  # type: ignore[method-assign,assignment]
+    r = shell.core.round
+    assert r is not None
+    prompt = shell.last_prompt("host")
+    tile = next(t for t in range(27) if r.hands[0][t])
+    shell.command("host", {"type": "act", "seq": prompt["seq"], "act": "discard",
+                           "tile": tile_name(tile)})  # fmt: skip
+    shell.tick_until(lambda: shell.core.bot_fallbacks > 0, limit=30)
+    assert not shell.core.frozen and shell.core.state == "playing"
+    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
+    assert 1 in [a[3] for a in actions]
+
+
+def test_frames_waiting_for_a_write_that_failed_are_never_sent() -> None:
+    shell = Shell()
+    host_and_bots(shell)
+    r = shell.core.round
+    assert r is not None
+    prompt = shell.last_prompt("host")
+    tile = next(t for t in range(27) if r.hands[0][t])
+    move = parse_client_frame({"type": "act", "seq": prompt["seq"], "act": "discard",
+                               "tile": tile_name(tile)})  # fmt: skip
+    effects = shell.core.command("host", move, shell.now)
+    assert any(isinstance(e, Write) for e in effects)
+    assert not any(isinstance(e, Send) for e in effects), "the discard waits for its write"
+    # The shell's write fails: it performs nothing more and freezes the table.
+    sent = len(shell.sent)
+    shell.input(shell.core.freeze(shell.now))
+    new = [f for t, m, f in shell.sent[sent:]]
+    assert [f["type"] for f in new] == ["error", "match_ended"]
+    assert not any(f["type"] == "discarded" for f in new)
+
+
+def test_a_match_stored_by_the_core_is_restored_and_plays_on(tmp_path: Path) -> None:
+    db = tmp_path / "z.db"
+    shell = Shell(db=db, rounds=2, timing=Timing(disconnect_grace=5.0))
+    host_and_bots(shell)
+    for _ in range(3):  # a few moves by the host, then the server stops
+        r = shell.core.round
+        assert r is not None and 0 in r.awaiting()
+        action = r.default_action(0)
+        frame = {"type": "act", "seq": shell.last_prompt("host")["seq"], "act": action.act}
+        if action.tile is not None and r.phase is Phase.TURN:
+            frame["tile"] = tile_name(action.tile)
+        shell.command("host", frame)
+    before = shell.core
+    assert before.round is not None
+    store = Store(db)
+    try:
+        (stored,) = store.unfinished()
+    finally:
+        store.close()
+    now = shell.now + 100
+    core: TableCore[str] = restore_core(stored, before.s, timing=Timing(disconnect_grace=5),
+                                        now=now)  # fmt: skip
+    assert core.seq == before.seq and core.decision_seq == before.decision_seq
+    assert core.round is not None
+    assert [list(h) for h in core.round.hands] == [list(h) for h in before.round.hands]
+    assert core.seats[0].token_key == before.seats[0].token_key
+    assert [s.kind for s in core.seats] == ["human", "bot", "bot", "bot"]
+    # On: one `table` event with the seats waiting, then the bots are back at the next tick.
+    again = Shell(timing=Timing(disconnect_grace=5.0))
+    again.core, again.now = core, now
+    effects = again.perform(core.resumed(now))
+    assert core.seq == before.seq + 1 and [type(e) for e in effects] == [Write]
+    again.settle()
+    ended = len(core.round.events)
+    again.run_until(now + 4.9)
+    assert len(core.round.events) == ended, "the host's seat waits for its player"
+    again.run_until(now + 3600)
+    assert core.state == "finished" and core.round_no == 2
