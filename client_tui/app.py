@@ -126,7 +126,7 @@ class ZhuojiApp(App[int]):
         if self.link is not None and self.link.send(frame):
             return True
         if not quiet:
-            self.notify(self.lang.t("not_connected"), severity="warning")
+            self.notify(self.lang.t("not_connected"), severity="warning", markup=False)
         return False
 
     def act(self, choice: Choice) -> None:
@@ -150,8 +150,9 @@ class ZhuojiApp(App[int]):
 
     def _after(self, old: View, new: View) -> None:
         if new.notice is not None and new.notice is not old.notice:
+            # The text may come from the server: never markup.
             self.notify(new.notice.text, severity="error" if new.notice.error else "information",
-                        timeout=4)  # fmt: skip
+                        timeout=4, markup=False)  # fmt: skip
         if new.status == "connected" and old.status != "connected":
             self._connected(new)
         elif old.table_id is not None and new.table_id is None and not self._created:
@@ -165,7 +166,7 @@ class ZhuojiApp(App[int]):
             if show is not None:
                 show(new)
         if new.prompt is not None and old.prompt is None and self._sheet_open():
-            self.notify(self.lang.t("prompt_behind"), timeout=4)
+            self.notify(self.lang.t("prompt_behind"), timeout=4, markup=False)
         if self.show_sheets and new.result is not None and new.result is not old.result:
             self.open_settlement()
         if new.match_end is not None and old.match_end is None:
@@ -291,7 +292,7 @@ class ZhuojiApp(App[int]):
         now = time.monotonic()
         if playing and self.view.seat is not None and now - self._quit_armed > 3.0:
             self._quit_armed = now
-            self.notify(self.lang.t("quit_confirm"), timeout=3)
+            self.notify(self.lang.t("quit_confirm"), timeout=3, markup=False)
             return
         self.exit(0)
 

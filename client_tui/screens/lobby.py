@@ -95,12 +95,12 @@ class LobbyScreen(Screen[None]):
         keep = table.cursor_row
         table.clear()
         for t in view.tables:
+            # Every cell is a `Text`: a string cell would be read as markup (`a[/b]` crashes).
             seats = f"{t.seated}/4 " + ", ".join(s.name or "·" for s in t.seats)
-            table.add_row(
-                t.id, t.name + (" 🔒" if t.has_password else ""), lang.t("preset_" + t.preset),
-                rd.options_summary(t), seats, str(t.spectators), lang.t("state_" + t.state),
-                f"{t.round_no}/{t.rounds}", key=t.id,
-            )  # fmt: skip
+            cells = (t.id, t.name + (" 🔒" if t.has_password else ""), lang.t("preset_" + t.preset),
+                     rd.options_summary(t), seats, str(t.spectators), lang.t("state_" + t.state),
+                     f"{t.round_no}/{t.rounds}")  # fmt: skip
+            table.add_row(*(rd.plain(c) for c in cells), key=t.id)
         if view.tables:
             table.move_cursor(row=min(keep, len(view.tables) - 1))
 
