@@ -23,6 +23,7 @@ from client_tui.net import Link, hello_frame
 from client_tui.reducer import reduce
 from client_tui.screens.lobby import LobbyScreen
 from client_tui.screens.table import TableScreen
+from client_tui.seats import SavedSeat, SeatStore
 from client_tui.view import Choice, View
 from protocol.messages import (
     Act,
@@ -69,6 +70,7 @@ class ZhuojiApp(App[int]):
         clock: Callable[[], float] = time.monotonic,
         show_sheets: bool = True,
         connect: bool = True,
+        seats: SeatStore | None = None,
     ) -> None:
         super().__init__()
         self.url = url
@@ -89,6 +91,11 @@ class ZhuojiApp(App[int]):
         self._watch_sent = False
         self._quit_armed = 0.0
         self._summary_pending = False
+        # Seat tokens kept across runs (`zhuoji join`): the start says hello with the latest one.
+        self.seats = seats
+        self._resume: SavedSeat | None = (
+            seats.latest(url) if seats is not None and mode == "join" else None
+        )
 
     # ----- start and the network -----
 
@@ -104,7 +111,20 @@ class ZhuojiApp(App[int]):
 
     def _hello(self) -> dict[str, Any]:
         v = self.view
+        if v.token is None and self._resume is not None:
+            # A seat saved by an earlier run (or picked in the lobby): the server sends a snapshot.
+            return hello_frame(self.player_name, self._resume.token, None)
         return hello_frame(self.player_name, v.token, v.seq if v.table_id is not None else None)
+
+    def take_back(self, saved: SavedSeat) -> None:
+        """Return to a seat this client holds (left, or saved by an earlier run): only a `hello`
+        carries a token, so connect again with it."""
+        if self.link is None or self.view.status != "connected":
+            self.notify(self.lang.t("not_connected"), severity="warning", markup=False)
+            return
+        self._resume = saved
+        self.notify(self.lang.t("taking_back"), timeout=3, markup=False)
+        self.link.reconnect()
 
     def _deliver(self, msg: ServerMessage | LocalMessage) -> None:
         self.post_message(ServerFrame(msg, self.clock()))
@@ -149,10 +169,13 @@ class ZhuojiApp(App[int]):
         return "lobby"
 
     def _after(self, old: View, new: View) -> None:
-        if new.notice is not None and new.notice is not old.notice:
+        fresh = new.notice if new.notice is not None and new.notice is not old.notice else None
+        if fresh is not None:
             # The text may come from the server: never markup.
-            self.notify(new.notice.text, severity="error" if new.notice.error else "information",
-                        timeout=4, markup=False)  # fmt: skip
+            text = self.lang.t("seat_gone") if fresh.code == "bad_token" else fresh.text
+            self.notify(text, severity="error" if fresh.error else "information", timeout=4,
+                        markup=False)  # fmt: skip
+        self._keep_seat(old, new, bad_token=fresh is not None and fresh.code == "bad_token")
         if new.status == "connected" and old.status != "connected":
             self._connected(new)
         elif old.table_id is not None and new.table_id is None and not self._created:
@@ -175,10 +198,43 @@ class ZhuojiApp(App[int]):
             else:
                 self.open_summary()
 
+    def _keep_seat(self, old: View, new: View, *, bad_token: bool) -> None:
+        """Keep the seat's token in the seat store while the match lasts: saved when the server
+        gives it, marked when the player leaves a match (the lobby offers it back), forgotten
+        when the match ends, the seat is freed or the server no longer knows it."""
+        store, url = self.seats, self.url
+        if store is None:
+            return
+        if bad_token and self._resume is not None:
+            store.forget(url, self._resume.table)
+            self._resume = None
+            if new.table_id is None:
+                self._connected(new)  # to the lobby
+        if new.table_id is not None and new.token is not None and new.seat is not None:
+            if (new.table_id, new.token, new.seat) != (old.table_id, old.token, old.seat):
+                self._resume = None
+                store.put(url, new.table_id, token=new.token, seat=new.seat)
+            ended = new.match_end is not None or (new.table is not None
+                                                  and new.table.state == "finished")  # fmt: skip
+            was_ended = old.table_id == new.table_id and (
+                old.match_end is not None or (old.table is not None
+                                              and old.table.state == "finished"))  # fmt: skip
+            if ended and not was_ended:
+                store.forget(url, new.table_id)
+        if old.table_id is not None and new.table_id is None and old.token is not None:
+            playing = old.table is not None and old.table.state == "playing"
+            if playing and not bad_token and old.seat is not None and old.match_end is None:
+                # Left a match: the bot plays the seat; the lobby offers it back.
+                store.put(url, old.table_id, token=old.token, seat=old.seat, left=True)
+            else:
+                store.forget(url, old.table_id)
+
     def _connected(self, view: View) -> None:
         """After every `welcome`: take up where the client was."""
         if view.token is not None:
             return  # the hello carried the seat token: the server resumes the seat
+        if self._resume is not None and view.table_id is None:
+            return  # the hello carried a saved token: `joined` (or `bad_token`) follows
         if view.table_id is not None and view.seat is None:
             self.send(Watch(table=view.table_id), quiet=True)
             return

@@ -96,6 +96,12 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "resume_watch": ("连上后继续观战", "watching resumes when the server is back"),
     "quit_hint": ("按 q 退出", "q quits"),
+    "seat_gone": (
+        "你的座位已不在：比赛已结束，或服务器已不记得它",
+        "Your seat is gone: the match ended or the server no longer has it",
+    ),
+    "taking_back": ("正在回到你的座位…", "Taking your seat back…"),
+    "your_seat": ("你的座位", "your seat"),
     # lobby
     "lobby": ("大厅", "Lobby"),
     "tables": ("牌桌", "Tables"),

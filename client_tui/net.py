@@ -59,6 +59,8 @@ class Link:
         self.connected = False
         self._out: asyncio.Queue[str] = asyncio.Queue()
         self._stop = False
+        self._again = False
+        self._ws: Any = None
 
     def send(self, frame: dict[str, Any]) -> bool:
         """Queue a frame; False (and nothing queued) while disconnected."""
@@ -69,6 +71,15 @@ class Link:
 
     def stop(self) -> None:
         self._stop = True
+
+    def reconnect(self) -> None:
+        """Close the socket and connect again at once, with a new `hello` (the only frame that
+        takes a seat back with its token)."""
+        ws = self._ws
+        if ws is None:
+            return
+        self._again = True
+        asyncio.get_running_loop().create_task(ws.close())
 
     async def run(self) -> None:
         """Connect and reconnect until stopped or refused for good."""
@@ -88,6 +99,7 @@ class Link:
                     attempt = 0
                     self._out = asyncio.Queue()
                     self.connected = True
+                    self._ws = ws
                     await ws.send(json.dumps(self.hello(), ensure_ascii=False))
                     pump = asyncio.create_task(self._pump(ws))
                     try:
@@ -116,8 +128,13 @@ class Link:
                 reason = str(err) or type(err).__name__
             finally:
                 self.connected = False
+                self._ws = None
             if self._stop:
                 return
+            if self._again:  # asked for: no pause, nothing lost to report
+                self._again = False
+                attempt = 0
+                continue
             self.deliver(ConnectionLost(reason))
             attempt += 1
             await asyncio.sleep(backoff(attempt))

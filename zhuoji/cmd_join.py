@@ -1,4 +1,5 @@
-"""`zhuoji join ws://HOST:PORT [--name N]`: the lobby of a server, then its tables."""
+"""`zhuoji join ws://HOST:PORT [--name N]`: the lobby of a server, then its tables; started
+again, it returns to the seat it held (the token is kept per server and table)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from client_tui.app import ZhuojiApp
+    from client_tui.seats import SeatStore
 
+    # The seat token is kept in the user's state directory (`ZHUOJI_STATE_DIR` overrides it): a
+    # closed terminal or a killed process comes back to the seat at the next start.
     app = ZhuojiApp(server_url(args.url), name=player_name(args.name), lang=language(args.lang),
-                    ascii=args.ascii, mode="join")  # fmt: skip
+                    ascii=args.ascii, mode="join", seats=SeatStore.default())  # fmt: skip
     return app.run() or 0

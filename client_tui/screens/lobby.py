@@ -40,7 +40,7 @@ class LobbyScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self._rows: tuple[TableV, ...] | None = None
+        self._rows: tuple[tuple[TableV, ...], frozenset[str]] | None = None
 
     @property
     def zapp(self) -> ZhuojiApp:
@@ -88,21 +88,42 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-empty", Static).update(
             lang.t("no_tables") if view.status == "connected" and not view.tables else ""
         )
-        if view.tables == self._rows:
+        mine = self.my_tables()
+        if (view.tables, mine) == self._rows:
             return
-        self._rows = view.tables
+        self._rows = (view.tables, mine)
         table = self.query_one(DataTable)
         keep = table.cursor_row
         table.clear()
         for t in view.tables:
             # Every cell is a `Text`: a string cell would be read as markup (`a[/b]` crashes).
             seats = f"{t.seated}/4 " + ", ".join(s.name or "·" for s in t.seats)
-            cells = (t.id, t.name + (" 🔒" if t.has_password else ""), lang.t("preset_" + t.preset),
-                     rd.options_summary(t), seats, str(t.spectators), lang.t("state_" + t.state),
-                     f"{t.round_no}/{t.rounds}")  # fmt: skip
-            table.add_row(*(rd.plain(c) for c in cells), key=t.id)
+            cells = [rd.plain(c) for c in (
+                t.id, t.name + (" 🔒" if t.has_password else ""), lang.t("preset_" + t.preset),
+                rd.options_summary(t), seats, str(t.spectators), lang.t("state_" + t.state),
+                f"{t.round_no}/{t.rounds}")]  # fmt: skip
+            if t.id in mine:  # a seat this client holds there: Enter takes it back
+                cells[6].append(" · " + lang.t("your_seat"), style="bold #f0c040")
+            table.add_row(*cells, key=t.id)
         if view.tables:
             table.move_cursor(row=min(keep, len(view.tables) - 1))
+
+    def my_tables(self) -> frozenset[str]:
+        """The listed tables where this client holds a seat (its token is saved)."""
+        store = self.zapp.seats
+        if store is None:
+            return frozenset()
+        url = self.zapp.url
+        return frozenset(t.id for t in self.zapp.view.tables if store.get(url, t.id) is not None)
+
+    def _take_back(self, t: TableV) -> bool:
+        """Return to the seat this client holds at `t`, if it holds one."""
+        store = self.zapp.seats
+        saved = store.get(self.zapp.url, t.id) if store is not None else None
+        if saved is None:
+            return False
+        self.zapp.take_back(saved)
+        return True
 
     def selected(self) -> TableV | None:
         tables = self.zapp.view.tables
@@ -121,7 +142,7 @@ class LobbyScreen(Screen[None]):
     @on(DataTable.RowSelected)
     def _row(self, event: DataTable.RowSelected) -> None:
         t = self.selected()
-        if t is not None:
+        if t is not None and not self._take_back(t):
             if t.state == "waiting" and self.zapp.play_mode != "watch":
                 self.action_sit()
             else:
@@ -146,6 +167,8 @@ class LobbyScreen(Screen[None]):
         t = self.selected()
         if t is None:
             self.app.bell()
+            return
+        if self._take_back(t):
             return
         from client_tui.screens.forms import SeatScreen
 
