@@ -89,7 +89,6 @@ class ZhuojiApp(App[int]):
         self._bots_asked = False
         self._started = False
         self._watch_sent = False
-        self._quit_armed = 0.0
         self._summary_pending = False
         # Seat tokens kept across runs (`zhuoji join`): the start says hello with the latest one.
         self.seats = seats
@@ -319,12 +318,44 @@ class ZhuojiApp(App[int]):
         else:
             self._connected(self.view)
 
+    def mid_match(self) -> bool:
+        """Seated at a match that has not ended: leaving hands the seat to the bot."""
+        v = self.view
+        return (v.seat is not None and v.table is not None and v.table.state == "playing"
+                and v.match_end is None)  # fmt: skip
+
+    def confirm(self, title: str, body: str, ok: str, then: Callable[[], None]) -> None:
+        """Ask first (what will happen, in `body`); run `then` on yes."""
+        from client_tui.screens.forms import ConfirmScreen
+
+        if isinstance(self.screen, ConfirmScreen):
+            return  # already asking
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmScreen(self.lang, title, body, ok), answered)
+
     def leave_table(self) -> None:
+        """`l`: leave the table; mid-match, only after saying what happens to the seat."""
+        t = self.lang.t
         if self.play_mode == "play":
-            self.exit(0)
+            if self.mid_match():
+                self.confirm(t("quit_play_title"), t("quit_play_body"), t("btn_quit"),
+                             lambda: self.exit(0))  # fmt: skip
+            else:
+                self.exit(0)
             return
-        if self.view.table_id is not None:
-            self.send(Leave())
+        if self.view.table_id is None:
+            return
+        if self.mid_match():
+            self.confirm(t("leave_title"), t("leave_body"), t("btn_leave"), self._send_leave)
+        else:
+            self._send_leave()
+
+    def _send_leave(self) -> None:
+        self.send(Leave())
 
     def action_help(self) -> None:
         from client_tui.screens.help import help_renderable
@@ -344,13 +375,13 @@ class ZhuojiApp(App[int]):
                 show(self.view)
 
     def action_quit_app(self) -> None:
-        playing = self.view.table is not None and self.view.table.state == "playing"
-        now = time.monotonic()
-        if playing and self.view.seat is not None and now - self._quit_armed > 3.0:
-            self._quit_armed = now
-            self.notify(self.lang.t("quit_confirm"), timeout=3, markup=False)
+        """`q`: quit; mid-match, only after saying what happens to the seat."""
+        if not self.mid_match():
+            self.exit(0)
             return
-        self.exit(0)
+        t = self.lang.t
+        key = "quit_play" if self.play_mode == "play" else "quit"
+        self.confirm(t(f"{key}_title"), t(f"{key}_body"), t("btn_quit"), lambda: self.exit(0))
 
     def on_unmount(self) -> None:
         if self.link is not None:

@@ -195,7 +195,28 @@ TEXT: dict[str, tuple[str, str]] = {
     "rules": ("规则摘要", "Rules summary"),
     "tile_mode_ascii": ("牌面：ASCII", "tiles: ASCII"),
     "tile_mode_cjk": ("牌面：中文", "tiles: CJK"),
-    "quit_confirm": ("再按一次 q 退出", "Press q again to quit"),
+    # leaving mid-match
+    "leave_title": ("离开这场比赛？", "Leave the match?"),
+    "leave_body": (
+        "座位不会让出：你回来之前由机器人托管代打。在大厅选标有“你的座位”的牌桌按 Enter，"
+        "或重新运行 zhuoji join，就回到这个座位和手牌。",
+        "Your seat is not given up: the bot plays it (托管) until you come back. Pick the table"
+        " marked “your seat” in the lobby and press Enter, or start zhuoji join again, to return"
+        " to this seat and hand.",
+    ),
+    "quit_title": ("比赛中退出？", "Quit during the match?"),
+    "quit_body": (
+        "你回来之前由机器人托管代打这个座位。重新运行 zhuoji join 就回到这个座位和手牌。",
+        "The bot plays your seat (托管) until you come back: start zhuoji join again and you are"
+        " back at this seat with your hand.",
+    ),
+    "quit_play_title": ("退出 zhuoji play？", "Quit zhuoji play?"),
+    "quit_play_body": (
+        "这场比赛在本机进行，退出后就结束了。",
+        "This match runs inside zhuoji play: it ends when the program quits.",
+    ),
+    "btn_stay": ("留下", "Stay"),
+    "confirm_hint": ("y 或 Enter 确认 · n 或 Esc 取消", "y or Enter: go ahead · n or Esc: stay"),
 }
 
 # Payment kinds (the `kind` of a payment) → (zh, en).

@@ -113,7 +113,7 @@ async def test_a_seat_left_on_purpose_is_offered_in_the_lobby(tmp_path: Path) ->
             async with app.run_test(size=SIZE) as pilot:
                 await sit_and_start(pilot, app, host)
                 seat = app.view.seat
-                app.leave_table()
+                await pilot.press("l", "y")  # leave, after saying what happens to the seat
                 await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
                             and len(app.view.tables) == 1)  # fmt: skip
                 saved = store.get(url, table)

@@ -65,6 +65,57 @@ class ChoiceScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask before something that cannot be taken back by a key: `y` or Enter goes ahead, `n` or
+    Escape stays. The body says what will happen."""
+
+    DEFAULT_CSS = (
+        dialog_css("ConfirmScreen")
+        + """
+    ConfirmScreen .body { height: auto; margin-bottom: 1; }
+    ConfirmScreen .hint { height: auto; color: $text-muted; }
+    """
+    )
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "yes"),
+        Binding("n,escape", "answer(False)", "no"),
+    ]
+
+    def __init__(self, lang: Lang, title: str, body: str, ok: str) -> None:
+        super().__init__()
+        self.lang = lang
+        self.title_text = title
+        self.body = body
+        self.ok = ok
+
+    def compose(self) -> ComposeResult:
+        t = self.lang.t
+        with Vertical():
+            yield Static(plain(self.title_text), classes="title")
+            yield Static(plain(self.body), classes="body")
+            with Horizontal():
+                # Not focusable: the keys are the dialog's own (y/Enter, n/Esc), as the hint says.
+                for label, bid, variant in ((self.ok, "yes", "warning"),
+                                            (t("btn_stay"), "no", "primary")):  # fmt: skip
+                    button = Button(label, variant=variant, id=bid)  # type: ignore[arg-type]
+                    button.can_focus = False
+                    yield button
+            yield Static(plain(t("confirm_hint")), classes="hint")
+
+    @on(Button.Pressed, "#yes")
+    def _yes(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def _no(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(False)
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
 def parse_overrides(text: str) -> dict[str, Any]:
     """`"zimo_bonus=2, patterns.pinghu=3, dealer_bonus=false"` → an options dict; values are read
     as JSON where they parse (numbers, true/false/null), else as text.
