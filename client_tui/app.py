@@ -48,6 +48,16 @@ class ServerFrame(Message):
         self.at = at
 
 
+def asked(old: View, new: View) -> bool:
+    """Whether `new` holds a prompt that `old` did not: a move or a claim was just asked of the
+    player (an answer sent, or refused, is the same prompt)."""
+    p = new.prompt
+    if p is None or p.answered:
+        return False
+    q = old.prompt
+    return q is None or q.seq != p.seq or q.actions != p.actions
+
+
 class ZhuojiApp(App[int]):
     TITLE = "zhuoji 捉鸡"
     BINDINGS = [
@@ -71,6 +81,7 @@ class ZhuojiApp(App[int]):
         show_sheets: bool = True,
         connect: bool = True,
         seats: SeatStore | None = None,
+        bell: bool = True,
     ) -> None:
         super().__init__()
         self.url = url
@@ -82,6 +93,7 @@ class ZhuojiApp(App[int]):
         self.create = create
         self.clock = clock
         self.show_sheets = show_sheets
+        self.bell_on = bell  # the terminal bell when a move or claim is asked (`--no-bell`)
         self.connect = connect
         self.view = View(my_name=name, url=url)
         self.link: Link | None = None
@@ -187,8 +199,10 @@ class ZhuojiApp(App[int]):
             show = getattr(screen, "show", None)
             if show is not None:
                 show(new)
-        if new.prompt is not None and old.prompt is None and self._sheet_open():
-            self.notify(self.lang.t("prompt_behind"), timeout=4, markup=False)
+        if asked(old, new):
+            self.ring()  # your turn (or a claim): heard even with the window behind another
+            if self._sheet_open():
+                self.notify(self.lang.t("prompt_behind"), timeout=4, markup=False)
         if self.show_sheets and new.result is not None and new.result is not old.result:
             self.open_settlement()
         if new.match_end is not None and old.match_end is None:
@@ -259,6 +273,11 @@ class ZhuojiApp(App[int]):
         elif view.table.seated == 4 and not self._started:
             self._started = True
             self.send(Start(), quiet=True)
+
+    def ring(self) -> None:
+        """The terminal bell, unless the player turned it off."""
+        if self.bell_on:
+            self.bell()
 
     # ----- sheets -----
 

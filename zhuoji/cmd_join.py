@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from zhuoji.common import (
+    add_bell_argument,
     add_display_arguments,
     add_name_argument,
     language,
@@ -18,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", help="the server, e.g. ws://192.168.1.5:8765")
     add_name_argument(parser)
     add_display_arguments(parser)
+    add_bell_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,5 +29,6 @@ def run(args: argparse.Namespace) -> int:
     # The seat token is kept in the user's state directory (`ZHUOJI_STATE_DIR` overrides it): a
     # closed terminal or a killed process comes back to the seat at the next start.
     app = ZhuojiApp(server_url(args.url), name=player_name(args.name), lang=language(args.lang),
-                    ascii=args.ascii, mode="join", seats=SeatStore.default())  # fmt: skip
+                    ascii=args.ascii, mode="join", seats=SeatStore.default(),
+                    bell=args.bell)  # fmt: skip
     return app.run() or 0

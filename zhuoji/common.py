@@ -17,6 +17,13 @@ def add_display_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_bell_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-bell", dest="bell", action="store_false",
+        help="no terminal bell when a move or a claim is asked of you (default: the bell rings)",
+    )  # fmt: skip
+
+
 def add_name_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None, help="your name at the table (default: login)")
 

@@ -58,6 +58,8 @@ class TableScreen(Screen[None]):
     #waits { height: auto; padding: 0 1; }
     #status { height: auto; padding: 0 1; }
     #actions { height: 1; padding: 0 1; margin-bottom: 0; }
+    #actions.-asked { background: $warning 35%; }
+    #hand.-asked { background: $warning 12%; }
     #clock { width: auto; padding: 0 1; }
     #keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
     """
@@ -230,6 +232,10 @@ class TableScreen(Screen[None]):
         table = view.table
         if view.seat is not None and table is not None and table.seats[view.seat].auto:
             chips.append(("a", lang.t("auto_on"), "auto", True))
+        # Highlighted while a move or claim waits for the player (with the bell: the app's).
+        asked = prompt is not None and not prompt.answered
+        self.query_one("#actions", Horizontal).set_class(asked, "-asked")
+        self.query_one(HandView).set_class(asked, "-asked")
         sig = tuple(chips)
         if sig != self._chips:
             self._chips = sig
