@@ -164,7 +164,7 @@ class ZhuojiApp(App[int]):
         """Answer the current prompt, quoting its `seq`; once per prompt."""
         prompt = self.view.prompt
         if prompt is None or prompt.answered:
-            self.bell()
+            self.refuse(self.lang.t("why_nothing_asked" if prompt is None else "why_answered"))
             return
         msg = Act(seq=prompt.seq, act=choice.act, tile=choice.tile)  # type: ignore[arg-type]
         if self.send(msg):
@@ -279,6 +279,16 @@ class ZhuojiApp(App[int]):
         if self.bell_on:
             self.bell()
 
+    def refuse(self, why: str) -> None:
+        """A key that cannot act now: the bell, and why, on the screen's status line (a screen
+        without one shows it as a notification)."""
+        self.ring()
+        say = getattr(self.screen, "say_why", None)
+        if say is not None:
+            say(why)
+        else:
+            self.notify(why, timeout=3, markup=False)
+
     # ----- sheets -----
 
     def _sheet_open(self) -> bool:
@@ -299,7 +309,7 @@ class ZhuojiApp(App[int]):
         """Show the last round's settlement sheet (replacing an older one)."""
         res = self.view.result
         if res is None:
-            self.bell()
+            self.refuse(self.lang.t("why_no_sheet"))
             return
         from client_tui.analysis import options_for
         from client_tui.screens.sheets import SheetScreen, sheet_renderable
@@ -328,8 +338,11 @@ class ZhuojiApp(App[int]):
 
     def new_match(self) -> None:
         """`zhuoji play`, after a match: leave the finished table and open a new one."""
-        if self.play_mode != "play" or self.view.match_end is None:
-            self.bell()
+        if self.play_mode != "play":
+            self.refuse(self.lang.t("why_new_match_join"))
+            return
+        if self.view.match_end is None:
+            self.refuse(self.lang.t("why_new_match_later"))
             return
         self._created = self._bots_asked = self._started = False
         if self.view.table_id is not None:
