@@ -4,8 +4,10 @@ seat with its hand, as after a dropped connection (docs/PROTOCOL.md, "Reconnecti
 
 One small JSON file in the user's state directory (`ZHUOJI_STATE_DIR` overrides it), readable by
 the user only: a token is the seat. Per server URL and table it holds the token, the seat, when it
-was saved, and whether the player left on purpose (a left seat is offered in the lobby, not taken
-back by itself at the next start).
+was saved, which process holds it, and whether the player left on purpose (a left seat is
+offered in the lobby, not taken back by itself at the next start). A seat another running client
+holds is not taken back by itself either: a second `zhuoji join` in another terminal would close
+the first one's connection.
 
 >>> import tempfile
 >>> store = SeatStore(Path(tempfile.mkdtemp()) / "seats.json")
@@ -55,6 +57,7 @@ class SavedSeat:
     seat: int
     saved_at: float
     left: bool = False
+    pid: int | None = None  # the client process that saved it
 
 
 class SeatStore:
@@ -75,15 +78,17 @@ class SeatStore:
         return _seat(url, table, entry)
 
     def latest(self, url: str) -> SavedSeat | None:
-        """The seat most recently saved for `url` that was not left on purpose."""
+        """The seat most recently saved for `url` that was not left on purpose and that no other
+        running client holds."""
         seats = [_seat(url, t, e) for t, e in self._load().get(url, {}).items()]
-        kept = [s for s in seats if s is not None and not s.left]
+        kept = [s for s in seats if s is not None and not s.left and not held_elsewhere(s.pid)]
         return max(kept, key=lambda s: s.saved_at, default=None)
 
     def put(self, url: str, table: str, *, token: str, seat: int, left: bool = False) -> None:
         data = self._load()
         data.setdefault(url, {})[table] = {
             "token": token, "seat": seat, "saved_at": self.clock(), "left": left,
+            "pid": os.getpid(),
         }  # fmt: skip
         self._save(data)
 
@@ -127,7 +132,24 @@ def _seat(url: str, table: str, entry: Any) -> SavedSeat | None:
     token, seat = entry.get("token"), entry.get("seat")
     if not isinstance(token, str) or not isinstance(seat, int) or not 0 <= seat <= 3:
         return None
-    saved_at = entry.get("saved_at")
+    saved_at, pid = entry.get("saved_at"), entry.get("pid")
     return SavedSeat(url, table, token, seat,
                      float(saved_at) if isinstance(saved_at, int | float) else 0.0,
-                     bool(entry.get("left", False)))  # fmt: skip
+                     bool(entry.get("left", False)),
+                     pid if isinstance(pid, int) and pid > 0 else None)  # fmt: skip
+
+
+def held_elsewhere(pid: int | None) -> bool:
+    """Whether `pid` is another process that is still running (POSIX; elsewhere, never: there
+    `os.kill(pid, 0)` is not a probe)."""
+    if pid is None or pid == os.getpid() or os.name != "posix":
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, another user's
+    except OSError:
+        return False
+    return True

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -160,3 +162,22 @@ async def test_the_token_is_forgotten_when_the_match_ends(tmp_path: Path) -> Non
                 await pilot.press("a")  # 托管: the server plays this seat too
                 await until(pilot, lambda: app.view.match_end is not None, timeout=30)
                 assert store.get(url, table) is None
+
+
+def test_a_seat_another_running_client_holds_is_not_taken_back_by_itself(tmp_path: Path) -> None:
+    path = tmp_path / "seats.json"
+    store = SeatStore(path)
+    store.put("ws://x", "1", token="a" * 24, seat=0)
+    data = json.loads(path.read_text())
+    alive = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        data["ws://x"]["1"]["pid"] = alive.pid  # another client, still running, holds it
+        path.write_text(json.dumps(data))
+        assert store.latest("ws://x") is None
+        assert store.get("ws://x", "1") is not None, "the lobby still offers it"
+    finally:
+        assert alive.stdin is not None
+        alive.stdin.close()
+        alive.wait()
+    assert store.latest("ws://x") is not None, "its process is gone (killed): the seat is free"
