@@ -176,3 +176,12 @@ async def test_the_settlement_sheet_and_summary_show_markup_like_names_literally
         text = screen_text(app)
         for name in names:
             assert name in text, (name, text)
+
+
+def test_the_name_rule_examples() -> None:
+    import doctest
+
+    import protocol.messages
+
+    result = doctest.testmod(protocol.messages)
+    assert result.attempted > 0 and result.failed == 0

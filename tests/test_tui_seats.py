@@ -181,3 +181,12 @@ def test_a_seat_another_running_client_holds_is_not_taken_back_by_itself(tmp_pat
         alive.stdin.close()
         alive.wait()
     assert store.latest("ws://x") is not None, "its process is gone (killed): the seat is free"
+
+
+def test_the_seat_store_examples() -> None:
+    import doctest
+
+    import client_tui.seats
+
+    result = doctest.testmod(client_tui.seats)
+    assert result.attempted > 0 and result.failed == 0
