@@ -23,6 +23,7 @@ from client_tui.net import Link, hello_frame
 from client_tui.reducer import reduce
 from client_tui.screens.lobby import LobbyScreen
 from client_tui.screens.table import TableScreen
+from client_tui.seats import SavedSeat, SeatStore
 from client_tui.view import Choice, View
 from protocol.messages import (
     Act,
@@ -47,6 +48,16 @@ class ServerFrame(Message):
         self.at = at
 
 
+def asked(old: View, new: View) -> bool:
+    """Whether `new` holds a prompt that `old` did not: a move or a claim was just asked of the
+    player (an answer sent, or refused, is the same prompt)."""
+    p = new.prompt
+    if p is None or p.answered:
+        return False
+    q = old.prompt
+    return q is None or q.seq != p.seq or q.actions != p.actions
+
+
 class ZhuojiApp(App[int]):
     TITLE = "zhuoji 捉鸡"
     BINDINGS = [
@@ -69,6 +80,8 @@ class ZhuojiApp(App[int]):
         clock: Callable[[], float] = time.monotonic,
         show_sheets: bool = True,
         connect: bool = True,
+        seats: SeatStore | None = None,
+        bell: bool = True,
     ) -> None:
         super().__init__()
         self.url = url
@@ -80,6 +93,7 @@ class ZhuojiApp(App[int]):
         self.create = create
         self.clock = clock
         self.show_sheets = show_sheets
+        self.bell_on = bell  # the terminal bell when a move or claim is asked (`--no-bell`)
         self.connect = connect
         self.view = View(my_name=name, url=url)
         self.link: Link | None = None
@@ -87,8 +101,12 @@ class ZhuojiApp(App[int]):
         self._bots_asked = False
         self._started = False
         self._watch_sent = False
-        self._quit_armed = 0.0
         self._summary_pending = False
+        # Seat tokens kept across runs (`zhuoji join`): the start says hello with the latest one.
+        self.seats = seats
+        self._resume: SavedSeat | None = (
+            seats.latest(url) if seats is not None and mode == "join" else None
+        )
 
     # ----- start and the network -----
 
@@ -104,7 +122,20 @@ class ZhuojiApp(App[int]):
 
     def _hello(self) -> dict[str, Any]:
         v = self.view
+        if v.token is None and self._resume is not None:
+            # A seat saved by an earlier run (or picked in the lobby): the server sends a snapshot.
+            return hello_frame(self.player_name, self._resume.token, None)
         return hello_frame(self.player_name, v.token, v.seq if v.table_id is not None else None)
+
+    def take_back(self, saved: SavedSeat) -> None:
+        """Return to a seat this client holds (left, or saved by an earlier run): only a `hello`
+        carries a token, so connect again with it."""
+        if self.link is None or self.view.status != "connected":
+            self.notify(self.lang.t("not_connected"), severity="warning", markup=False)
+            return
+        self._resume = saved
+        self.notify(self.lang.t("taking_back"), timeout=3, markup=False)
+        self.link.reconnect()
 
     def _deliver(self, msg: ServerMessage | LocalMessage) -> None:
         self.post_message(ServerFrame(msg, self.clock()))
@@ -126,14 +157,14 @@ class ZhuojiApp(App[int]):
         if self.link is not None and self.link.send(frame):
             return True
         if not quiet:
-            self.notify(self.lang.t("not_connected"), severity="warning")
+            self.notify(self.lang.t("not_connected"), severity="warning", markup=False)
         return False
 
     def act(self, choice: Choice) -> None:
         """Answer the current prompt, quoting its `seq`; once per prompt."""
         prompt = self.view.prompt
         if prompt is None or prompt.answered:
-            self.bell()
+            self.refuse(self.lang.t("why_nothing_asked" if prompt is None else "why_answered"))
             return
         msg = Act(seq=prompt.seq, act=choice.act, tile=choice.tile)  # type: ignore[arg-type]
         if self.send(msg):
@@ -149,9 +180,13 @@ class ZhuojiApp(App[int]):
         return "lobby"
 
     def _after(self, old: View, new: View) -> None:
-        if new.notice is not None and new.notice is not old.notice:
-            self.notify(new.notice.text, severity="error" if new.notice.error else "information",
-                        timeout=4)  # fmt: skip
+        fresh = new.notice if new.notice is not None and new.notice is not old.notice else None
+        if fresh is not None:
+            # The text may come from the server: never markup.
+            text = self.lang.t("seat_gone") if fresh.code == "bad_token" else fresh.text
+            self.notify(text, severity="error" if fresh.error else "information", timeout=4,
+                        markup=False)  # fmt: skip
+        self._keep_seat(old, new, bad_token=fresh is not None and fresh.code == "bad_token")
         if new.status == "connected" and old.status != "connected":
             self._connected(new)
         elif old.table_id is not None and new.table_id is None and not self._created:
@@ -164,8 +199,10 @@ class ZhuojiApp(App[int]):
             show = getattr(screen, "show", None)
             if show is not None:
                 show(new)
-        if new.prompt is not None and old.prompt is None and self._sheet_open():
-            self.notify(self.lang.t("prompt_behind"), timeout=4)
+        if asked(old, new):
+            self.ring()  # your turn (or a claim): heard even with the window behind another
+            if self._sheet_open():
+                self.notify(self.lang.t("prompt_behind"), timeout=4, markup=False)
         if self.show_sheets and new.result is not None and new.result is not old.result:
             self.open_settlement()
         if new.match_end is not None and old.match_end is None:
@@ -174,10 +211,43 @@ class ZhuojiApp(App[int]):
             else:
                 self.open_summary()
 
+    def _keep_seat(self, old: View, new: View, *, bad_token: bool) -> None:
+        """Keep the seat's token in the seat store while the match lasts: saved when the server
+        gives it, marked when the player leaves a match (the lobby offers it back), forgotten
+        when the match ends, the seat is freed or the server no longer knows it."""
+        store, url = self.seats, self.url
+        if store is None:
+            return
+        if bad_token and self._resume is not None:
+            store.forget(url, self._resume.table)
+            self._resume = None
+            if new.table_id is None:
+                self._connected(new)  # to the lobby
+        if new.table_id is not None and new.token is not None and new.seat is not None:
+            if (new.table_id, new.token, new.seat) != (old.table_id, old.token, old.seat):
+                self._resume = None
+                store.put(url, new.table_id, token=new.token, seat=new.seat)
+            ended = new.match_end is not None or (new.table is not None
+                                                  and new.table.state == "finished")  # fmt: skip
+            was_ended = old.table_id == new.table_id and (
+                old.match_end is not None or (old.table is not None
+                                              and old.table.state == "finished"))  # fmt: skip
+            if ended and not was_ended:
+                store.forget(url, new.table_id)
+        if old.table_id is not None and new.table_id is None and old.token is not None:
+            playing = old.table is not None and old.table.state == "playing"
+            if playing and not bad_token and old.seat is not None and old.match_end is None:
+                # Left a match: the bot plays the seat; the lobby offers it back.
+                store.put(url, old.table_id, token=old.token, seat=old.seat, left=True)
+            else:
+                store.forget(url, old.table_id)
+
     def _connected(self, view: View) -> None:
         """After every `welcome`: take up where the client was."""
         if view.token is not None:
             return  # the hello carried the seat token: the server resumes the seat
+        if self._resume is not None and view.table_id is None:
+            return  # the hello carried a saved token: `joined` (or `bad_token`) follows
         if view.table_id is not None and view.seat is None:
             self.send(Watch(table=view.table_id), quiet=True)
             return
@@ -204,6 +274,21 @@ class ZhuojiApp(App[int]):
             self._started = True
             self.send(Start(), quiet=True)
 
+    def ring(self) -> None:
+        """The terminal bell, unless the player turned it off."""
+        if self.bell_on:
+            self.bell()
+
+    def refuse(self, why: str) -> None:
+        """A key that cannot act now: the bell, and why, on the screen's status line (a screen
+        without one shows it as a notification)."""
+        self.ring()
+        say = getattr(self.screen, "say_why", None)
+        if say is not None:
+            say(why)
+        else:
+            self.notify(why, timeout=3, markup=False)
+
     # ----- sheets -----
 
     def _sheet_open(self) -> bool:
@@ -224,7 +309,7 @@ class ZhuojiApp(App[int]):
         """Show the last round's settlement sheet (replacing an older one)."""
         res = self.view.result
         if res is None:
-            self.bell()
+            self.refuse(self.lang.t("why_no_sheet"))
             return
         from client_tui.analysis import options_for
         from client_tui.screens.sheets import SheetScreen, sheet_renderable
@@ -253,8 +338,11 @@ class ZhuojiApp(App[int]):
 
     def new_match(self) -> None:
         """`zhuoji play`, after a match: leave the finished table and open a new one."""
-        if self.play_mode != "play" or self.view.match_end is None:
-            self.bell()
+        if self.play_mode != "play":
+            self.refuse(self.lang.t("why_new_match_join"))
+            return
+        if self.view.match_end is None:
+            self.refuse(self.lang.t("why_new_match_later"))
             return
         self._created = self._bots_asked = self._started = False
         if self.view.table_id is not None:
@@ -262,12 +350,44 @@ class ZhuojiApp(App[int]):
         else:
             self._connected(self.view)
 
+    def mid_match(self) -> bool:
+        """Seated at a match that has not ended: leaving hands the seat to the bot."""
+        v = self.view
+        return (v.seat is not None and v.table is not None and v.table.state == "playing"
+                and v.match_end is None)  # fmt: skip
+
+    def confirm(self, title: str, body: str, ok: str, then: Callable[[], None]) -> None:
+        """Ask first (what will happen, in `body`); run `then` on yes."""
+        from client_tui.screens.forms import ConfirmScreen
+
+        if isinstance(self.screen, ConfirmScreen):
+            return  # already asking
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmScreen(self.lang, title, body, ok), answered)
+
     def leave_table(self) -> None:
+        """`l`: leave the table; mid-match, only after saying what happens to the seat."""
+        t = self.lang.t
         if self.play_mode == "play":
-            self.exit(0)
+            if self.mid_match():
+                self.confirm(t("quit_play_title"), t("quit_play_body"), t("btn_quit"),
+                             lambda: self.exit(0))  # fmt: skip
+            else:
+                self.exit(0)
             return
-        if self.view.table_id is not None:
-            self.send(Leave())
+        if self.view.table_id is None:
+            return
+        if self.mid_match():
+            self.confirm(t("leave_title"), t("leave_body"), t("btn_leave"), self._send_leave)
+        else:
+            self._send_leave()
+
+    def _send_leave(self) -> None:
+        self.send(Leave())
 
     def action_help(self) -> None:
         from client_tui.screens.help import help_renderable
@@ -287,13 +407,13 @@ class ZhuojiApp(App[int]):
                 show(self.view)
 
     def action_quit_app(self) -> None:
-        playing = self.view.table is not None and self.view.table.state == "playing"
-        now = time.monotonic()
-        if playing and self.view.seat is not None and now - self._quit_armed > 3.0:
-            self._quit_armed = now
-            self.notify(self.lang.t("quit_confirm"), timeout=3)
+        """`q`: quit; mid-match, only after saying what happens to the seat."""
+        if not self.mid_match():
+            self.exit(0)
             return
-        self.exit(0)
+        t = self.lang.t
+        key = "quit_play" if self.play_mode == "play" else "quit"
+        self.confirm(t(f"{key}_title"), t(f"{key}_body"), t("btn_quit"), lambda: self.exit(0))
 
     def on_unmount(self) -> None:
         if self.link is not None:

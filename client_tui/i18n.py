@@ -96,6 +96,12 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "resume_watch": ("连上后继续观战", "watching resumes when the server is back"),
     "quit_hint": ("按 q 退出", "q quits"),
+    "seat_gone": (
+        "你的座位已不在：比赛已结束，或服务器已不记得它",
+        "Your seat is gone: the match ended or the server no longer has it",
+    ),
+    "taking_back": ("正在回到你的座位…", "Taking your seat back…"),
+    "your_seat": ("你的座位", "your seat"),
     # lobby
     "lobby": ("大厅", "Lobby"),
     "tables": ("牌桌", "Tables"),
@@ -189,7 +195,77 @@ TEXT: dict[str, tuple[str, str]] = {
     "rules": ("规则摘要", "Rules summary"),
     "tile_mode_ascii": ("牌面：ASCII", "tiles: ASCII"),
     "tile_mode_cjk": ("牌面：中文", "tiles: CJK"),
-    "quit_confirm": ("再按一次 q 退出", "Press q again to quit"),
+    # why a key did nothing
+    "why_watching": ("你在观战，没有座位", "You are watching: you have no seat here"),
+    "why_not_your_turn": ("还没轮到你", "Not your turn yet"),
+    "why_nothing_asked": ("现在没有要你做的", "Nothing is asked of you now"),
+    "why_answered": ("已回答，等其他人…", "Answered: waiting for the table"),
+    "why_claim_asked": ("有人打出牌，你可以：{keys}", "A claim is asked of you: {keys}"),
+    "why_no_claim": ("现在没有能碰或胡的牌", "Nothing to claim now"),
+    "why_no_pong": ("这张牌你碰不了", "You cannot 碰 this tile"),
+    "why_no_hu": ("这张牌胡不了", "This tile does not win for you"),
+    "why_no_zimo": ("手牌还没胡：不能自摸", "Your hand is not complete: no 自摸"),
+    "why_no_gang": ("现在没有可以杠的牌", "No 杠 now"),
+    "why_no_pass": ("没有要过的：空格只用来过碰/胡", "Nothing to pass: space passes a claim"),
+    "why_bad_discard": ("这张牌现在不能打", "That tile cannot be discarded now"),
+    "why_no_tile": ("键 {k} 下没有牌", "No tile under key {k}"),
+    "why_declare_none": ("本桌规则没有报听", "This table's rules have no 报听"),
+    "why_declare_first": (
+        "报听只能在第一次出牌时宣布",
+        "报听 is declared with your first discard only",
+    ),
+    "why_declare_claimed": ("已有人碰或杠过：不能报听", "报听 only before anyone claims a tile"),
+    "why_declare_done": ("你已经报听了", "You have declared 报听 already"),
+    "why_declare_not_ready": (
+        "打哪张都听不了牌：不能报听",
+        "No discard leaves your hand ready: no 报听",
+    ),
+    "why_no_sheet": ("还没有结算：还没有一局结束", "No settlement yet: no round has ended"),
+    "why_new_match_later": (
+        "比赛结束后才能按 n 再来一场",
+        "n starts a new match once this one is over",
+    ),
+    "why_new_match_join": (
+        "再来一场只在 zhuoji play 中；在大厅按 c 开一桌",
+        "n (new match) is for zhuoji play: in the lobby, c creates a table",
+    ),
+    "why_bots_before_start": (
+        "机器人只能在开局前加减",
+        "Bots are added or removed before the start",
+    ),
+    "why_no_bot": ("没有机器人可以移除", "No bot to remove"),
+    "why_start_seats": (
+        "四个座位坐满才能开始：按 a 加机器人",
+        "Four players are needed: a adds a bot",
+    ),
+    "why_no_table": ("没有选中的牌桌：按 c 开一桌", "No table selected: c creates one"),
+    "why_started": ("这桌已经开始：按 w 观战", "The match at this table has started: w watches it"),
+    "why_full": ("这桌已满：按 w 观战", "This table is full: w watches it"),
+    "why_finished": ("这桌的比赛已结束", "The match at this table is over"),
+    "why_lobby_busy": ("未连接：连上后再试", "Not connected: try again once connected"),
+    "key_sit_watch": ("入座/观战", "sit/watch"),
+    # leaving mid-match
+    "leave_title": ("离开这场比赛？", "Leave the match?"),
+    "leave_body": (
+        "座位不会让出：你回来之前由机器人托管代打。在大厅选标有“你的座位”的牌桌按 Enter，"
+        "或重新运行 zhuoji join，就回到这个座位和手牌。",
+        "Your seat is not given up: the bot plays it (托管) until you come back. Pick the table"
+        " marked “your seat” in the lobby and press Enter, or start zhuoji join again, to return"
+        " to this seat and hand.",
+    ),
+    "quit_title": ("比赛中退出？", "Quit during the match?"),
+    "quit_body": (
+        "你回来之前由机器人托管代打这个座位。重新运行 zhuoji join 就回到这个座位和手牌。",
+        "The bot plays your seat (托管) until you come back: start zhuoji join again and you are"
+        " back at this seat with your hand.",
+    ),
+    "quit_play_title": ("退出 zhuoji play？", "Quit zhuoji play?"),
+    "quit_play_body": (
+        "这场比赛在本机进行，退出后就结束了。",
+        "This match runs inside zhuoji play: it ends when the program quits.",
+    ),
+    "btn_stay": ("留下", "Stay"),
+    "confirm_hint": ("y 或 Enter 确认 · n 或 Esc 取消", "y or Enter: go ahead · n or Esc: stay"),
 }
 
 # Payment kinds (the `kind` of a payment) → (zh, en).

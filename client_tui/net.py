@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ from pydantic import ValidationError
 
 from client_tui.local import Connecting, ConnectionClosed, ConnectionLost, LocalMessage, Say
 from protocol.codes import Close
-from protocol.messages import PROTOCOL_VERSION, ServerMessage, parse_server
+from protocol.messages import PROTOCOL_VERSION, UNSAFE_CHARS, ServerMessage, parse_server
 
 # Close codes after which trying again cannot help (or would fight another client for the seat).
 FINAL_CLOSES = {
@@ -26,6 +27,9 @@ FINAL_CLOSES = {
     Close.VERSION: "the server speaks another protocol version",
     Close.REPLACED: "this seat connected again from elsewhere",
 }
+
+# Every character names may not hold, but line breaks and tabs.
+_UNSAFE_ON_WIRE = re.compile(f"[{UNSAFE_CHARS}](?<![\\n\\t])")
 
 Deliver = Callable[[ServerMessage | LocalMessage], None]
 
@@ -55,6 +59,8 @@ class Link:
         self.connected = False
         self._out: asyncio.Queue[str] = asyncio.Queue()
         self._stop = False
+        self._again = False
+        self._ws: Any = None
 
     def send(self, frame: dict[str, Any]) -> bool:
         """Queue a frame; False (and nothing queued) while disconnected."""
@@ -65,6 +71,15 @@ class Link:
 
     def stop(self) -> None:
         self._stop = True
+
+    def reconnect(self) -> None:
+        """Close the socket and connect again at once, with a new `hello` (the only frame that
+        takes a seat back with its token)."""
+        ws = self._ws
+        if ws is None:
+            return
+        self._again = True
+        asyncio.get_running_loop().create_task(ws.close())
 
     async def run(self) -> None:
         """Connect and reconnect until stopped or refused for good."""
@@ -84,6 +99,7 @@ class Link:
                     attempt = 0
                     self._out = asyncio.Queue()
                     self.connected = True
+                    self._ws = ws
                     await ws.send(json.dumps(self.hello(), ensure_ascii=False))
                     pump = asyncio.create_task(self._pump(ws))
                     try:
@@ -112,8 +128,13 @@ class Link:
                 reason = str(err) or type(err).__name__
             finally:
                 self.connected = False
+                self._ws = None
             if self._stop:
                 return
+            if self._again:  # asked for: no pause, nothing lost to report
+                self._again = False
+                attempt = 0
+                continue
             self.deliver(ConnectionLost(reason))
             attempt += 1
             await asyncio.sleep(backoff(attempt))
@@ -125,12 +146,35 @@ class Link:
 
     def _frame(self, raw: str | bytes) -> None:
         try:
-            msg = parse_server(raw)
+            frame = scrub(json.loads(raw))
+        except ValueError:
+            self.deliver(Say("unreadable frame from the server: not JSON", True))
+            return
+        try:
+            msg = parse_server(json.dumps(frame, ensure_ascii=False))
         except ValidationError as err:
             # A frame this client does not understand (a newer server?): say so, go on.
             self.deliver(Say(f"unreadable frame from the server: {err.errors()[0]['msg']}", True))
             return
         self.deliver(msg)
+
+
+def scrub(value: Any) -> Any:
+    """A decoded frame with every control and bidi character in its strings (keys too) replaced
+    by U+FFFD: text from the wire never reaches the terminal as an escape sequence or reorders a
+    line, whatever the server sends (older servers accepted such names).
+
+    >>> scrub({"name": "a\\x1b[2Jb", "seats": [{"name": "\\u202eevil"}], "n": 1})
+    {'name': 'a\ufffd[2Jb', 'seats': [{'name': '\ufffdevil'}], 'n': 1}
+    """
+    if isinstance(value, str):
+        # Line breaks and tabs are harmless (and a message may hold them); names refuse them.
+        return _UNSAFE_ON_WIRE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {_UNSAFE_ON_WIRE.sub("\ufffd", k): scrub(v) for k, v in value.items()}
+    return value
 
 
 def hello_frame(name: str, token: str | None, last_seq: int | None) -> dict[str, Any]:

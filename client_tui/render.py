@@ -19,6 +19,7 @@ from client_tui import tiles as tl
 from client_tui.analysis import Readiness
 from client_tui.i18n import Lang
 from client_tui.view import MeldV, RoundV, TableV, View
+from protocol.messages import printable
 
 HAND_KEYS = "1234567890-=[]"
 """The key that discards the tile at each hand position (the drawn tile takes the last one)."""
@@ -29,6 +30,17 @@ BADGE_OFF = Style(color="white", bgcolor="#b03030", bold=True)
 BADGE_DEALER = Style(color="black", bgcolor="#d8c8a0", bold=True)
 BADGE_DECLARED = Style(color="white", bgcolor="#7040a0", bold=True)
 TURN_MARK = Style(color="#f0c040", bold=True)
+
+
+def plain(text: str, style: Style | str = "") -> Text:
+    """Text from elsewhere (a name, a server's message) to show as it is: never read as markup,
+    control and bidi characters made visible. Every remote string reaches the screen through
+    this or through `Text.append`, never as a `str` a widget would parse.
+
+    >>> plain("a[/b] [bold red]x\x1b[2J").plain == "a[/b] [bold red]x\ufffd[2J"
+    True
+    """
+    return Text(printable(text), style=style)
 
 
 def seat_order(view: View) -> list[int]:

@@ -23,9 +23,17 @@ connection, a spectator arriving) do not make an outstanding prompt stale.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+)
 
 PROTOCOL_VERSION = 1
 """Bumped on any change a client must know about; `hello` must quote it exactly."""
@@ -41,9 +49,48 @@ TileName = Literal[
 Seat = Annotated[int, Field(ge=0, le=3)]
 Seq = Annotated[int, Field(ge=0, le=2**53)]
 TableId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
-# Printable text, no control characters; names are what other players see.
-PlayerName = Annotated[str, StringConstraints(pattern=r"^[^\x00-\x1f\x7f]{1,24}$")]
-TableName = Annotated[str, StringConstraints(pattern=r"^[^\x00-\x1f\x7f]{1,32}$")]
+UNSAFE_CHARS = r"\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+"""Characters a name may not hold (a regex class body): C0 controls, DEL, C1 controls (U+0080–
+U+009F: U+009B opens an escape sequence on many terminals), the bidi marks, embeddings, overrides
+and isolates (U+202A–U+202E, U+2066–U+2069, LRM, RLM, ALM: they make a name read as something else)
+and the line and paragraph separators."""
+
+_UNSAFE = re.compile(f"[{UNSAFE_CHARS}]")
+
+
+def printable(text: str, replacement: str = "\ufffd") -> str:
+    r"""`text` with every character of `UNSAFE_CHARS` replaced, for showing text from elsewhere.
+
+    >>> printable("a\x1b[31mb\u202ec") == "a\ufffd[31mb\ufffdc"
+    True
+    """
+    return _UNSAFE.sub(replacement, text)
+
+
+def _refuse_unsafe(text: str) -> str:
+    bad = _UNSAFE.search(text)
+    if bad is not None:
+        raise ValueError(
+            f"names may not hold control or bidi characters (U+{ord(bad.group()):04X} at"
+            f" position {bad.start() + 1})"
+        )
+    return text
+
+
+def _name_schema(max_length: int) -> Any:
+    """The JSON Schema's view of a name: the same rule as a pattern."""
+    return Field(json_schema_extra={"pattern": f"^[^{UNSAFE_CHARS}]{{1,{max_length}}}$"})
+
+
+# Names are what other players see: printable, no control or bidi characters.
+PlayerName = Annotated[
+    str, StringConstraints(min_length=1, max_length=24), AfterValidator(_refuse_unsafe),
+    _name_schema(24),
+]  # fmt: skip
+TableName = Annotated[
+    str, StringConstraints(min_length=1, max_length=32), AfterValidator(_refuse_unsafe),
+    _name_schema(32),
+]  # fmt: skip
 Password = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Token = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]
 Text = Annotated[str, StringConstraints(max_length=500)]

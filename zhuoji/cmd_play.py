@@ -9,12 +9,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from zhuoji.common import add_display_arguments, add_name_argument, language, player_name
+from zhuoji.common import (
+    add_bell_argument,
+    add_display_arguments,
+    add_name_argument,
+    language,
+    player_name,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_name_argument(parser)
     add_display_arguments(parser)
+    add_bell_argument(parser)
     parser.add_argument("--preset", choices=["guiyang", "chuan", "anshun"], default="guiyang",
                         help="rules preset (default guiyang 贵阳捉鸡)")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=8, help="rounds in the match (default 8)")
@@ -55,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
                 claim_min_ms=300,
             )  # fmt: skip
             app = ZhuojiApp(url, name=name, lang=language(args.lang), ascii=args.ascii,
-                            mode="play", create=create)  # fmt: skip
+                            mode="play", create=create, bell=args.bell)  # fmt: skip
             return app.run() or 0
         finally:
             server.stop()

@@ -17,25 +17,37 @@ def add_display_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_bell_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-bell", dest="bell", action="store_false",
+        help="no terminal bell when a move or a claim is asked of you (default: the bell rings)",
+    )  # fmt: skip
+
+
 def add_name_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None, help="your name at the table (default: login)")
 
 
 def player_name(given: str | None) -> str:
-    """The name to play under: the one given, else the login name, made protocol-safe.
+    r"""The name to play under: the one given, else the login name, made protocol-safe (no
+    control or bidi characters).
 
     >>> player_name("  阿明 ")
     '阿明'
     >>> player_name("x" * 40) == "x" * 24
     True
+    >>> player_name("\u202eevil\x9b")
+    'evil'
     """
+    from protocol.messages import UNSAFE_CHARS
+
     name = given
     if not name:
         try:
             name = getpass.getuser()
         except Exception:
             name = ""
-    name = re.sub(r"[\x00-\x1f\x7f]", "", name or "").strip()[:24]
+    name = re.sub(f"[{UNSAFE_CHARS}]", "", name or "").strip()[:24]
     return name or "player"
 
 

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from client_tui.i18n import Lang
+from client_tui.render import plain
 from client_tui.view import TableV
 from protocol.messages import CreateTable
 from rules.options import OptionsError, make_options
@@ -53,8 +54,8 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.title_text, classes="title")
-            yield OptionList(*(Option(label, id=value) for value, label in self.choices))
+            yield Static(plain(self.title_text), classes="title")
+            yield OptionList(*(Option(plain(label), id=value) for value, label in self.choices))
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
@@ -62,6 +63,57 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask before something that cannot be taken back by a key: `y` or Enter goes ahead, `n` or
+    Escape stays. The body says what will happen."""
+
+    DEFAULT_CSS = (
+        dialog_css("ConfirmScreen")
+        + """
+    ConfirmScreen .body { height: auto; margin-bottom: 1; }
+    ConfirmScreen .hint { height: auto; color: $text-muted; }
+    """
+    )
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "yes"),
+        Binding("n,escape", "answer(False)", "no"),
+    ]
+
+    def __init__(self, lang: Lang, title: str, body: str, ok: str) -> None:
+        super().__init__()
+        self.lang = lang
+        self.title_text = title
+        self.body = body
+        self.ok = ok
+
+    def compose(self) -> ComposeResult:
+        t = self.lang.t
+        with Vertical():
+            yield Static(plain(self.title_text), classes="title")
+            yield Static(plain(self.body), classes="body")
+            with Horizontal():
+                # Not focusable: the keys are the dialog's own (y/Enter, n/Esc), as the hint says.
+                for label, bid, variant in ((self.ok, "yes", "warning"),
+                                            (t("btn_stay"), "no", "primary")):  # fmt: skip
+                    button = Button(label, variant=variant, id=bid)  # type: ignore[arg-type]
+                    button.can_focus = False
+                    yield button
+            yield Static(plain(t("confirm_hint")), classes="hint")
+
+    @on(Button.Pressed, "#yes")
+    def _yes(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def _no(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(False)
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
 
 
 def parse_overrides(text: str) -> dict[str, Any]:
@@ -179,7 +231,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         try:
             msg = self.build()
         except ValueError as err:
-            self.query_one("#error", Static).update(str(err))
+            self.query_one("#error", Static).update(plain(str(err)))  # it may quote the input
             return
         self.dismiss(msg)
 
@@ -204,7 +256,8 @@ class SeatScreen(ModalScreen[tuple[int | None, str | None] | None]):
     def compose(self) -> ComposeResult:
         t = self.lang.t
         with Vertical():
-            yield Static(f"{self.table.name} · {t('preset_' + self.table.preset)}", classes="title")
+            title = plain(f"{self.table.name} · {t('preset_' + self.table.preset)}")
+            yield Static(title, classes="title")
             if self.table.has_password:
                 with Horizontal(classes="row"):
                     yield Label(t("password"))
@@ -217,7 +270,8 @@ class SeatScreen(ModalScreen[tuple[int | None, str | None] | None]):
             options = [Option(t("seat_any"), id="any")]
             for i, s in enumerate(self.table.seats):
                 who = s.name or t("empty_seat")
-                options.append(Option(f"{i + 1}. {who}", id=str(i), disabled=s.kind != "empty"))
+                options.append(Option(plain(f"{i + 1}. {who}"), id=str(i),
+                                      disabled=s.kind != "empty"))  # fmt: skip
             yield OptionList(*options, id="seats")
             with Horizontal():
                 yield Button(t("btn_cancel"), id="cancel")

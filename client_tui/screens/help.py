@@ -78,9 +78,14 @@ KEYS: list[tuple[str, str, str]] = [
     ("a", "托管开关（等待中：加机器人）", "托管 auto-play on/off (before the start: add a bot)"),
     ("t", "中文 / ASCII 牌面", "CJK / ASCII tiles"),
     ("s  m", "本局结算 / 比赛成绩", "last round's settlement / match standings"),
-    ("l", "离开牌桌", "leave the table"),
+    (
+        "l",
+        "离开牌桌（比赛中先确认：座位由机器人托管代打，可以回来）",
+        "leave the table (mid-match it asks first: the bot plays your seat until you return)",
+    ),
+    ("c j w r", "大厅：开桌、入座、观战、刷新", "lobby: create a table, sit, watch, refresh"),
     ("?  F1", "帮助", "this help"),
-    ("q", "退出", "quit"),
+    ("q", "退出（比赛中先确认）", "quit (mid-match it asks first)"),
 ]
 
 # The rules in short, one paragraph per topic; the terminal wraps them.

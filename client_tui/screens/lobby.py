@@ -34,13 +34,15 @@ class LobbyScreen(Screen[None]):
     #lobby-title { height: auto; padding: 1 1 0 1; text-style: bold; }
     #lobby-empty { height: auto; padding: 1 2; color: $text-muted; }
     #lobby-tables { height: 1fr; margin: 0 1; }
-    #lobby-buttons { height: auto; padding: 0 1 1 1; }
+    #lobby-buttons { height: auto; padding: 0 1; }
     #lobby-buttons Button { margin-right: 2; }
+    #lobby-status { height: 1; padding: 0 1; }
+    #lobby-keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
     """
 
     def __init__(self) -> None:
         super().__init__()
-        self._rows: tuple[TableV, ...] | None = None
+        self._rows: tuple[tuple[TableV, ...], frozenset[str]] | None = None
 
     @property
     def zapp(self) -> ZhuojiApp:
@@ -57,6 +59,8 @@ class LobbyScreen(Screen[None]):
             yield Button("", id="watch")
             yield Button("", id="refresh")
             yield Button("", id="quit")
+        yield Static(id="lobby-status")
+        yield Static(id="lobby-keys")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -67,13 +71,14 @@ class LobbyScreen(Screen[None]):
         for bid, key in (("create", "btn_create"), ("sit", "btn_join"), ("watch", "btn_watch"),
                          ("refresh", "btn_refresh"), ("quit", "btn_quit")):  # fmt: skip
             self.query_one(f"#{bid}", Button).label = t(key)
-        self.set_interval(3.0, self.action_refresh)
+        self.query_one("#lobby-keys", Static).update(self.keys_text())
+        self.set_interval(3.0, self._poll_tables)
         self.show(self.zapp.view)
         table.focus()
 
     def on_screen_resume(self) -> None:
         self.show(self.zapp.view)
-        self.action_refresh()
+        self._poll_tables()
 
     def show(self, view: View) -> None:
         if not self.is_mounted:
@@ -85,24 +90,81 @@ class LobbyScreen(Screen[None]):
             header.append(f"  · {view.my_name}")
         self.query_one("#lobby-header", Static).update(header)
         self.query_one("#lobby-title", Static).update(lang.t("tables"))
-        self.query_one("#lobby-empty", Static).update(
-            lang.t("no_tables") if view.status == "connected" and not view.tables else ""
-        )
-        if view.tables == self._rows:
+        empty = self.query_one("#lobby-empty", Static)
+        empty.display = view.status == "connected" and not view.tables
+        empty.update(lang.t("no_tables") if empty.display else "")
+        mine = self.my_tables()
+        if (view.tables, mine) == self._rows:
             return
-        self._rows = view.tables
+        self._rows = (view.tables, mine)
         table = self.query_one(DataTable)
         keep = table.cursor_row
         table.clear()
         for t in view.tables:
+            # Every cell is a `Text`: a string cell would be read as markup (`a[/b]` crashes).
             seats = f"{t.seated}/4 " + ", ".join(s.name or "·" for s in t.seats)
-            table.add_row(
+            cells = [rd.plain(c) for c in (
                 t.id, t.name + (" 🔒" if t.has_password else ""), lang.t("preset_" + t.preset),
                 rd.options_summary(t), seats, str(t.spectators), lang.t("state_" + t.state),
-                f"{t.round_no}/{t.rounds}", key=t.id,
-            )  # fmt: skip
+                f"{t.round_no}/{t.rounds}")]  # fmt: skip
+            if t.id in mine:  # a seat this client holds there: Enter takes it back
+                cells[6].append(" · " + lang.t("your_seat"), style="bold #f0c040")
+            table.add_row(*cells, key=t.id)
         if view.tables:
             table.move_cursor(row=min(keep, len(view.tables) - 1))
+
+    def my_tables(self) -> frozenset[str]:
+        """The listed tables where this client holds a seat (its token is saved)."""
+        store = self.zapp.seats
+        if store is None:
+            return frozenset()
+        url = self.zapp.url
+        return frozenset(t.id for t in self.zapp.view.tables if store.get(url, t.id) is not None)
+
+    def _take_back(self, t: TableV) -> bool:
+        """Return to the seat this client holds at `t`, if it holds one."""
+        store = self.zapp.seats
+        saved = store.get(self.zapp.url, t.id) if store is not None else None
+        if saved is None:
+            return False
+        self.zapp.take_back(saved)
+        return True
+
+    def keys_text(self) -> Text:
+        """The lobby's keys, in bold, for the key bar at the bottom."""
+        t = self.zapp.lang.t
+        parts = [("c", t("btn_create")), ("j", t("btn_join")), ("w", t("btn_watch")),
+                 ("r", t("btn_refresh")), ("Enter", t("key_sit_watch")), ("?", t("help")),
+                 ("q", t("btn_quit"))]  # fmt: skip
+        out = Text(no_wrap=True, overflow="crop")
+        for i, (key, label) in enumerate(parts):
+            if i:
+                out.append("  ")
+            out.append(key, style="bold")
+            out.append(" " + label)
+        return out
+
+    def say_why(self, why: str) -> None:
+        """Why a key did nothing, on the status line above the keys (until the next one)."""
+        self.query_one("#lobby-status", Static).update(Text(f"✗ {why}", style="bold #ff8060"))
+
+    def _clear_why(self) -> None:
+        self.query_one("#lobby-status", Static).update("")
+
+    def _why_not_sit(self, t: TableV | None) -> str | None:
+        """Why `j` cannot seat the player at `t` (None: it can try)."""
+        lang = self.zapp.lang
+        if self.zapp.view.status != "connected":
+            return lang.t("why_lobby_busy")
+        if t is None:
+            return lang.t("why_no_table")
+        if t.state == "finished":
+            return lang.t("why_finished")
+        if t.state == "playing":
+            return lang.t("why_started")
+        if t.seated >= 4:
+            return lang.t("why_full")
+        return None
 
     def selected(self) -> TableV | None:
         tables = self.zapp.view.tables
@@ -121,18 +183,30 @@ class LobbyScreen(Screen[None]):
     @on(DataTable.RowSelected)
     def _row(self, event: DataTable.RowSelected) -> None:
         t = self.selected()
-        if t is not None:
+        if t is not None and not self._take_back(t):
             if t.state == "waiting" and self.zapp.play_mode != "watch":
                 self.action_sit()
             else:
                 self.action_watch()
 
-    def action_refresh(self) -> None:
+    def _poll_tables(self) -> None:
         # The timer runs on while a table is on screen: ask only while the lobby is shown.
         if self.zapp.view.status == "connected" and self.zapp.current_mode == "lobby":
             self.zapp.send(ListTables(), quiet=True)
 
+    def action_refresh(self) -> None:
+        """`r`: list the tables now (or say why it cannot)."""
+        if self.zapp.view.status != "connected":
+            self.zapp.refuse(self.zapp.lang.t("why_lobby_busy"))
+            return
+        self._clear_why()
+        self._poll_tables()
+
     def action_create(self) -> None:
+        if self.zapp.view.status != "connected":
+            self.zapp.refuse(self.zapp.lang.t("why_lobby_busy"))
+            return
+        self._clear_why()
         from client_tui.screens.forms import CreateTableScreen
 
         def done(msg: CreateTable | None) -> None:
@@ -144,9 +218,13 @@ class LobbyScreen(Screen[None]):
 
     def action_sit(self) -> None:
         t = self.selected()
-        if t is None:
-            self.app.bell()
+        if t is not None and self._take_back(t):
             return
+        why = self._why_not_sit(t)
+        if why is not None or t is None:
+            self.zapp.refuse(why or "")
+            return
+        self._clear_why()
         from client_tui.screens.forms import SeatScreen
 
         def done(choice: tuple[int | None, str | None] | None) -> None:
@@ -158,9 +236,13 @@ class LobbyScreen(Screen[None]):
 
     def action_watch(self) -> None:
         t = self.selected()
-        if t is None:
-            self.app.bell()
+        if self.zapp.view.status != "connected":
+            self.zapp.refuse(self.zapp.lang.t("why_lobby_busy"))
             return
+        if t is None:
+            self.zapp.refuse(self.zapp.lang.t("why_no_table"))
+            return
+        self._clear_why()
         if not t.has_password:
             self.zapp.send(Watch(table=t.id))
             return

@@ -197,7 +197,8 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
         if p.how is not None:
             label.append(" " + lang.how(p.how), style=DIM)
         note = payment_note(p.detail, name, lambda t: tl.label(t, ascii))
-        pay.add_row(f"{name(p.payer)} → {name(p.payee)}", label, str(p.amount), note)
+        pay.add_row(Text(f"{name(p.payer)} → {name(p.payee)}"), label, Text(str(p.amount)),
+                    Text(note))  # fmt: skip
     parts.append(pay)
     # Per item and seat, then the nets: the columns add up.
     ok = sheet.adds_up
@@ -205,10 +206,10 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
                    title=Text(lang.t("totals"), style=BOLD))  # fmt: skip
     totals.add_column("", no_wrap=True)
     for seat in range(4):
-        totals.add_column(name(seat), justify="right", no_wrap=True)
+        totals.add_column(Text(name(seat)), justify="right", no_wrap=True)
     totals.add_column("", no_wrap=True)
     for item in sheet.items:
-        totals.add_row(lang.item(item), *(_amount(v) for v in sheet.by_item[item]))
+        totals.add_row(Text(lang.item(item)), *(_amount(v) for v in sheet.by_item[item]))
     check = Text(lang.t("adds_up") if ok else lang.t("not_adds_up"),
                  style="green" if ok else "bold red")  # fmt: skip
     totals.add_row(Text(lang.t("net"), style=BOLD),
@@ -278,7 +279,7 @@ def summary_renderable(end: MatchEndV | None, history: tuple[ResultV, ...], scor
                        title=Text(lang.t("per_round"), style=BOLD))  # fmt: skip
         rounds.add_column("#", justify="right")
         for seat in range(4):
-            rounds.add_column(name(seat), justify="right")
+            rounds.add_column(Text(name(seat)), justify="right")
         rounds.add_column("")
         for res in history:
             winners = res.result.get("winners", [])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from rich.style import Style
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -17,11 +18,16 @@ from textual.widgets import Button, Static
 from client_tui import render as rd
 from client_tui import tiles as tl
 from client_tui.analysis import options_for, ready_discards, waits_after, waits_now
-from client_tui.view import Choice, View
+from client_tui.view import Choice, PromptV, View
 from client_tui.widgets import Chip, HandView
 
 if TYPE_CHECKING:
     from client_tui.app import ZhuojiApp
+
+
+WHY_SECONDS = 5.0
+"""How long the status line says why a key did nothing."""
+WHY_STYLE = Style(color="#ff8060", bold=True)
 
 
 class TableScreen(Screen[None]):
@@ -58,6 +64,8 @@ class TableScreen(Screen[None]):
     #waits { height: auto; padding: 0 1; }
     #status { height: auto; padding: 0 1; }
     #actions { height: 1; padding: 0 1; margin-bottom: 0; }
+    #actions.-asked { background: $warning 35%; }
+    #hand.-asked { background: $warning 12%; }
     #clock { width: auto; padding: 0 1; }
     #keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
     """
@@ -66,6 +74,7 @@ class TableScreen(Screen[None]):
         super().__init__()
         self.cursor = 0
         self.declare = False
+        self._why: tuple[str, float] | None = None  # why a key did nothing, and until when
         self._chips: tuple[tuple[str, str, str, bool], ...] = ()
         self._drawn_key: tuple[int, int, str | None] | None = None
 
@@ -166,7 +175,7 @@ class TableScreen(Screen[None]):
         waits = self.query_one("#waits", Static)
         if not seated or r is None or view.seat is None:
             waits.update("")
-            self.query_one("#status", Static).update(rd.last_text(view, lang, ascii))
+            self._show_status(view)
             self._show_actions(view)
             return
         tiles = rd.hand_tiles(r)
@@ -198,8 +207,17 @@ class TableScreen(Screen[None]):
             waits.update(rd.waits_text(waits_now(opts, r, view.seat), lang, ascii))
         else:
             waits.update("")
-        self.query_one("#status", Static).update(rd.last_text(view, lang, ascii))
+        self._show_status(view)
         self._show_actions(view)
+
+    def _show_status(self, view: View) -> None:
+        """What just happened, and why the last key did nothing (while that is fresh)."""
+        out = rd.last_text(view, self.zapp.lang, self.zapp.ascii)
+        if self._why is not None:
+            if out:
+                out.append("   ")
+            out.append(f"✗ {self._why[0]}", style=WHY_STYLE)
+        self.query_one("#status", Static).update(out)
 
     def _show_actions(self, view: View) -> None:
         lang, ascii = self.zapp.lang, self.zapp.ascii
@@ -230,6 +248,10 @@ class TableScreen(Screen[None]):
         table = view.table
         if view.seat is not None and table is not None and table.seats[view.seat].auto:
             chips.append(("a", lang.t("auto_on"), "auto", True))
+        # Highlighted while a move or claim waits for the player (with the bell: the app's).
+        asked = prompt is not None and not prompt.answered
+        self.query_one("#actions", Horizontal).set_class(asked, "-asked")
+        self.query_one(HandView).set_class(asked, "-asked")
         sig = tuple(chips)
         if sig != self._chips:
             self._chips = sig
@@ -266,6 +288,10 @@ class TableScreen(Screen[None]):
         if not self.is_mounted:
             return
         view = self.zapp.view
+        if self._why is not None and self.zapp.clock() >= self._why[1]:
+            self._why = None
+            if self.query_one("#game").display:
+                self._show_status(view)
         clock = self.query_one("#clock", Static)
         prompt = view.prompt
         if prompt is None or prompt.deadline_at is None or prompt.answered:
@@ -282,11 +308,15 @@ class TableScreen(Screen[None]):
     def on_key(self, event: events.Key) -> None:
         ch = event.character
         if ch and ch in rd.HAND_KEYS and event.key not in ("space",):
+            event.stop()
             index = rd.HAND_KEYS.index(ch)
             if index < len(self.hand()):
-                event.stop()
                 self.cursor = index
                 self.action_discard()
+            elif self.hand():
+                self._refuse(self.zapp.lang.t("why_no_tile", k=ch))
+            else:
+                self._refuse(self._why_not("discard"))
 
     @on(HandView.TileClicked)
     def _tile_clicked(self, message: HandView.TileClicked) -> None:
@@ -320,21 +350,84 @@ class TableScreen(Screen[None]):
         else:
             method()
 
+    # ----- keys that cannot act now say why -----
+
+    def say_why(self, why: str) -> None:
+        """Show why a key did nothing, on the status line, for a few seconds."""
+        self._why = (why, self.zapp.clock() + WHY_SECONDS)
+        self._show_status(self.zapp.view)
+
+    def _why_not(self, act: str) -> str:
+        """Why the move `act` (discard, hu, pong, gang, pass) cannot be made now."""
+        view, t = self.zapp.view, self.zapp.lang.t
+        prompt = view.prompt
+        if view.seat is None:
+            return t("why_watching")
+        if prompt is None:
+            if view.round is not None and view.round.phase in ("claim", "rob") and act != "discard":
+                return t("why_no_claim")
+            return t("why_not_your_turn")
+        if prompt.answered:
+            return t("why_answered")
+        if prompt.is_claim:
+            if act == "discard":
+                return t("why_claim_asked", keys=self._claim_keys(prompt))
+            return {"hu": t("why_no_hu"), "pong": t("why_no_pong"),
+                    "gang": t("why_no_gang")}.get(act, t("why_nothing_asked"))  # fmt: skip
+        return {"hu": t("why_no_zimo"), "pong": t("why_not_your_turn"),
+                "gang": t("why_no_gang"), "pass": t("why_no_pass"),
+                "discard": t("why_bad_discard")}.get(act, t("why_nothing_asked"))  # fmt: skip
+
+    def _claim_keys(self, prompt: PromptV) -> str:
+        """The keys of a claim prompt, for a reminder: `h 胡 · p 碰 · space 过`."""
+        t = self.zapp.lang.t
+        keys = [(k, t(act)) for k, act in (("h", "hu"), ("k", "gang"), ("p", "pong"),
+                                           ("space", "pass")) if prompt.offers(act)]  # fmt: skip
+        return " · ".join(f"{k} {label}" for k, label in keys)
+
+    def _why_no_declare(self) -> str:
+        """Why `b` (报听) cannot be used now: RULES.md §8.4 — with the first discard, before any
+        claim, where the rules have it, and only when a discard leaves the hand ready."""
+        view, t = self.zapp.view, self.zapp.lang.t
+        prompt, r, seat = view.prompt, view.round, view.seat
+        if seat is None:
+            return t("why_watching")
+        if options_for(view.table).declare == "none":
+            return t("why_declare_none")
+        if prompt is None or prompt.is_claim or r is None:
+            return t("why_not_your_turn")
+        if prompt.answered:
+            return t("why_answered")
+        if r.declared[seat]:
+            return t("why_declare_done")
+        if r.discards[seat]:
+            return t("why_declare_first")
+        if any(m.from_seat is not None for row in r.melds for m in row):
+            return t("why_declare_claimed")
+        return t("why_declare_not_ready")
+
+    def _refuse(self, why: str) -> None:
+        self.zapp.refuse(why)
+
+    # ----- actions -----
+
     def action_move(self, delta: int) -> None:
         tiles = self.hand()
-        if tiles:
-            self.cursor = (self.cursor + delta) % len(tiles)
-            self.show(self.zapp.view)
+        if not tiles:
+            self._refuse(self._why_not("discard"))
+            return
+        self.cursor = (self.cursor + delta) % len(tiles)
+        self.show(self.zapp.view)
 
     def action_discard(self) -> None:
         view = self.zapp.view
         prompt = view.prompt
         tiles = self.hand()
-        if prompt is None or prompt.is_claim or not tiles:
-            if view.table is not None and view.table.state == "waiting":
-                self.action_start()
-                return
-            self.app.bell()
+        if view.table is not None and view.table.state == "waiting" and view.round is None:
+            self.action_start()
+            return
+        if prompt is None or prompt.is_claim or prompt.answered or not tiles:
+            self._refuse(self._why_not("discard"))
             return
         tile = tiles[max(0, min(self.cursor, len(tiles) - 1))]
         if self.declare and prompt.offers("ready", tile):
@@ -343,12 +436,12 @@ class TableScreen(Screen[None]):
         elif prompt.offers("discard", tile):
             self.zapp.act(Choice("discard", tile))
         else:
-            self.app.bell()
+            self._refuse(self._why_not("discard"))
 
     def _claim(self, act: str) -> None:
         prompt = self.zapp.view.prompt
-        if prompt is None or not prompt.offers(act):
-            self.app.bell()
+        if prompt is None or prompt.answered or not prompt.offers(act):
+            self._refuse(self._why_not(act))
             return
         self.zapp.act(Choice(act))
 
@@ -359,14 +452,12 @@ class TableScreen(Screen[None]):
         self._claim("pong")
 
     def action_pass(self) -> None:
-        prompt = self.zapp.view.prompt
-        if prompt is not None and prompt.is_claim:
-            self._claim("pass")
+        self._claim("pass")
 
     def action_gang(self, tile: str | None = None) -> None:
         prompt = self.zapp.view.prompt
-        if prompt is None or not prompt.offers("gang"):
-            self.app.bell()
+        if prompt is None or prompt.answered or not prompt.offers("gang"):
+            self._refuse(self._why_not("gang"))
             return
         tiles = prompt.tiles_for("gang")
         if prompt.is_claim or not tiles:
@@ -391,8 +482,8 @@ class TableScreen(Screen[None]):
 
     def action_declare(self) -> None:
         prompt = self.zapp.view.prompt
-        if prompt is None or not prompt.tiles_for("ready"):
-            self.app.bell()
+        if prompt is None or prompt.answered or not prompt.tiles_for("ready"):
+            self._refuse(self._why_no_declare())
             return
         self.declare = not self.declare
         self._chips = ()
@@ -401,6 +492,7 @@ class TableScreen(Screen[None]):
     def action_auto(self) -> None:
         view = self.zapp.view
         if view.seat is None or view.table is None:
+            self._refuse(self.zapp.lang.t("why_watching"))
             return
         if view.table.state == "waiting":
             self.action_add_bot()
@@ -421,22 +513,45 @@ class TableScreen(Screen[None]):
     def action_new_match(self) -> None:
         self.zapp.new_match()
 
+    def _before_start(self) -> bool:
+        """Seated at a table that has not started; else say why (bots, start: the room's)."""
+        view, t = self.zapp.view, self.zapp.lang.t
+        if view.seat is None:
+            self._refuse(t("why_watching"))
+            return False
+        if view.table is None or view.table.state != "waiting":
+            self._refuse(t("why_bots_before_start"))
+            return False
+        return True
+
     def action_add_bot(self) -> None:
+        if not self._before_start():
+            return
         from protocol.messages import AddBot
 
         self.zapp.send(AddBot())
 
     def action_remove_bot(self) -> None:
-        view = self.zapp.view
-        if view.table is None:
+        if not self._before_start():
             return
+        view = self.zapp.view
+        assert view.table is not None
         from protocol.messages import RemoveBot
 
         bots = [i for i, s in enumerate(view.table.seats) if s.kind == "bot"]
-        if bots:
-            self.zapp.send(RemoveBot(seat=bots[-1]))
+        if not bots:
+            self._refuse(self.zapp.lang.t("why_no_bot"))
+            return
+        self.zapp.send(RemoveBot(seat=bots[-1]))
 
     def action_start(self) -> None:
+        view = self.zapp.view
+        if view.seat is None:
+            self._refuse(self.zapp.lang.t("why_watching"))
+            return
+        if view.table is not None and view.table.seated < 4:
+            self._refuse(self.zapp.lang.t("why_start_seats"))
+            return
         from protocol.messages import Start
 
         self.zapp.send(Start())

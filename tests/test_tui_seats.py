@@ -1,0 +1,192 @@
+"""A seat survives the client process: the seat token is kept per server and table in the state
+directory, so a new run of the client returns to the seat with its hand; a seat left on purpose is
+offered in the lobby; the token is forgotten when the match ends or the server no longer knows it.
+Pilot tests against a real server on loopback (tests/test_tui_tmux.py does it with processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from client_tui.app import ZhuojiApp
+from client_tui.screens.lobby import LobbyScreen
+from client_tui.screens.table import TableScreen
+from client_tui.seats import STATE_ENV, SeatStore, state_dir
+from clients.client import Client
+from server.testkit import running_server
+
+SIZE = (100, 30)
+FAST = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
+
+
+async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.01)
+
+
+def joiner(url: str, store: SeatStore) -> ZhuojiApp:
+    return ZhuojiApp(url, name="guest", lang="en", ascii=True, mode="join", seats=store)
+
+
+async def host_table(url: str, *, rounds: int = 8) -> tuple[Client, str]:
+    """A host at a new table (no clock), waiting for one more player."""
+    host = await Client.connect(url, "host")
+    host.ws.close_timeout = 0.2
+    await host.recv_type("welcome")
+    await host.send({"type": "create_table", "name": "friends", "rounds": rounds, **FAST})
+    table = (await host.recv_type("joined"))["table"]
+    return host, table
+
+
+async def sit_and_start(pilot: Pilot[Any], app: ZhuojiApp, host: Client) -> None:
+    """From the lobby: sit at the host's table (seat 1); the host adds two bots and starts."""
+    await until(pilot, lambda: len(app.view.tables) == 1)
+    await pilot.press("j")
+    await pilot.pause(0.05)
+    await pilot.press("enter")  # any free seat
+    await until(pilot, lambda: app.view.seat is not None)
+    for _ in range(2):
+        await host.send({"type": "add_bot"})
+    await until(pilot, lambda: app.view.table is not None and app.view.table.seated == 4)
+    await host.send({"type": "start"})
+    await until(pilot, lambda: app.view.round is not None and app.view.round.hand is not None)
+
+
+def test_the_state_dir_is_the_users_unless_overridden(monkeypatch: Any, tmp_path: Path) -> None:
+    monkeypatch.delenv(STATE_ENV, raising=False)
+    assert state_dir().name == "zhuoji"
+    monkeypatch.setenv(STATE_ENV, str(tmp_path))
+    assert state_dir() == tmp_path
+    assert SeatStore.default().path == tmp_path / "seats.json"
+
+
+def test_a_broken_seat_file_holds_no_seats_and_is_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "seats.json"
+    path.write_text("{not json")
+    store = SeatStore(path)
+    assert store.latest("ws://x") is None
+    store.put("ws://x", "1", token="t" * 24, seat=3)
+    assert json.loads(path.read_text())["ws://x"]["1"]["seat"] == 3
+    assert path.stat().st_mode & 0o077 == 0, "a token is the seat: the user's eyes only"
+
+
+async def test_a_new_run_returns_to_the_seat_with_its_hand(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path / "state" / "seats.json")
+    async with running_server(tmp_path / "z.db", seed="seats") as (url, _server):
+        host, table = await host_table(url)
+        async with host:
+            app = joiner(url, store)
+            async with app.run_test(size=SIZE) as pilot:
+                await sit_and_start(pilot, app, host)
+                seat, token = app.view.seat, app.view.token
+                assert app.view.round is not None
+                hand = app.view.round.hand
+            saved = store.get(url, table)
+            assert saved is not None and (saved.seat, saved.token) == (seat, token)
+            assert not saved.left
+            # The process is gone; a new one starts and says hello with the saved token.
+            again = joiner(url, store)
+            async with again.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: again.view.round is not None
+                            and again.view.round.hand is not None)  # fmt: skip
+                assert isinstance(again.screen, TableScreen)
+                assert again.view.table_id == table and again.view.seat == seat
+                assert again.view.round is not None and again.view.round.hand == hand
+                assert again.view.notice is None, "no refusal"
+
+
+async def test_a_seat_left_on_purpose_is_offered_in_the_lobby(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path / "seats.json")
+    async with running_server(tmp_path / "z.db", seed="left") as (url, _server):
+        host, table = await host_table(url)
+        async with host:
+            app = joiner(url, store)
+            async with app.run_test(size=SIZE) as pilot:
+                await sit_and_start(pilot, app, host)
+                seat = app.view.seat
+                await pilot.press("l", "y")  # leave, after saying what happens to the seat
+                await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                            and len(app.view.tables) == 1)  # fmt: skip
+                saved = store.get(url, table)
+                assert saved is not None and saved.left and saved.seat == seat
+            # A new run does not go back by itself: the lobby says where the seat is.
+            again = joiner(url, store)
+            async with again.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: len(again.view.tables) == 1)
+                await pilot.pause(0.05)
+                assert isinstance(again.screen, LobbyScreen) and again.view.seat is None
+                lobby = again.screen
+                assert lobby.my_tables() == {table}
+                await pilot.press("enter")
+                await until(pilot, lambda: again.view.seat == seat
+                            and again.view.round is not None)  # fmt: skip
+                assert isinstance(again.screen, TableScreen)
+                saved = store.get(url, table)
+                assert saved is not None and not saved.left
+
+
+async def test_a_token_the_server_does_not_know_is_forgotten(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path / "seats.json")
+    async with running_server(tmp_path / "z.db", seed="gone") as (url, _server):
+        store.put(url, "9", token="x" * 24, seat=1)
+        app = joiner(url, store)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await until(pilot, lambda: store.get(url, "9") is None)
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                        and app.view.status == "connected")  # fmt: skip
+            assert app.view.notice is not None and app.view.notice.code == "bad_token"
+
+
+async def test_the_token_is_forgotten_when_the_match_ends(tmp_path: Path) -> None:
+    store = SeatStore(tmp_path / "seats.json")
+    async with running_server(tmp_path / "z.db", seed="ends") as (url, _server):
+        host, table = await host_table(url, rounds=1)
+        async with host:
+            await host.send({"type": "auto", "on": True})
+            app = ZhuojiApp(url, name="guest", lang="en", ascii=True, mode="join", seats=store,
+                            show_sheets=False)  # fmt: skip
+            async with app.run_test(size=SIZE) as pilot:
+                await sit_and_start(pilot, app, host)
+                assert store.get(url, table) is not None
+                await pilot.press("a")  # 托管: the server plays this seat too
+                await until(pilot, lambda: app.view.match_end is not None, timeout=30)
+                assert store.get(url, table) is None
+
+
+def test_a_seat_another_running_client_holds_is_not_taken_back_by_itself(tmp_path: Path) -> None:
+    path = tmp_path / "seats.json"
+    store = SeatStore(path)
+    store.put("ws://x", "1", token="a" * 24, seat=0)
+    data = json.loads(path.read_text())
+    alive = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        data["ws://x"]["1"]["pid"] = alive.pid  # another client, still running, holds it
+        path.write_text(json.dumps(data))
+        assert store.latest("ws://x") is None
+        assert store.get("ws://x", "1") is not None, "the lobby still offers it"
+    finally:
+        assert alive.stdin is not None
+        alive.stdin.close()
+        alive.wait()
+    assert store.latest("ws://x") is not None, "its process is gone (killed): the seat is free"
+
+
+def test_the_seat_store_examples() -> None:
+    import doctest
+
+    import client_tui.seats
+
+    result = doctest.testmod(client_tui.seats)
+    assert result.attempted > 0 and result.failed == 0

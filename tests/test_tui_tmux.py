@@ -1,0 +1,200 @@
+"""The acceptance test of a seat that survives the process, as a user would meet it: a real
+`python -m zhuoji serve`, two real `python -m zhuoji join` processes in tmux panes (each with its
+own state directory, as on two laptops), a match under way; one client's process is killed
+mid-round and started again: it is back at the same seat with the same hand, and nothing is
+refused. The screens are read with `tmux capture-pane`, waiting on what they show with a deadline.
+
+Skipped only when tmux is not installed (`apt-get install tmux`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+TMUX = shutil.which("tmux")
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDTH, HEIGHT = 120, 40
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Tmux:
+    """A tmux server of its own (its own socket), one window per client."""
+
+    def __init__(self, name: str) -> None:
+        self.socket = name
+        self.session = "zhuoji"
+
+    def run(self, *args: str) -> str:
+        assert TMUX is not None
+        done = subprocess.run([TMUX, "-L", self.socket, "-f", "/dev/null", *args],
+                              capture_output=True, text=True, timeout=20)  # fmt: skip
+        assert done.returncode == 0, (args, done.stderr)
+        return done.stdout
+
+    def start(self) -> None:
+        self.run("new-session", "-d", "-s", self.session, "-x", str(WIDTH), "-y", str(HEIGHT))
+        self.run("set-option", "-g", "remain-on-exit", "on")  # a killed client's pane stays
+
+    def window(self, name: str, command: str) -> str:
+        self.run("new-window", "-d", "-t", self.session, "-n", name, command)
+        return f"{self.session}:{name}"
+
+    def screen(self, target: str) -> str:
+        return self.run("capture-pane", "-p", "-t", target)
+
+    def keys(self, target: str, *keys: str) -> None:
+        self.run("send-keys", "-t", target, *keys)
+
+    def pane(self, target: str, what: str) -> str:
+        return self.run("display-message", "-p", "-t", target, f"#{{{what}}}").strip()
+
+    def kill(self) -> None:
+        assert TMUX is not None
+        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
+
+    def wait(self, target: str, cond: Callable[[str], bool], what: str,
+             timeout: float = 30.0) -> str:  # fmt: skip
+        """Poll the pane until `cond(screen)` holds; fail with the screen after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen(target)
+            if cond(text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what} in {target}:\n{text}")
+            time.sleep(0.1)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    """`python -m zhuoji serve` on a free loopback port; its URL once it listens."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--db", str(tmp_path / "z.db")],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 30
+        line = ""
+        while "zhuoji serving" not in line:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, left))
+            assert ready and proc.poll() is None, f"the server did not start: {line!r}"
+            line = proc.stdout.readline()
+        yield f"ws://127.0.0.1:{port}"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    t = Tmux(f"zhuoji-test-{os.getpid()}")
+    t.start()
+    try:
+        yield t
+    finally:
+        t.kill()
+
+
+def join_command(url: str, name: str, state: Path) -> str:
+    env = {"PYTHONPATH": str(ROOT), "ZHUOJI_STATE_DIR": str(state), "TERM": "xterm-256color"}
+    args = [sys.executable, "-m", "zhuoji", "join", url, "--name", name, "--lang", "en", "--ascii"]
+    assigns = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    return f"cd {shlex.quote(str(ROOT))} && exec env {assigns} {shlex.join(args)}"
+
+
+HAND_KEYS = re.compile(r"^\s*1\s+2\s+3\s+4\s+5\s+6\s+7\s+8\s+9\s+0\s+-\s+=\s+\[", re.M)
+SEAT_LINE = re.compile(r"^\s*(?:▶\s+)?(right|across|left) (\S+)", re.M)
+
+
+def hand_of(screen: str) -> list[str]:
+    """The hand as the screen shows it: the tile lines under the row of keys."""
+    lines = screen.splitlines()
+    for i, line in enumerate(lines):
+        if HAND_KEYS.match(line):
+            return [ln.rstrip() for ln in lines[i + 1 : i + 3]]
+    raise AssertionError(f"no hand on screen:\n{screen}")
+
+
+def seats_of(screen: str) -> dict[str, str]:
+    """Who sits where, seen from this seat: right / across / left → name."""
+    return dict(SEAT_LINE.findall(screen))
+
+
+def my_prompt(screen: str) -> bool:
+    return "Your turn: discard" in screen or "过 Pass" in screen
+
+
+def test_a_killed_client_comes_back_to_its_seat_and_hand(
+    tmux: Tmux, server: str, tmp_path: Path
+) -> None:
+    a = tmux.window("alice", join_command(server, "alice", tmp_path / "alice"))
+    tmux.wait(a, lambda s: "No tables yet" in s, "alice's lobby")
+    tmux.keys(a, "c")
+    tmux.wait(a, lambda s: "Create a table" in s, "the create form")
+    tmux.keys(a, "Enter")  # the defaults: 8 rounds, 15 s a move
+    tmux.wait(a, lambda s: "waiting to start" in s, "alice's room")
+
+    b = tmux.window("bob", join_command(server, "bob", tmp_path / "bob"))
+    tmux.wait(b, lambda s: "alice" in s and "1/4" in s, "the table in bob's lobby")
+    tmux.keys(b, "j")
+    tmux.wait(b, lambda s: "any free seat" in s, "the seat dialog")
+    tmux.keys(b, "Enter")
+    tmux.wait(b, lambda s: "waiting to start" in s, "bob's room")
+
+    tmux.wait(a, lambda s: "bob" in s, "bob in alice's room")
+    tmux.keys(a, "a")
+    tmux.wait(a, lambda s: s.count("(bot)") == 1, "one bot")
+    tmux.keys(a, "a")
+    tmux.wait(a, lambda s: s.count("(bot)") == 2, "two bots")
+    tmux.keys(a, "Enter")  # start
+    tmux.wait(a, lambda s: "Round 1/8" in s, "the match in alice's pane")
+    tmux.keys(a, "a")  # 托管: the server plays alice; the round goes on to bob
+    tmux.wait(a, lambda s: "the server plays for you" in s, "alice in 托管")
+
+    before = tmux.wait(b, my_prompt, "a move asked of bob", timeout=60)
+    hand, seats = hand_of(before), seats_of(before)
+    assert seats.get("left") == "alice" and len(seats) == 3, before
+
+    pid = int(tmux.pane(b, "pane_pid"))
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 20
+    while tmux.pane(b, "pane_dead") != "1":
+        assert time.monotonic() < deadline, "the killed client's pane is still alive"
+        time.sleep(0.05)
+    tmux.run("respawn-pane", "-t", b)  # the same command: `zhuoji join` started again
+
+    after = tmux.wait(b, lambda s: my_prompt(s) and HAND_KEYS.search(s) is not None,
+                      "bob back at his seat with the move", timeout=30)  # fmt: skip
+    assert hand_of(after) == hand, (before, after)
+    assert seats_of(after) == seats
+    assert "bob (you)" in after
+    for refusal in ("watch it instead", "already", "gone", "refused"):
+        assert refusal not in after, after
