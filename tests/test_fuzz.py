@@ -308,6 +308,7 @@ def test_the_parser_accepts_every_valid_frame(
 FLOODER = r"""
 import json, select, socket, sys, time
 from websockets.sync.client import connect
+from protocol.messages import PROTOCOL_VERSION
 
 url, seconds, mode = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 codes, frames, announced = [], 0, False
@@ -318,7 +319,8 @@ while time.monotonic() < end and (mode == "again" or not codes):
     # A hello and 2,000 requests, made once, then written straight to the socket as fast as
     # it takes them, never reading an answer: until the server's close frame comes (`again`:
     # then a new connection floods), or to the end (`one`).
-    ws.protocol.send_text(json.dumps({"type": "hello", "version": 1, "name": "flood"}).encode())
+    hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": "flood"}
+    ws.protocol.send_text(json.dumps(hello).encode())
     for _ in range(2000):
         ws.protocol.send_text(b'{"type": "list_tables"}')
     burst = memoryview(b"".join(ws.protocol.data_to_send()))

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any, get_args
 
 import pytest
 from pydantic import ValidationError
 
+from protocol import messages, settlement
 from protocol.messages import (
     PROTOCOL_VERSION,
     SERVER_ADAPTER,
@@ -14,10 +17,20 @@ from protocol.messages import (
     CreateTable,
     Hello,
     Prompt,
+    RoundEnded,
     parse_client,
     parse_server,
 )
 from protocol.schema import SCHEMA_PATH, build_schema, schema_text
+from protocol.settlement import (
+    ChickenPayment,
+    DouPayment,
+    HandPayment,
+    RobDetails,
+    parse_result,
+)
+from rules.kinds import BonusKind, ChickenKind, DouKind, PatternKind
+from rules.script import run_script
 from zhuoji.cli import main
 
 
@@ -116,3 +129,90 @@ def test_server_frames_round_trip() -> None:
          "wall_left": 50}
     )  # fmt: skip
     assert drew.type == "drew"
+
+
+# ---------------------------------------------------------------------------------------------
+# The settlement (`round_ended.result`)
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+def settled(name: str) -> dict[str, Any]:
+    """A scripted round's settlement as the server sends it."""
+    r = run_script(json.loads((SCRIPTS / name).read_text(encoding="utf-8")))
+    assert r.result is not None
+    result: dict[str, Any] = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    return result
+
+
+def round_ended(result: dict[str, Any]) -> str:
+    return json.dumps(
+        {"type": "round_ended", "table": "t1", "seq": 40, "result": result, "scores": [0] * 4}
+    )
+
+
+def test_a_settlement_parses_to_typed_payments() -> None:
+    result = settled("guiyang_38_zerenji_wuguji_gold_diandou.json")
+    frame = parse_server(round_ended(result))
+    assert isinstance(frame, RoundEnded) and frame.result == result
+    typed = parse_result(frame.result)
+    assert [type(p) for p in typed.payments] == [
+        HandPayment, DouPayment, ChickenPayment, ChickenPayment, ChickenPayment, ChickenPayment
+    ]  # fmt: skip
+    dou, zeren = typed.payments[1], typed.payments[5]
+    assert isinstance(dou, DouPayment) and dou.details.dou.kind is DouKind.DIANDOU
+    assert (dou.payer, dou.payee, dou.details.dou.fed_by) == (0, 2, 0)
+    assert isinstance(zeren, ChickenPayment) and zeren.kind == "zeren"
+    assert [(c.kind, c.tile, c.each, c.gold) for c in zeren.details.chickens] == [
+        (ChickenKind.ZEREN, "8p", 8, True)
+    ]
+    assert typed.wins[0].pattern is PatternKind.PINGHU and typed.wins[0].from_seat == 3
+    # Dumped by alias, the model is the very JSON it came from.
+    assert typed.model_dump(mode="json", exclude_unset=True) == result
+
+
+def test_a_rob_pays_three_typed_shares() -> None:
+    typed = parse_result(settled("guiyang_16_qianggang_quanshao.json"))
+    hand = typed.payments[0]
+    assert isinstance(hand, HandPayment) and isinstance(hand.details, RobDetails)
+    assert [(s.for_seat, s.units, s.dealer, s.streak) for s in hand.details.shares] == [
+        (0, 4, 1, 1), (1, 2, 0, 0), (2, 2, 0, 0)
+    ]  # fmt: skip
+    assert typed.wins[0].bonuses == [BonusKind.QIANGGANG, BonusKind.ZIMO]
+
+
+def _set(obj: Any, path: str, value: Any) -> None:
+    *head, last = path.split(".")
+    for key in head:
+        obj = obj[int(key)] if key.isdigit() else obj[key]
+    obj[int(last) if last.isdigit() else last] = value
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "where"),
+    [
+        ("payments.1.details.dou.kind", "bogus", "details.dou.kind"),
+        ("payments.0.details.pattern", "平胡", "hand.details.hand.pattern"),  # an id, not a name
+        ("payments.0.kind", "tip", "payments.0"),
+        ("payments.0.item", "dou", "payments.0.hand.item"),  # the item goes with the kind
+        ("payments.2.details.chickens.0.count", 5, "chickens.0.count"),
+        ("payments.2.details.secret", 1, "details.secret"),  # extra field
+        ("payments.0.amount", 0, "payments.0.hand.amount"),
+        ("payments.0.from", 4, "payments.0.hand.from"),
+        ("wins.0.how", "magic", "wins.0.how"),
+        ("net", [0, 0, 0], "net"),
+        ("dou.0.why", "because", "dou.0.why"),
+        ("hands.0", ["1m"] * 15, "hands.0"),
+        ("payments.0.detail", "x" * 501, "payments.0.hand.detail"),
+    ],
+)
+def test_a_bad_settlement_is_refused_naming_the_field(path: str, value: Any, where: str) -> None:
+    result = settled("guiyang_38_zerenji_wuguji_gold_diandou.json")
+    _set(result, path, value)
+    with pytest.raises(ValidationError) as err:
+        parse_server(round_ended(result))
+    assert where in str(err.value), str(err.value)
+
+
+def test_the_settlement_tile_names_are_the_protocols() -> None:
+    assert get_args(settlement.TileName) == get_args(messages.TileName)
