@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
 import logging
 import os
 import secrets
@@ -28,7 +27,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from protocol import codes
+from pydantic import BaseModel
+
+from protocol import codes, frames
 from protocol.codes import Close
 from protocol.messages import ROUND_EVENT_TYPES, Act, AddBot, Auto, RemoveBot, TakeSeat, Watch
 from rules.actions import Action, IllegalAction
@@ -59,11 +60,8 @@ LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get 
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
 
 
-_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def dumps(frame: dict[str, Any]) -> str:
-    return _encoder.encode(frame)
+def dumps(frame: BaseModel | dict[str, Any]) -> str:
+    return frames.encode(frame)  # validated against its protocol model
 
 
 @dataclass
@@ -436,13 +434,7 @@ class Table:
         return None
 
     def _welcome_member(self, conn: Conn, seat: int | None, token: str | None) -> None:
-        self._send(
-            conn,
-            {
-                "type": "joined", "table": self.id, "seq": self.seq, "seat": seat,
-                "token": token, "resume": "snapshot",
-            },
-        )  # fmt: skip
+        self._send(conn, frames.joined(self.id, self.seq, seat, token, "snapshot"))
         self._send_item(conn, seat, self._snapshot())
 
     async def _resume(self, conn: Conn, key: str, token: str, last_seq: int | None) -> None:
@@ -475,13 +467,8 @@ class Table:
                 or (bool(self.log) and self.log[0]["seq"] - 1 <= last_seq < self.seq)
             )
         )
-        self._send(
-            conn,
-            {
-                "type": "joined", "table": self.id, "seq": self.seq, "seat": index,
-                "token": token, "resume": "events" if catch_up else "snapshot",
-            },
-        )  # fmt: skip
+        self._send(conn, frames.joined(self.id, self.seq, index, token,
+                                       "events" if catch_up else "snapshot"))  # fmt: skip
         if catch_up:
             assert last_seq is not None
             for event in self.log:
@@ -503,7 +490,7 @@ class Table:
             self.spectators.discard(conn)
             conn.table = None
             if left:
-                self._send(conn, {"type": "left", "table": self.id})
+                self._send(conn, frames.left(self.id))
             await self._table_changed()
         elif conn.table is self and conn.seat is not None:
             index = conn.seat
@@ -513,7 +500,7 @@ class Table:
                 return
             seat.conn = None
             if left:
-                self._send(conn, {"type": "left", "table": self.id})
+                self._send(conn, frames.left(self.id))
             if self.state == "waiting":
                 # Before the start a seat is only a reservation: free it.
                 self.server.drop_token(seat.token_key)
@@ -972,7 +959,7 @@ class Table:
         if frame is not None:
             conn.send(dumps(frame))
 
-    def _send(self, conn: Conn, frame: dict[str, Any]) -> None:
+    def _send(self, conn: Conn, frame: BaseModel | dict[str, Any]) -> None:
         """A frame that concerns only this connection's own membership (joined, left)."""
         conn.send(dumps(frame))
 

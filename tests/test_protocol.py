@@ -9,7 +9,7 @@ from typing import Any, get_args
 import pytest
 from pydantic import ValidationError
 
-from protocol import messages, settlement
+from protocol import frames, messages, settlement
 from protocol.messages import (
     PROTOCOL_VERSION,
     SERVER_ADAPTER,
@@ -216,3 +216,76 @@ def test_a_bad_settlement_is_refused_naming_the_field(path: str, value: Any, whe
 
 def test_the_settlement_tile_names_are_the_protocols() -> None:
     assert get_args(settlement.TileName) == get_args(messages.TileName)
+
+
+# ---------------------------------------------------------------------------------------------
+# Server frames built from the models (protocol/frames.py)
+
+
+INFO: dict[str, Any] = {
+    "id": "t1", "name": "周五", "preset": "guiyang", "options": {}, "base": 1, "rounds": 8,
+    "turn_seconds": 15.0, "bank_seconds": 30.0, "claim_min_ms": 500, "has_password": False,
+    "seats": [{"name": None, "kind": "empty", "connected": False, "auto": False}] * 4,
+    "spectators": 0, "state": "waiting", "round_no": 0, "scores": [0, 0, 0, 0],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("frame", "want"),
+    [
+        (frames.welcome("zhuoji", "阿明"),
+         {"type": "welcome", "version": PROTOCOL_VERSION, "server": "zhuoji", "name": "阿明"}),
+        (frames.error("bad_json", "not valid JSON"),
+         {"type": "error", "code": "bad_json", "message": "not valid JSON"}),
+        (frames.error("stale", "old", ref="act", table="t1", seq=19),
+         {"type": "error", "code": "stale", "message": "old", "ref": "act", "table": "t1",
+          "seq": 19}),
+        (frames.joined("t1", 4, None, None, "snapshot"),
+         {"type": "joined", "table": "t1", "seq": 4, "seat": None, "token": None,
+          "resume": "snapshot"}),
+        (frames.left("t1"), {"type": "left", "table": "t1"}),
+        (frames.shutdown(True, "back soon"),
+         {"type": "shutdown", "restart": True, "message": "back soon"}),
+        (frames.tables([INFO]), {"type": "tables", "tables": [INFO]}),
+        (frames.table_update("t1", 2, INFO), {"type": "table", "table": "t1", "seq": 2,
+                                              "info": INFO}),
+        (frames.prompt("t1", 9, 0, [{"act": "pass"}, {"act": "pong"}], {"act": "pass"}, None,
+                       None),
+         {"type": "prompt", "table": "t1", "seq": 9, "seat": 0,
+          "actions": [{"act": "pass"}, {"act": "pong"}], "default": {"act": "pass"},
+          "deadline_ms": None, "bank_ms": None}),
+        (frames.match_started("t1", 5, 8, ["a", "b", "c", "d"]),
+         {"type": "match_started", "table": "t1", "seq": 5, "rounds": 8,
+          "names": ["a", "b", "c", "d"]}),
+        (frames.match_ended("t1", 99, [3, -1, -1, -1], 8, "finished"),
+         {"type": "match_ended", "table": "t1", "seq": 99, "scores": [3, -1, -1, -1],
+          "rounds_played": 8, "reason": "finished"}),
+        (frames.seat_status("t1", 7, 2, False, True),
+         {"type": "seat_status", "table": "t1", "seq": 7, "seat": 2, "connected": False,
+          "auto": True}),
+        (frames.auto_played("t1", 8, 2, "discard", "timeout"),
+         {"type": "auto_played", "table": "t1", "seq": 8, "seat": 2, "act": "discard",
+          "reason": "timeout"}),
+    ],
+)  # fmt: skip
+def test_each_builder_makes_its_frame_with_exactly_the_fields_given(
+    frame: Any, want: dict[str, Any]
+) -> None:
+    text = frames.encode(frame)
+    assert json.loads(text) == want
+    assert parse_server(text) == frame
+
+
+def test_a_logged_event_is_encoded_as_it_was_logged_once_validated() -> None:
+    drew = {"type": "drew", "seat": 1, "tile": None, "replacement": False, "wall_left": 50,
+            "table": "t1", "seq": 9}  # fmt: skip
+    assert json.loads(frames.encode(drew)) == drew
+    result = settled("guiyang_16_qianggang_quanshao.json")
+    ended = {"type": "round_ended", "result": result, "scores": [0] * 4, "table": "t1", "seq": 60}
+    assert json.loads(frames.encode(ended)) == ended
+    with pytest.raises(ValidationError, match="tile"):
+        frames.encode({**drew, "tile": "0z"})
+    with pytest.raises(ValidationError, match="hand"):
+        frames.encode({**drew, "hand": ["1m"]})  # a field the frame does not have
+    with pytest.raises(ValidationError):
+        frames.error("Not A Code", "x")
