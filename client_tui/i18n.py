@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import locale
 import os
+from enum import StrEnum
+
+from rules.kinds import BonusKind, ChickenKind, DouKind, ExtraKind, PatternKind
 
 # key → (zh, en). `{name}` fields are filled by `Lang.t(key, name=...)`.
 TEXT: dict[str, tuple[str, str]] = {
@@ -309,6 +312,67 @@ PATTERNS_EN: dict[str, str] = {
 }
 
 
+# ----- The settlement sheet, worded from the settlement's identifiers (rules/kinds.py) -----
+# Each identifier → (zh, en): the Chinese name is the identifier's own (`.zh`); the English
+# interface keeps it and adds a gloss.
+
+_GLOSS: dict[str, dict[str, str]] = {
+    "PatternKind": {
+        "pinghu": "plain", "daduizi": "all pungs", "dandiao": "single wait",
+        "qidui": "seven pairs", "longqidui": "dragon pairs", "qingyise": "one suit",
+        "qingdadui": "one-suit pungs", "qingdandiao": "one-suit single",
+        "qingqidui": "one-suit pairs", "qinglongbei": "one-suit dragon",
+        "dilong": "ground dragon", "qingdilong": "one-suit ground dragon",
+    },
+    "BonusKind": {
+        "qianggang": "robbed kong", "zimo": "self-drawn", "gangkai": "kong bloom",
+        "repao": "hot discard", "tianhu": "heavenly hand", "dihu": "earthly hand",
+        "baoting": "declared", "tianting": "declared at the deal", "shabao": "declarer caught",
+        "yikouer": "one pays two",
+    },
+    "ExtraKind": {"dealer": "dealer", "streak": "streak"},
+    "ChickenKind": {
+        "yaoji": "standing", "wuguji": "standing", "fanpai": "flipped", "yaobai": "swing",
+        "benji": "own", "xingqi": "weekday", "chongfeng": "first out", "mendou": "concealed kong",
+        "zeren": "fed", "baoji": "exposed", "jin": "gold",
+    },
+    "DouKind": {
+        "diandou": "kong of a discard", "mendou": "concealed kong",
+        "zhuanwan": "added kong", "hanbao": "dud kong",
+    },
+}  # fmt: skip
+
+NAMES: dict[str, tuple[str, str]] = {
+    f"{kind.__name__}.{member.value}": (
+        member.zh,
+        f"{member.zh} {_GLOSS[kind.__name__][member.value]}",
+    )
+    for kind in (PatternKind, BonusKind, ExtraKind, ChickenKind, DouKind)
+    for member in kind
+}
+"""`PatternKind.pinghu` … → (zh, en); every member of every kind has one (tests check)."""
+
+# How a payment line is worded: `{fields}` filled by `Lang.s(key, ...)`.
+SHEET_TEXT: dict[str, tuple[str, str]] = {
+    "times": ("（{parts}）×{n}", "({parts}) × {n}"),
+    "capped": ("{parts}，封顶{n}", "{parts}, capped at {n}"),
+    "rob": ("抢杠包三家：{shares}", "抢杠: pays for all three: {shares}"),
+    "rob_share": ("替{name}付 {parts}", "for {name}: {parts}"),
+    "rob_sep": ("；", "; "),
+    "fed_by": ("{dou}（{name}点杠）", "{dou} (fed by {name})"),
+    "repao_dou": ("杠后热炮，{dou}作废", "hot discard after {dou}, which is void"),
+    "baodou": ("代付{dou}", "pays for {dou}"),
+    "baoji_lines": ("未叫牌，赔外露的鸡：{lines}", "not ready: pays for exposed chickens: {lines}"),
+    "zeren_lines": ("首张被碰杠：{lines}", "first one claimed: {lines}"),
+    "chajiao_wait": ("叫牌，最大 {pattern} {n}", "ready, best wait {pattern} {n}"),
+    "gold": ("金", "金 gold "),
+    "chicken_count": ("{name} {tile}×{count}", "{name} {tile}×{count}"),
+    "each": ("，每张{n}", " @{n}"),
+    "equals": ("={n}", " = {n}"),
+    "line_sep": ("，", " · "),
+}
+
+
 def default_lang() -> str:
     """`zh` when the locale is Chinese, else `en`."""
     for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
@@ -355,3 +419,18 @@ class Lang:
     def pattern(self, name: str) -> str:
         """A pattern's display name (its Chinese name; glossed in English)."""
         return PATTERNS_EN.get(name, name) if self.code == "en" else name
+
+    def name(self, kind: StrEnum) -> str:
+        """An identifier of rules/kinds.py by its display name (its own value if unknown).
+
+        >>> Lang("zh").name(PatternKind.QIDUI), Lang("en").name(DouKind.MENDOU)
+        ('七对', '闷豆 concealed kong')
+        """
+        pair = NAMES.get(f"{type(kind).__name__}.{kind.value}")
+        return pair[self._index] if pair is not None else str(kind.value)
+
+    def s(self, key: str, **fields: object) -> str:
+        """A settlement-sheet wording template (`SHEET_TEXT`), filled in."""
+        pair = SHEET_TEXT.get(key)
+        text = pair[self._index] if pair is not None else key
+        return text.format(**fields) if fields else text

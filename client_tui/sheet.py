@@ -1,45 +1,68 @@
-"""The round settlement sheet, worked out from the server's result (`Settlement.to_dict()` and the
-revealed hands and melds): every seat's final hand, the flip and the chicken it makes, each seat's
-chickens, the 豆, every payment (payer, payee, `kind`, amount; the engine's `detail` only as a
-note), and each seat's total per kind, which must add up to the nets the server sent.
+"""The round settlement sheet, worked out from the server's typed settlement
+(`protocol.settlement.RoundResult`: every payment's `kind` and `details` in identifiers, the wins,
+each seat's chickens, the 豆, and the revealed hands and melds): every seat's final hand, the flip
+and the chicken it makes, each seat's chickens, the 豆, every payment (payer, payee, `kind`,
+amount, and its details, worded by `payment_words` in the interface language), and each seat's
+total per kind, which must add up to the nets the server sent.
 
+Nothing here reads the engine's readable `detail` text; every word comes from an identifier.
 Pure: the settlement screen only lays this out.
 
 >>> flip_chickens("5p", "guiyang")
-(('6p', '翻牌'),)
+(('6p', <ChickenKind.FANPAI: 'fanpai'>),)
 >>> flip_chickens("9s", "guiyang")
-(('1s', '金'),)
+(('1s', <ChickenKind.JIN: 'jin'>),)
 >>> flip_chickens("1s", "anshun")
-(('9s', '摇摆'), ('2s', '摇摆'))
+(('9s', <ChickenKind.YAOBAI: 'yaobai'>), ('2s', <ChickenKind.YAOBAI: 'yaobai'>))
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from client_tui.view import MeldV, ResultV, WinV
+from client_tui.i18n import Lang
+from client_tui.view import MeldV, ResultV
+from protocol.settlement import (
+    BaopaiPayment,
+    BonusUnits,
+    ChajiaoPayment,
+    ChickenCount,
+    ChickenPayment,
+    DouPayment,
+    DouRef,
+    HandDetails,
+    HandPayment,
+    Payment,
+    RepaoPayment,
+    RoundResult,
+    Win,
+    parse_result,
+)
+from rules.kinds import BonusKind, ChickenKind, DouKind, ExtraKind, PatternKind
 from rules.tiles import WUGUJI, YAOJI, next_kind, parse_tile, prev_kind, tile_name
 
-ITEM_ORDER = ("hand", "repao", "baopai", "chajiao", "dou", "chicken", "zeren", "baoji")
+ITEM_ORDER = ("hand", "repao", "baopai", "chajiao", "dou", "baodou", "chicken", "zeren", "baoji")
 """The payment kinds, in the order the sheet lists their totals (others follow, sorted)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ChickenLine:
+    """`count` tiles of one chicken kind, `each` units apiece (`gold`: 金, doubled)."""
+
     tile: str
     count: int
     each: int
-    tag: str
+    kind: ChickenKind
     units: int
+    gold: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class ChickenRow:
     """A seat's chicken tiles; `collects` when the seat won or is ready (only then is it paid).
-    `extras` are its 责任鸡 and 包鸡 payments as (tag, signed amount)."""
+    `extras` are its 责任鸡 and 包鸡 payments as (payment kind, signed amount)."""
 
     seat: int
     lines: tuple[ChickenLine, ...]
@@ -50,9 +73,11 @@ class ChickenRow:
 
 @dataclass(frozen=True, slots=True)
 class DouRow:
+    """A gang: its 豆 kind, meld kind, and whether it scored (`why` not: the engine's reason)."""
+
     seat: int
-    tile: str | None
-    dou: str | None
+    tile: str
+    dou: DouKind
     kind: str
     scores: bool
     why: str
@@ -61,15 +86,15 @@ class DouRow:
 @dataclass(frozen=True, slots=True)
 class PaymentRow:
     """One payment. `kind` is the fine label (hand, repao, baopai, dou, chicken, baoji, zeren,
-    chajiao), `item` the engine's coarser one; `how` says how the payee won, for a hand payment
-    (zimo, discard, rob) when the client saw the win."""
+    chajiao), `item` the coarser one; `how` says how the payee won, for a hand payment (zimo,
+    discard, rob); `payment` is the typed payment, whose details `payment_words` words."""
 
     payer: int
     payee: int
     kind: str
     amount: int
-    detail: str
-    item: str = ""
+    item: str
+    payment: Payment
     how: str | None = None
 
 
@@ -92,9 +117,9 @@ class HandRow:
 @dataclass(frozen=True, slots=True)
 class WinLine:
     seat: int
-    pattern: str
-    bonuses: tuple[str, ...]
-    how: str | None = None
+    pattern: PatternKind
+    bonuses: tuple[BonusKind, ...]
+    how: str
     tile: str | None = None
     from_seat: int | None = None
     void: bool = False
@@ -106,7 +131,7 @@ class Sheet:
     outcome: str
     winners: tuple[WinLine, ...]
     flip: str | None
-    flip_makes: tuple[tuple[str, str], ...]
+    flip_makes: tuple[tuple[str, ChickenKind], ...]
     chickens: tuple[ChickenRow, ...]
     dou: tuple[DouRow, ...]
     payments: tuple[PaymentRow, ...]
@@ -127,56 +152,141 @@ class Sheet:
         return self.computed == self.net and sum(self.net) == 0
 
 
-_SEAT = re.compile(r"\bseat ([0-3])\b")
-_TILE = re.compile(r"(?<![0-9A-Za-z])([1-9][mps])(?![0-9A-Za-z])")
-
-
-def payment_note(detail: str, name: Callable[[int], str], tile: Callable[[str], str]) -> str:
-    """The engine's `detail` as a note for the sheet: its seat numbers (0–3) as player names and
-    its tiles as the interface shows them.
-
-    >>> payment_note("点豆 3s (fed by seat 3)", lambda s: f"P{s + 1}", lambda t: t.upper())
-    '点豆 3S (fed by P4)'
-    """
-    detail = _SEAT.sub(lambda m: name(int(m.group(1))), detail)
-    return _TILE.sub(lambda m: tile(m.group(1)), detail)
-
-
-def flip_chickens(flip: str | None, chickens: str) -> tuple[tuple[str, str], ...]:
-    """What the flipped tile makes a chicken of, under the preset's chicken rules (§6)."""
+def flip_chickens(flip: str | None, chickens: str) -> tuple[tuple[str, ChickenKind], ...]:
+    """What the flipped tile makes a chicken of, under the preset's chicken rules (§6): a
+    翻牌鸡, 摇摆鸡, or a standing chicken turned gold (金鸡)."""
     if flip is None:
         return ()
     k = parse_tile(flip)
     nxt = next_kind(k)
     if chickens == "anshun":
         swing = (prev_kind(k), nxt)
-        return tuple((tile_name(s), "金" if s == YAOJI else "摇摆") for s in swing)
+        return tuple(
+            (tile_name(s), ChickenKind.JIN if s == YAOJI else ChickenKind.YAOBAI) for s in swing
+        )
     if chickens == "guiyang" and nxt in (YAOJI, WUGUJI):
-        return ((tile_name(nxt), "金"),)
-    return ((tile_name(nxt), "翻牌"),)
+        return ((tile_name(nxt), ChickenKind.JIN),)
+    return ((tile_name(nxt), ChickenKind.FANPAI),)
 
 
-def _winners(result: dict[str, Any], wins: tuple[WinV, ...]) -> tuple[WinLine, ...]:
-    by_seat = {w.seat: w for w in wins}
+# ---------------------------------------------------------------------------------------------
+# Wording a payment from its details
+
+
+Name = Callable[[int], str]
+TileLabel = Callable[[str], str]
+
+
+def _units(lang: Lang, parts: Sequence[tuple[str, int]]) -> str:
+    return " + ".join(f"{what} {n}" for what, n in parts)
+
+
+def _bonus_parts(lang: Lang, bonuses: Sequence[BonusUnits]) -> list[tuple[str, int]]:
+    return [(lang.name(b.kind), b.units) for b in bonuses]
+
+
+def hand_words(d: HandDetails, lang: Lang) -> str:
+    """A hand payment: `平胡 1 + 自摸 1 + 坐庄 1`, `（七对 2 + 自摸 1）×2 + 杀报 10`."""
+    parts = [(lang.name(d.pattern), d.pattern_units), *_bonus_parts(lang, d.bonuses)]
+    if d.dealer:
+        parts.append((lang.name(ExtraKind.DEALER), d.dealer))
+    if d.streak:
+        parts.append((lang.name(ExtraKind.STREAK), d.streak))
+    text = _units(lang, parts)
+    if d.multiplier != 1:
+        text = lang.s("times", parts=text, n=d.multiplier)
+    if d.after_multiplier:
+        text += " + " + _units(lang, _bonus_parts(lang, d.after_multiplier))
+    if d.cap is not None:
+        text = lang.s("capped", parts=text, n=d.cap)
+    return text
+
+
+def dou_words(d: DouRef, lang: Lang, name: Name, tile: TileLabel) -> str:
+    """A 豆: `点豆 8p (fed by P1)`, `闷豆 7p`."""
+    text = f"{lang.name(d.kind)} {tile(d.tile)}"
+    if d.fed_by is not None:
+        text = lang.s("fed_by", dou=text, name=name(d.fed_by))
+    return text
+
+
+def chicken_words(lines: Sequence[ChickenCount], lang: Lang, tile: TileLabel) -> str:
+    """Chicken lines: `幺鸡 1s×2=2，金乌骨鸡 8p×4，每张4=16`."""
     out = []
-    for w in result.get("winners", []):
-        seen = by_seat.get(w["seat"])
-        out.append(
-            WinLine(
-                seat=w["seat"], pattern=w["pattern"], bonuses=tuple(w.get("bonuses", ())),
-                how=seen.how if seen else None, tile=seen.tile if seen else None,
-                from_seat=seen.from_seat if seen else None, void=bool(w.get("void", False)),
-            )
-        )  # fmt: skip
-    return tuple(out)
+    for c in lines:
+        what = lang.name(c.kind)
+        if c.gold:
+            what = lang.s("gold") + what
+        text = lang.s("chicken_count", name=what, tile=tile(c.tile), count=c.count)
+        if c.each != 1:
+            text += lang.s("each", n=c.each)
+        out.append(text + lang.s("equals", n=c.units))
+    return lang.s("line_sep").join(out)
 
 
-def _hand_rows(res: ResultV, winners: tuple[WinLine, ...], chickens: tuple[ChickenRow, ...],
-               chickens_rule: str) -> tuple[HandRow, ...]:  # fmt: skip
-    """Each seat's revealed hand; () when the result does not reveal them."""
-    hands, melds = res.hands, res.melds
-    if hands is None:
-        return ()
+def payment_words(p: Payment, lang: Lang, name: Name, tile: TileLabel) -> str:
+    """What a payment is for, worded from its identifiers and numbers in `lang`; `name` gives a
+    seat's player name, `tile` a tile's label.
+
+    >>> from protocol.settlement import PAYMENT_ADAPTER
+    >>> p = PAYMENT_ADAPTER.validate_python({"from": 3, "to": 2, "item": "dou", "kind": "dou",
+    ...     "amount": 1, "detail": "", "details": {"dou": {"kind": "diandou", "tile": "8p",
+    ...     "fed_by": 3}, "units": 1}})
+    >>> payment_words(p, Lang("zh"), lambda s: "东南西北"[s], str)
+    '点豆 8p（北点杠）'
+    >>> payment_words(p, Lang("en"), lambda s: f"P{s + 1}", str)
+    '点豆 kong of a discard 8p (fed by P4)'
+    """
+    if isinstance(p, HandPayment):
+        d = p.details
+        if isinstance(d, HandDetails):
+            return hand_words(d, lang)
+        shares = [lang.s("rob_share", name=name(s.for_seat), parts=hand_words(s, lang))
+                  for s in d.shares]  # fmt: skip
+        return lang.s("rob", shares=lang.s("rob_sep").join(shares))
+    if isinstance(p, BaopaiPayment):
+        return hand_words(p.details, lang)
+    if isinstance(p, RepaoPayment):
+        return lang.s("repao_dou", dou=dou_words(p.details.dou, lang, name, tile))
+    if isinstance(p, DouPayment):
+        words = dou_words(p.details.dou, lang, name, tile)
+        return lang.s("baodou", dou=words) if p.kind == "baodou" else words
+    if isinstance(p, ChickenPayment):
+        lines = chicken_words(p.details.chickens, lang, tile)
+        if p.kind == "baoji":
+            return lang.s("baoji_lines", lines=lines)
+        if p.kind == "zeren":
+            return lang.s("zeren_lines", lines=lines)
+        return lines
+    assert isinstance(p, ChajiaoPayment)
+    wait = p.details
+    return lang.s("chajiao_wait", pattern=lang.name(wait.pattern), n=wait.pattern_units)
+
+
+# ---------------------------------------------------------------------------------------------
+# The sheet
+
+
+def settlement_of(res: ResultV) -> RoundResult:
+    """The typed settlement of a finished round (the frame was validated when it came in)."""
+    result: Any = res.result
+    return result if isinstance(result, RoundResult) else parse_result(result)
+
+
+def _winners(result: RoundResult) -> tuple[WinLine, ...]:
+    return tuple(
+        WinLine(w.seat, w.pattern, tuple(w.bonuses), w.how, w.tile, w.from_seat, w.void)
+        for w in result.wins
+    )
+
+
+def _hand_rows(res: ResultV, result: RoundResult, winners: tuple[WinLine, ...],
+               chickens: tuple[ChickenRow, ...], chickens_rule: str) -> tuple[HandRow, ...]:  # fmt: skip
+    """Each seat's revealed hand."""
+    hands = res.hands
+    assert hands is not None, "a settlement reveals every hand"
+    melds = tuple(tuple(MeldV(m.kind, m.tile, m.from_seat, m.dou) for m in row)
+                  for row in result.melds)  # fmt: skip
     marks = {row.seat: frozenset(ln.tile for ln in row.lines) for row in chickens}
     rows = []
     for seat in range(4):
@@ -191,26 +301,12 @@ def _hand_rows(res: ResultV, winners: tuple[WinLine, ...], chickens: tuple[Chick
         how = win.how if win is not None else None
         if how == "zimo" and tile is not None and tile in tiles:
             tiles.remove(tile)  # a 自摸 hand holds the winning tile: shown apart, marked
-        rows.append(HandRow(seat, tuple(tiles), melds[seat] if melds is not None else (),
-                            tile, how, mine, discarded))  # fmt: skip
+        rows.append(HandRow(seat, tuple(tiles), melds[seat], tile, how, mine, discarded))
     return tuple(rows)
 
 
-def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
-    """The sheet for one finished round."""
-    result = res.result
-    ready = tuple(bool(x) for x in result.get("ready", (False,) * 4))
-    winners = _winners(result, res.winners)
-    how = {w.seat: w.how for w in winners}
-    payments = []
-    for p in result.get("payments", []):
-        item = str(p.get("item", ""))
-        kind = str(p.get("kind") or item)
-        payments.append(
-            PaymentRow(int(p["from"]), int(p["to"]), kind, int(p["amount"]),
-                       str(p.get("detail", "")), item,
-                       how.get(int(p["to"])) if kind == "hand" else None)
-        )  # fmt: skip
+def _totals(payments: Sequence[PaymentRow]) -> tuple[list[int], dict[str, list[int]]]:
+    """Each seat's signed total, overall and per payment kind."""
     computed = [0, 0, 0, 0]
     per_item: dict[str, list[int]] = {}
     for p in payments:
@@ -219,54 +315,65 @@ def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
         row = per_item.setdefault(p.kind, [0, 0, 0, 0])
         row[p.payer] -= p.amount
         row[p.payee] += p.amount
-    items = tuple(i for i in ITEM_ORDER if i in per_item) + tuple(
-        sorted(i for i in per_item if i not in ITEM_ORDER)
-    )
-    winner_seats = {w.seat for w in winners}
-    # 责任鸡 and 包鸡 per seat and tag, summed (a 包鸡 is paid to each collector in turn).
+    return computed, per_item
+
+
+def _chicken_rows(result: RoundResult, payments: Sequence[PaymentRow],
+                  chickens_rule: str) -> tuple[ChickenRow, ...]:  # fmt: skip
+    # 责任鸡 and 包鸡 per seat and kind, summed (a 包鸡 is paid to each collector in turn).
     extras: dict[int, dict[str, int]] = {s: {} for s in range(4)}
     for p in payments:
         if p.kind in ("zeren", "baoji"):
-            tag = "责任" if p.kind == "zeren" else "包鸡"
-            extras[p.payee][tag] = extras[p.payee].get(tag, 0) + p.amount
-            extras[p.payer][tag] = extras[p.payer].get(tag, 0) - p.amount
-    chicken_rows = []
-    for c in result.get("chickens", []):
-        seat = int(c["seat"])
-        lines = tuple(
-            ChickenLine(ln["tile"], int(ln["count"]), int(ln["each"]), str(ln.get("tag", "")),
-                        int(ln["units"]))
-            for ln in c.get("lines", [])
-        )  # fmt: skip
-        collects = chickens_rule == "chuan" or ready[seat] or seat in winner_seats
-        chicken_rows.append(
-            ChickenRow(
-                seat, lines, int(c.get("units", 0)), collects, tuple(extras[seat].items())
-            )  # fmt: skip
-        )
-    dou_rows = tuple(
-        DouRow(int(d["seat"]), d.get("tile"), d.get("dou"), str(d.get("kind", "")),
-               bool(d.get("scores", False)), str(d.get("why", "")))
-        for d in result.get("dou", [])
+            extras[p.payee][p.kind] = extras[p.payee].get(p.kind, 0) + p.amount
+            extras[p.payer][p.kind] = extras[p.payer].get(p.kind, 0) - p.amount
+    rows = []
+    for c in result.chickens:
+        lines = tuple(ChickenLine(ln.tile, ln.count, ln.each, ln.kind, ln.units, ln.gold)
+                      for ln in c.lines)  # fmt: skip
+        collects = chickens_rule == "chuan" or result.ready[c.seat]  # winners are ready
+        rows.append(ChickenRow(c.seat, lines, c.units, collects, tuple(extras[c.seat].items())))
+    return tuple(rows)
+
+
+def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
+    """The sheet for one finished round."""
+    result = settlement_of(res)
+    winners = _winners(result)
+    how = {w.seat: w.how for w in winners}
+    payments = tuple(
+        PaymentRow(p.payer, p.payee, p.kind, p.amount, p.item, p,
+                   how.get(p.payee) if p.kind == "hand" else None)
+        for p in result.payments
     )  # fmt: skip
-    flip = result.get("flip")
+    computed, per_item = _totals(payments)
+    items = tuple(i for i in ITEM_ORDER if i in per_item) + tuple(
+        sorted(i for i in per_item if i not in ITEM_ORDER)
+    )
+    chicken_rows = _chicken_rows(result, payments, chickens_rule)
+    dou_rows = tuple(DouRow(d.seat, d.tile, d.dou_kind, d.kind, d.scores, d.why)
+                     for d in result.dou)  # fmt: skip
     return Sheet(
         round_no=res.round_no,
-        outcome=str(result.get("outcome", "")),
+        outcome=result.outcome,
         winners=winners,
-        flip=flip,
-        flip_makes=flip_chickens(flip, chickens_rule),
-        chickens=tuple(chicken_rows),
+        flip=result.flip,
+        flip_makes=flip_chickens(result.flip, chickens_rule),
+        chickens=chicken_rows,
         dou=dou_rows,
-        payments=tuple(payments),
+        payments=payments,
         items=items,
         by_item={k: tuple(v) for k, v in per_item.items()},
-        net=res.net,
+        net=tuple(result.net),
         computed=tuple(computed),
-        ready=ready,
-        next_dealer=int(result.get("next_dealer", 0)),
-        next_streak=int(result.get("next_streak", 0)),
+        ready=tuple(result.ready),
+        next_dealer=result.next_dealer,
+        next_streak=result.next_streak,
         scores=res.scores,
-        hands=_hand_rows(res, winners, tuple(chicken_rows), chickens_rule),
+        hands=_hand_rows(res, result, winners, chicken_rows, chickens_rule),
         fair=res.fair,
     )
+
+
+def round_wins(res: ResultV) -> tuple[Win, ...]:
+    """A finished round's winners, in identifiers (for the match summary)."""
+    return tuple(settlement_of(res).wins)

@@ -34,9 +34,15 @@ from pydantic import (
     StringConstraints,
     TypeAdapter,
 )
+from pydantic.json_schema import GetJsonSchemaHandler, JsonSchemaValue
+from pydantic_core import CoreSchema
 
-PROTOCOL_VERSION = 1
-"""Bumped on any change a client must know about; `hello` must quote it exactly."""
+from protocol.settlement import RoundResult, parse_result
+
+PROTOCOL_VERSION = 2
+"""Bumped on any change a client must know about; `hello` must quote it exactly.
+2: `round_ended.result` is the typed settlement of protocol/settlement.py (payments' `kind` and
+`details` in identifiers, `wins`)."""
 
 MAX_FRAME_BYTES = 16 * 1024
 """The server closes a connection that sends a bigger frame (close code 1009)."""
@@ -547,12 +553,34 @@ class Flipped(_TableFrame):
     tile: TileName
 
 
+def _valid_result(result: dict[str, Any]) -> dict[str, Any]:
+    parse_result(result)
+    return result
+
+
+class _AsRoundResult:
+    """Schema metadata: the field's JSON Schema is `RoundResult`'s."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, _schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return handler(RoundResult.__pydantic_core_schema__)
+
+
+SettlementJSON = Annotated[dict[str, Any], AfterValidator(_valid_result), _AsRoundResult]
+"""A settlement, validated against `protocol.settlement.RoundResult` (strict, bounded, no
+unknown field) and kept as the decoded JSON object; `parse_result` gives the typed model."""
+
+
 class RoundEnded(_TableFrame):
-    """The settlement (`rules.settle.Settlement.to_dict()`: every payment and each seat's net),
-    the match scores after it, and the fair deal opened (`deal`)."""
+    """The settlement (`result`: a `protocol.settlement.RoundResult`, the engine's
+    `Settlement.to_dict()` with every hand and meld revealed: each payment's `kind` and `details`
+    in identifiers, each seat's net), the match scores after it, and the fair deal opened
+    (`deal`)."""
 
     type: Literal["round_ended"] = "round_ended"
-    result: dict[str, Any]
+    result: SettlementJSON
     scores: list[Money] = Field(min_length=4, max_length=4)
     deal: DealReveal | None = None
 

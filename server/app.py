@@ -23,13 +23,13 @@ from collections.abc import AsyncIterator
 from http import HTTPStatus
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from protocol import codes
+from protocol import codes, frames
 from protocol.codes import Close
 from protocol.messages import (
     MAX_FRAME_BYTES,
@@ -45,7 +45,7 @@ from server.conn import Conn, Outbox, RateLimit, WsConn
 from server.credentials import hash_password, token_key
 from server.projection import ErrorItem, view_for
 from server.store import Store
-from server.table import LOG_KEEP, Settings, Table, dumps
+from server.table import LOG_KEEP, Settings, Table
 from server.table_core import Timing
 
 log = logging.getLogger("zhuoji.server")
@@ -235,7 +235,7 @@ class Server:
         if isinstance(msg, Hello):
             self._error(conn, codes.ALREADY_HELLO, "hello was already received", kind)
         elif kind == "list_tables":
-            self._send(conn, {"type": "tables", "tables": self.lobby()})
+            self._send(conn, frames.tables(self.lobby()))
         elif isinstance(msg, CreateTable):
             self._create(conn, msg)
         elif isinstance(msg, TakeSeat | Watch):
@@ -266,10 +266,7 @@ class Server:
             conn.close(Close.VERSION, f"protocol version {PROTOCOL_VERSION} only")
             return
         conn.hello, conn.name = True, msg.name
-        self._send(
-            conn,
-            {"type": "welcome", "version": PROTOCOL_VERSION, "server": self.name, "name": msg.name},
-        )
+        self._send(conn, frames.welcome(self.name, msg.name))
         if msg.token is not None:
             key = token_key(msg.token)
             table = self.tokens.get(key)
@@ -338,18 +335,18 @@ class Server:
         for conn in table.forget_members():
             if conn.table is table:
                 conn.table = conn.seat = None
-            self._send(conn, {"type": "left", "table": table.id})
+            self._send(conn, frames.left(table.id))
         table.post("stop")
 
     # ----- replies outside a table -----
 
-    def _send(self, conn: Conn, frame: dict[str, Any]) -> None:
-        conn.send(dumps(frame))
+    def _send(self, conn: Conn, frame: BaseModel | dict[str, Any]) -> None:
+        conn.send(frames.encode(frame))
 
     def _error(self, conn: Conn, code: str, message: str, ref: str | None) -> None:
         frame = view_for(ErrorItem(code, message, ref), None)
         assert frame is not None
-        conn.send(dumps(frame))
+        conn.send(frames.encode(frame))
 
     async def restore(self) -> int:
         """Resume every match a previous run left unfinished (`Table.restore`), and close the
@@ -393,7 +390,7 @@ class Server:
         tasks = [t.task for t in self.tables.values() if not t.task.done()]
         if tasks:
             await asyncio.wait(tasks, timeout=10)
-        notice = dumps({"type": "shutdown", "restart": restart, "message": message})
+        notice = frames.encode(frames.shutdown(restart, message))
         for conn in list(self.conns):
             if conn.hello:
                 conn.send(notice)

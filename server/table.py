@@ -17,11 +17,13 @@ its members are told, and the server goes on.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
+from protocol import frames
 from protocol.messages import TakeSeat, Watch
 from rules.options import OptionsError
 from rules.round import Round
@@ -52,11 +54,9 @@ __all__ = ["LOG_KEEP", "Settings", "Table", "dumps"]
 
 log = logging.getLogger("zhuoji.table")
 
-_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def dumps(frame: dict[str, Any]) -> str:
-    return _encoder.encode(frame)
+def dumps(frame: BaseModel | dict[str, Any]) -> str:
+    """One frame's JSON, validated against its protocol model (`protocol.frames.encode`)."""
+    return frames.encode(frame)
 
 
 class Table:

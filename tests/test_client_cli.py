@@ -6,6 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
+from protocol.messages import PROTOCOL_VERSION
 from zhuoji.cli import build_parser
 from zhuoji.play import LocalServer
 
@@ -29,7 +30,7 @@ def test_the_local_server_starts_answers_and_stops(tmp_path: Path) -> None:
         from websockets.asyncio.client import connect
 
         async with connect(url) as ws:
-            await ws.send(json.dumps({"type": "hello", "version": 1, "name": "me"}))
+            await ws.send(json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "me"}))
             return json.loads(await ws.recv())  # type: ignore[no-any-return]
 
     try:

@@ -314,6 +314,7 @@ FLOODER = r"""
 import json, select, socket, sys, time
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
+from protocol.messages import PROTOCOL_VERSION
 
 url, connections, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 PATIENCE = 30.0  # seconds the server has to act on one flooding connection
@@ -325,7 +326,7 @@ def flood_once():
     # comes (`again`), or, ignoring the close, until the server drops the socket (`one`).
     began = time.monotonic()
     ws = connect(url, compression=None, max_queue=None).__enter__()  # closed below
-    ws.protocol.send_text(json.dumps({"type": "hello", "version": 1, "name": "flood"}).encode())
+    ws.protocol.send_text(json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "flood"}).encode())
     for _ in range(2000):
         ws.protocol.send_text(b'{"type": "list_tables"}')
     burst = memoryview(b"".join(ws.protocol.data_to_send()))

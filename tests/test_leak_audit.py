@@ -63,7 +63,6 @@ from rules.script import run_script
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
 from server.projection import ErrorItem, PromptItem, SnapshotItem, view_for, view_key
 from server.store import load_round_script, table_events
-from server.table import dumps
 from server.testkit import running_server
 
 TILE = re.compile(r"^[1-9][mps]$")
@@ -262,6 +261,13 @@ class Claims:
     tiles: int = 0
 
 
+
+def dumps(frame: dict[str, Any]) -> str:
+    """A frame's JSON as the projection made it. The server's own `dumps` also validates each
+    frame against its protocol model, which refuses some leaks by itself (a `round_started`
+    with every hand); the audit judges the projection alone, so it must see them."""
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
 def walk(obj: Any) -> list[tuple[Path_, str, str]]:
     """Every string in a frame: its path, the name of the nearest key above it, the string."""
     found: list[tuple[Path_, str, str]] = []
@@ -444,7 +450,14 @@ class OfflineTable:
         self.seq = 0
         self.truth = Truth()
         self.tally = tally
-        self.info = {"id": self.table, "name": "audit"}  # the header carries no tiles
+        # The header carries no tiles; it is a whole `TableInfo`, since frames are validated.
+        seat = {"name": "bot", "kind": "bot", "connected": True, "auto": False}
+        self.info = {
+            "id": self.table, "name": "audit", "preset": preset, "options": {}, "base": 1,
+            "rounds": rounds, "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0,
+            "has_password": False, "seats": [seat] * 4, "spectators": 0, "state": "playing",
+            "round_no": 1, "scores": [0, 0, 0, 0],
+        }  # fmt: skip
         self.salt = ""
         self.commitment: str | None = None
 

@@ -17,7 +17,7 @@ from textual.widgets import Static
 from client_tui import tiles as tl
 from client_tui.i18n import Lang
 from client_tui.render import signed
-from client_tui.sheet import HandRow, Sheet, payment_note
+from client_tui.sheet import HandRow, Sheet, payment_words, round_wins
 from client_tui.view import MatchEndV, MeldV, ResultV
 
 BOLD = Style(bold=True)
@@ -90,11 +90,11 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
         if w.tile is not None:
             line.append(" ")
             line.append_text(tl.text(w.tile, ascii))
-        line.append(f"  {lang.pattern(w.pattern)}", style=BOLD)
+        line.append(f"  {lang.name(w.pattern)}", style=BOLD)
         if w.bonuses:
-            line.append(" + " + " + ".join(w.bonuses))
+            line.append(" + " + " + ".join(lang.name(b) for b in w.bonuses))
         if w.void:
-            line.append("  (包牌)", style=Style(color="red"))
+            line.append(f"  ({lang.item('baopai')})", style=Style(color="red"))
         line.append("    ")
     parts.append(line)
     # The nets up front: a short terminal shows the details below by scrolling.
@@ -112,11 +112,11 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
     else:
         flip.append_text(tl.text(sheet.flip, ascii))
         flip.append(" → ")
-        for i, (tile, tag) in enumerate(sheet.flip_makes):
+        for i, (tile, kind) in enumerate(sheet.flip_makes):
             if i:
-                flip.append(", ")
+                flip.append(lang.s("line_sep"))
             flip.append_text(tl.text(tile, ascii))
-            flip.append(f" {tag}鸡", style=GOLD)
+            flip.append(f" {lang.name(kind)}", style=GOLD)
     if sheet.fair is not None:  # the fair deal, checked against the commitment
         flip.append("    ")
         flip.append(lang.t("fair_ok" if sheet.fair else "fair_bad"),
@@ -156,13 +156,13 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
             if i:
                 lines.append(" · ", style=DIM)
             lines.append_text(tl.text(ln.tile, ascii))
-            if ln.tag:
-                lines.append(f" {ln.tag}", style=GOLD)
-            lines.append(f"×{ln.count}" + (f"@{ln.each}" if ln.each != 1 else "") + f"={ln.units}")
-        for tag, amount in row.extras:
+            chicken = (lang.s("gold") if ln.gold else "") + lang.name(ln.kind)
+            lines.append(f" {chicken}", style=GOLD)
+            lines.append(f" ×{ln.count}" + (f"@{ln.each}" if ln.each != 1 else "") + f"={ln.units}")
+        for pay_kind, amount in row.extras:
             if lines:
                 lines.append(" · ", style=DIM)
-            lines.append(f"{tag} ", style=GOLD)
+            lines.append(f"{lang.item(pay_kind)} ", style=GOLD)
             lines.append_text(_amount(amount))
         if not row.lines and not row.extras:
             lines.append(lang.t("no_chickens"), style=DIM)
@@ -177,9 +177,8 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
                     title=Text(lang.t("dou"), style=BOLD))  # fmt: skip
         dou.add_column(no_wrap=True)
         dou.add_column(overflow="fold")
-        dou_names = {"dian": "点豆", "men": "闷豆", "zhuanwan": "转弯豆", "hanbao": "憨包豆"}
         for d in sheet.dou:
-            what = Text(dou_names.get(d.dou or "", d.dou or d.kind) + " ")
+            what = Text(lang.name(d.dou) + " ")
             what.append_text(tl.text(d.tile, ascii))
             what.append("  ✓ " + lang.t("dou_scores") if d.scores else f"  ✗ {lang.dou_why(d.why)}",
                         style="green" if d.scores else DIM)  # fmt: skip
@@ -196,7 +195,7 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
         label = Text(lang.item(p.kind))
         if p.how is not None:
             label.append(" " + lang.how(p.how), style=DIM)
-        note = payment_note(p.detail, name, lambda t: tl.label(t, ascii))
+        note = payment_words(p.payment, lang, name, lambda t: tl.label(t, ascii))
         pay.add_row(Text(f"{name(p.payer)} → {name(p.payee)}"), label, Text(str(p.amount)),
                     Text(note))  # fmt: skip
     parts.append(pay)
@@ -282,8 +281,7 @@ def summary_renderable(end: MatchEndV | None, history: tuple[ResultV, ...], scor
             rounds.add_column(Text(name(seat)), justify="right")
         rounds.add_column("")
         for res in history:
-            winners = res.result.get("winners", [])
-            what = ", ".join(f"{name(w['seat'])} {lang.pattern(w['pattern'])}" for w in winners)
+            what = ", ".join(f"{name(w.seat)} {lang.name(w.pattern)}" for w in round_wins(res))
             rounds.add_row(str(res.round_no), *(_amount(v) for v in res.net),
                            Text(what or lang.t("draw"), style=DIM))  # fmt: skip
         parts.append(rounds)

@@ -1,0 +1,177 @@
+"""Server frames built from the protocol models: one builder per frame the server makes up, and
+`encode`, which turns a frame into the text a socket sends.
+
+The server keeps its table events as dicts (the log it stores, replays and projects: round
+events from the engine, and `table`, `match_started`, `seat_status`, … numbered by the table);
+`encode` validates such a dict against its model before it leaves, so no frame goes out that the
+protocol does not define. Frames that are not logged are built here directly. A frame is encoded
+once per viewer class (`server.projection.view_key`), not once per connection.
+
+The text holds exactly the fields that were given (`exclude_unset`): an `error` without `ref`
+has no `ref` key, a `drew` with `tile` null keeps it, as before.
+
+>>> encode(welcome("zhuoji", "阿明"))
+'{"type":"welcome","version":2,"server":"zhuoji","name":"阿明"}'
+>>> encode({"type": "left", "table": "7"})
+'{"type":"left","table":"7"}'
+>>> encode(error("stale", "that answers 18", ref="act", table="1", seq=19))
+'{"type":"error","code":"stale","message":"that answers 18","ref":"act","table":"1","seq":19}'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    SERVER_ADAPTER,
+    AutoPlayed,
+    Error,
+    Joined,
+    Left,
+    MatchEnded,
+    MatchStarted,
+    Prompt,
+    SeatStatus,
+    ServerMessage,
+    Shutdown,
+    Snapshot,
+    Tables,
+    TableUpdate,
+    Welcome,
+)
+
+Fields = Mapping[str, Any]
+
+
+def encode(frame: BaseModel | Fields) -> str:
+    """The text of one server frame; a dict is validated as the frame its `type` names (raises
+    `pydantic.ValidationError`, naming the field, if it is not one)."""
+    model = frame if isinstance(frame, BaseModel) else event(frame)
+    return model.model_dump_json(exclude_unset=True)
+
+
+def event(d: Fields) -> ServerMessage:
+    """A logged table event (or any frame given as a dict) as its validated model."""
+    return SERVER_ADAPTER.validate_python(d)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _make(cls: type[M], **fields: Any) -> M:
+    """A frame of model `cls` with exactly these fields and its `type` (so all are "set")."""
+    return cls.model_validate({"type": cls.model_fields["type"].default, **fields})
+
+
+# ----- connection and lobby -----
+
+
+def welcome(server: str, name: str) -> Welcome:
+    return _make(Welcome, version=PROTOCOL_VERSION, server=server, name=name)
+
+
+def error(
+    code: str,
+    message: str,
+    ref: str | None = None,
+    table: str | None = None,
+    seq: int | None = None,
+) -> Error:
+    """A refusal; `ref`, and `table` with its `seq`, only when given."""
+    fields: dict[str, Any] = {"code": code, "message": message}
+    if ref is not None:
+        fields["ref"] = ref
+    if table is not None:
+        fields["table"], fields["seq"] = table, seq
+    return _make(Error, **fields)
+
+
+def tables(infos: Sequence[Fields]) -> Tables:
+    """The lobby: one `TableInfo` per table (as `Table.info()` gives it)."""
+    return _make(Tables, tables=list(infos))
+
+
+def joined(
+    table: str,
+    seq: int,
+    seat: int | None,
+    token: str | None,
+    resume: Literal["events", "snapshot"],
+) -> Joined:
+    return _make(Joined, table=table, seq=seq, seat=seat, token=token, resume=resume)
+
+
+def left(table: str) -> Left:
+    return _make(Left, table=table)
+
+
+def shutdown(restart: bool, message: str) -> Shutdown:
+    return _make(Shutdown, restart=restart, message=message)
+
+
+# ----- table frames -----
+
+
+def prompt(
+    table: str,
+    seq: int,
+    seat: int,
+    actions: Sequence[Fields],
+    default: Fields,
+    deadline_ms: int | None,
+    bank_ms: int | None,
+) -> Prompt:
+    return _make(
+        Prompt, table=table, seq=seq, seat=seat, actions=list(actions), default=default,
+        deadline_ms=deadline_ms, bank_ms=bank_ms,
+    )  # fmt: skip
+
+
+def snapshot(
+    table: str, seq: int, info: Fields, seat: int | None, round: Fields | None
+) -> Snapshot:
+    """The table as `seat` may see it; `round` a `RoundView` dict (`projection.round_view`)."""
+    return _make(Snapshot, table=table, seq=seq, info=info, seat=seat, round=round)
+
+
+def table_update(table: str, seq: int, info: Fields) -> TableUpdate:
+    return _make(TableUpdate, table=table, seq=seq, info=info)
+
+
+def match_started(table: str, seq: int, rounds: int, names: Sequence[str]) -> MatchStarted:
+    return _make(MatchStarted, table=table, seq=seq, rounds=rounds, names=list(names))
+
+
+def match_ended(
+    table: str,
+    seq: int,
+    scores: Sequence[int],
+    rounds_played: int,
+    reason: Literal["finished", "abandoned"],
+) -> MatchEnded:
+    return _make(
+        MatchEnded,
+        table=table,
+        seq=seq,
+        scores=list(scores),
+        rounds_played=rounds_played,
+        reason=reason,
+    )
+
+
+def seat_status(table: str, seq: int, seat: int, connected: bool, auto: bool) -> SeatStatus:
+    return _make(SeatStatus, table=table, seq=seq, seat=seat, connected=connected, auto=auto)
+
+
+def auto_played(
+    table: str,
+    seq: int,
+    seat: int,
+    act: Literal["discard", "hu", "pong", "gang", "pass", "ready"],
+    reason: Literal["timeout", "disconnected", "auto"],
+) -> AutoPlayed:
+    return _make(AutoPlayed, table=table, seq=seq, seat=seat, act=act, reason=reason)
