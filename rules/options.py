@@ -86,6 +86,8 @@ class RuleOptions(BaseModel):
     dou_men: int = Units
     dou_zhuanwan: int = Units
     dou_need_ready: bool = True
+    # §5 / §13.7: a late 闷豆 / 转弯豆 is a 憨包豆 (scores nothing, still a pass); off: ordinary.
+    hanbao_dou: bool = True
     # §5 热炮.
     repao_bonus: int = Units
     repao_void_gang: bool = False
@@ -114,6 +116,8 @@ class RuleOptions(BaseModel):
     # §8.3 dealer rotation.
     two_winner_dealer: Literal["first_from_dealer", "discarder"] = "first_from_dealer"
     draw_dealer: Literal["stays", "ready_rule"] = "stays"
+    # §13.9: the first dealer of a match: drawn from the match seed, or seat 0.
+    first_dealer: Literal["dice", "seat0"] = "dice"
 
 
 GUIYANG = RuleOptions(
@@ -136,10 +140,10 @@ GUIYANG = RuleOptions(
 CHUAN = RuleOptions(
     patterns=PatternValues(
         pinghu=10, daduizi=30, dandiao=None, qidui=40, longqidui=50, qingyise=50,
-        qingdadui=80, qingdandiao=None, qingqidui=90, qinglongbei=100,
+        qingdadui=80, qingdandiao=None, qingqidui=50, qinglongbei=100,
     ),
     pass_gangs="any",
-    dou_dian=10, dou_men=20, dou_zhuanwan=10, dou_need_ready=False,
+    dou_dian=10, dou_men=20, dou_zhuanwan=10, dou_need_ready=False, hanbao_dou=False,
     repao_bonus=0, repao_void_gang=True, repao_men=60, repao_zhuanwan=30, repao_dian=10,
     qianggang_burn=False,
     pass_win="penalty",
@@ -156,7 +160,7 @@ ANSHUN = RuleOptions(
         qingdadui=15, qingdandiao=None, qingqidui=20, qinglongbei=30,
     ),
     pass_gangs="concealed_or_added", no_pinghu_after_diandou=True,
-    dou_dian=1, dou_men=2, dou_zhuanwan=1, dou_need_ready=True,
+    dou_dian=1, dou_men=2, dou_zhuanwan=1, dou_need_ready=True, hanbao_dou=False,
     repao_bonus=0, repao_void_gang=True, repao_men=6, repao_zhuanwan=3, repao_dian=1,
     qianggang_burn=False,
     pass_win="lock",

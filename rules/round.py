@@ -381,8 +381,9 @@ class Round:
                 self._declare_added_gang(seat, tile)
 
     def _late(self, seat: int, tile: int) -> bool:
-        """A gang declared on a later turn than the one its fourth tile arrived on (憨包豆)."""
-        return self.four_turn[seat].get(tile) != self.turn_num[seat]
+        """A gang declared on a later turn than the one its fourth tile arrived on (憨包豆), where
+        the options have 憨包豆 (RULES.md §13.7, §14.1)."""
+        return self.opts.hanbao_dou and self.four_turn[seat].get(tile) != self.turn_num[seat]
 
     def _concealed_gang(self, seat: int, tile: int) -> None:
         self.hands[seat][tile] -= 4
