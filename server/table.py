@@ -680,7 +680,7 @@ class Table:
     # ----- the round -----
 
     async def _start_round(self) -> None:
-        r = self.match.next_round()
+        r = self.match.next_round(weekday=time.localtime().tm_wday + 1)  # 星期鸡 (§13.12)
         seed = str(self.match.round_seed(self.round_no))
         self.round = r
         self.round_done = False
