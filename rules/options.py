@@ -28,6 +28,8 @@ class Pattern(StrEnum):
     QINGDANDIAO = "清单钓"
     QINGQIDUI = "清七对"
     QINGLONGBEI = "青龙背"
+    DILONG = "地龙"
+    QINGDILONG = "清地龙"
 
 
 PatternKey = Literal[
@@ -41,6 +43,8 @@ PatternKey = Literal[
     "qingdandiao",
     "qingqidui",
     "qinglongbei",
+    "dilong",
+    "qingdilong",
 ]
 
 PATTERN_KEYS: dict[Pattern, str] = {p: p.name.lower() for p in Pattern}
@@ -63,6 +67,9 @@ class PatternValues(BaseModel):
     qingdandiao: int | None = Field(default=None, ge=0, le=10_000)
     qingqidui: int = Field(ge=0, le=10_000)
     qinglongbei: int = Field(ge=0, le=10_000)
+    # §13.16 地龙 / 清地龙: off (None) in every preset; the apps' usual values are 10 and 20.
+    dilong: int | None = Field(default=None, ge=0, le=10_000)
+    qingdilong: int | None = Field(default=None, ge=0, le=10_000)
 
     def value(self, pattern: Pattern) -> int | None:
         v: int | None = getattr(self, PATTERN_KEYS[pattern])

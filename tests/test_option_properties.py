@@ -38,6 +38,7 @@ HOUSE_OPTIONS: list[dict[str, Any]] = [
     {"hand_cap": 3},
     {"first_dealer": "seat0"},
     {"hints": False},
+    {"patterns": {"dilong": 10, "qingdilong": 20}},
     {"benji": True, "xingqiji": True, "flip_chickens": "both", "baodou": True, "hand_cap": 8},
 ]
 CASES = [
