@@ -296,12 +296,12 @@ def _pay_hand(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
             form or "", r.opts.repao_dian
         )
         repao: dict[str, Any] = {"dou": _dou_ref(gang, form)}
+        detail = f"热炮 after {_dou_name(gang)}"
         if r.opts.hand_cap is not None and units + value > r.opts.hand_cap:
             value = max(0, r.opts.hand_cap - units)  # the cap covers hand and 热炮 together
             repao["cap"] = r.opts.hand_cap
-        ledger.pay(
-            discarder, w.seat, PaymentKind.REPAO, value, f"热炮 after {_dou_name(gang)}", repao
-        )
+            detail += f" (封顶 {r.opts.hand_cap} with the hand)"
+        ledger.pay(discarder, w.seat, PaymentKind.REPAO, value, detail, repao)
 
 
 def _rob_details(shares: list[dict[str, Any]]) -> dict[str, Any]:
