@@ -281,6 +281,7 @@ ITEMS: dict[str, tuple[str, str]] = {
     "baoji": ("包鸡", "包鸡 exposed"),
     "zeren": ("责任鸡", "责任鸡 fed chicken"),
     "chajiao": ("查叫", "查叫 not ready"),
+    "baodou": ("包豆", "包豆 kong of a player not ready"),
 }
 
 # How a hand was won, after a hand payment's label → (zh, en).

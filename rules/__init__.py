@@ -10,7 +10,6 @@ True
 """
 
 from rules.actions import ACT_KINDS, Action, IllegalAction
-from rules.bot import Bot, shanten
 from rules.events import PRIVATE_FIELDS, Event
 from rules.fairdeal import commitment, deal_order, verify
 from rules.hand import is_win, is_win_counts, wait_kinds, waits
@@ -54,6 +53,10 @@ from rules.tiles import (
     to_counts,
 )
 from rules.wall import seed_to_int, shuffled_wall
+
+# isort: split
+# The bot last: it may itself import from this surface, which by now holds everything else.
+from rules.bot import Bot, shanten
 
 __all__ = [
     "ACT_KINDS",

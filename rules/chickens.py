@@ -1,7 +1,20 @@
-"""鸡 (chickens): which tiles a player counts and what they are worth (RULES.md §6, §12.14–19).
+"""鸡 (chickens): which tiles a player counts and what they are worth (RULES.md §6, §12.14–19, §13).
 
-A player's chicken tiles are their concealed hand, their melds, their own unclaimed discards (not
-in chuan) and, for the first winner after the discarder, the winning tile.
+The preset's family (`opts.chickens`: guiyang, chuan, anshun) says which chickens exist; the §13
+options change their values and add house chickens:
+
+- standing chickens: guiyang `1s` (1) and `8p` (`wuguji`, `wuguji_value`); anshun `1s` (1); chuan
+  none. A standing kind that is also a flip chicken turns gold (金): its value doubles.
+- 冲锋: the first `1s` / `8p` discarded, unclaimed (`chongfeng_scope` `round`: only the first of
+  either). `fixed`: guiyang 3 / 6, anshun 2 (gold 3); `double`: twice the standing value; gold
+  doubles it (anshun `fixed` keeps its own 3).
+- flip chickens (`flip_chickens` next / both / none), 本鸡 (`benji`: the flipped kind), 星期鸡
+  (`xingqiji`: the weekday's rank in every suit): 1 each, chuan 10 (a chuan 闷豆 of one: 60). They
+  need a flip. A tile counts once, at its highest value.
+
+A player's chicken tiles are their concealed hand, their melds, their own unclaimed discards
+(`discards_are_chickens`; a 冲锋 tile counts whatever it says) and, for the first winner after the
+discarder, the winning tile.
 """
 
 from __future__ import annotations
@@ -10,16 +23,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.kinds import ChickenKind
+from rules.options import RuleOptions
 from rules.record import RoundRecord
-from rules.tiles import NUM_KINDS, WUGUJI, YAOJI, next_kind, prev_kind, tile_name
+from rules.tiles import NUM_KINDS, WUGUJI, YAOJI, next_kind, parse_tile, prev_kind, tile_name
 
-# guiyang: (standing value, 冲锋 value) per tile; gold doubles both.
-GUIYANG_STANDING = {YAOJI: (1, 3), WUGUJI: (2, 6)}
-GUIYANG_ZEREN = {YAOJI: 2, WUGUJI: 4}
+CHUIFENG_FLIP = parse_tile("5p")  # §13.13: this flip blows every chicken away
+CHUAN_UNIT = 10  # chuan's chickens are on its ×10 scale
+CHUAN_MEN_GANG = 6  # a chuan 闷豆 of a chicken kind: 6 units of the scale (60), not 4 × 10
+GUIYANG_CHONGFENG = {YAOJI: 3, WUGUJI: 6}  # `fixed`
+ANSHUN_CHONGFENG, ANSHUN_CHONGFENG_GOLD = 2, 3  # `fixed`
 STANDING_KIND = {YAOJI: ChickenKind.YAOJI, WUGUJI: ChickenKind.WUGUJI}
-CHUAN_TILE = 10
-CHUAN_MEN_GANG = 60
-ANSHUN_FIXED, ANSHUN_GOLD, ANSHUN_CHONGFENG, ANSHUN_CHONGFENG_GOLD = 1, 2, 2, 3
 
 
 @dataclass(slots=True)
@@ -62,140 +75,187 @@ class ChickenTally:
         }
 
 
-def _chongfeng_records(r: RoundRecord) -> dict[int, tuple[int, int]]:
-    """The first discard of 1s / 8p, if nobody claimed it: kind → (seat, index in row)."""
-    found: dict[int, tuple[int, int]] = {}
-    for kind, seat, idx in r.first_discards:
-        if not r.discards[seat][idx].claimed:
-            found[kind] = (seat, idx)
-    return found
+# ----- what the table's chickens are -----
 
 
-def _held_counts(r: RoundRecord, seat: int, with_discards: bool) -> tuple[list[int], list[int]]:
-    """(concealed + melded counts, own unclaimed discard counts)."""
+def standing_values(o: RuleOptions) -> dict[int, int]:
+    """The standing chicken kinds of the preset's family with their values (not gold)."""
+    if o.chickens == "guiyang":
+        return {YAOJI: 1, WUGUJI: o.wuguji_value} if o.wuguji else {YAOJI: 1}
+    if o.chickens == "anshun":
+        return {YAOJI: 1}
+    return {}
+
+
+def chongfeng_value(o: RuleOptions, kind: int, gold: bool) -> int:
+    """A 冲锋 tile's whole value (§12.14, §13.1)."""
+    if o.chongfeng_value == "double":
+        return standing_values(o)[kind] * 2 * (2 if gold else 1)
+    if o.chickens == "anshun":
+        return ANSHUN_CHONGFENG_GOLD if gold else ANSHUN_CHONGFENG
+    return GUIYANG_CHONGFENG[kind] * (2 if gold else 1)
+
+
+@dataclass(frozen=True, slots=True)
+class FlipChickens:
+    """The chickens a flip makes: kind → (value, what) for flip, 本鸡 and 星期鸡 kinds, and the
+    standing kinds it turns gold. Empty without a flip."""
+
+    extra: dict[int, tuple[int, ChickenKind]]
+    gold: frozenset[int]
+
+
+def flip_chickens(o: RuleOptions, flip: int | None, weekday: int | None) -> FlipChickens:
+    if flip is None:
+        return FlipChickens({}, frozenset())
+    unit = CHUAN_UNIT if o.chickens == "chuan" else 1
+    kinds: list[tuple[int, ChickenKind]] = []
+    if o.flip_chickens == "next":
+        kinds.append((next_kind(flip), ChickenKind.FANPAI))
+    elif o.flip_chickens == "both":
+        kinds += [(prev_kind(flip), ChickenKind.YAOBAI), (next_kind(flip), ChickenKind.YAOBAI)]
+    standing = standing_values(o)
+    gold = frozenset(k for k, _ in kinds if k in standing)
+    if o.benji:
+        kinds.append((flip, ChickenKind.BENJI))
+    if o.xingqiji and weekday is not None:
+        kinds += [(9 * suit + weekday - 1, ChickenKind.XINGQI) for suit in range(3)]
+    extra: dict[int, tuple[int, ChickenKind]] = {}
+    for kind, what in kinds:  # the first reading of a kind wins: all are worth one unit
+        extra.setdefault(kind, (unit, what))
+    return FlipChickens(extra, gold)
+
+
+def blown_away(r: RoundRecord) -> bool:
+    """吹风鸡 (§13.13): the flip is 5p, so no chicken of the round scores."""
+    return r.opts.chuifengji and r.flip == CHUIFENG_FLIP
+
+
+def chongfeng_seats(r: RoundRecord) -> dict[int, int]:
+    """The 冲锋 tiles: kind → the seat that discarded it (unclaimed), per `chongfeng_scope`."""
+    standing = standing_values(r.opts)
+    firsts = [fd for fd in r.first_discards if fd.kind in standing]
+    if r.opts.chongfeng_scope == "round":
+        firsts = firsts[:1]
+    return {fd.kind: fd.seat for fd in firsts if not r.discards[fd.seat][fd.row_index].claimed}
+
+
+# ----- tallies -----
+
+
+def _held_counts(r: RoundRecord, seat: int) -> list[int]:
+    """Concealed + melded counts, with the winning tile if this seat owns it."""
     counts = list(r.hands[seat])
     for w in r.winners:
         if w.seat == seat and w.how != "zimo" and w.owns_tile and w.tile is not None:
             counts[w.tile] += 1
     for m in r.melds[seat]:
         counts[m.tile] += m.size
-    discards = [0] * NUM_KINDS
-    if with_discards:
-        for rec in r.discards[seat]:
-            if not rec.claimed:
-                discards[rec.tile] += 1
-    return counts, discards
+    return counts
 
 
-def _guiyang_tally(r: RoundRecord, seat: int, fan: int | None, gold: int | None) -> ChickenTally:
+def _discard_counts(r: RoundRecord, seat: int) -> list[int]:
+    counts = [0] * NUM_KINDS
+    for rec in r.discards[seat]:
+        if not rec.claimed:
+            counts[rec.tile] += 1
+    return counts
+
+
+def _tally(
+    r: RoundRecord, seat: int, flip: FlipChickens, chongfeng: dict[int, int]
+) -> ChickenTally:
+    o = r.opts
     tally = ChickenTally(seat)
-    held, discarded = _held_counts(r, seat, with_discards=True)
-    chongfeng = _chongfeng_records(r)
+    held = _held_counts(r, seat)
+    if o.discards_are_chickens:
+        discarded = _discard_counts(r, seat)
+    else:  # a 冲锋 tile still counts for its discarder (§13 fine points)
+        discarded = [0] * NUM_KINDS
+        for kind, owner in chongfeng.items():
+            if owner == seat:
+                discarded[kind] += 1
+    standing = standing_values(o)
+    men_gangs = [0] * NUM_KINDS
+    if o.chickens == "chuan":
+        for m in r.melds[seat]:
+            if m.kind == "an":
+                men_gangs[m.tile] += 1
     for kind in range(NUM_KINDS):
         n = held[kind] + discarded[kind]
         if not n:
             continue
-        if kind in GUIYANG_STANDING:
-            standing, charge = GUIYANG_STANDING[kind]
-            mult = 2 if gold == kind else 1
-            gold_tag = "金" if gold == kind else ""
-            if chongfeng.get(kind, (-1, -1))[0] == seat:
-                tally.add(
-                    kind, 1, charge * mult, "冲锋" + gold_tag, ChickenKind.CHONGFENG, gold == kind
-                )
+        if kind in standing:
+            gold = kind in flip.gold
+            tag = "金" if gold else ""
+            if chongfeng.get(kind) == seat:
+                charge = chongfeng_value(o, kind, gold)
+                tally.add(kind, 1, charge, "冲锋" + tag, ChickenKind.CHONGFENG, gold)
                 n -= 1
-            tally.add(kind, n, standing * mult, gold_tag, STANDING_KIND[kind], gold == kind)
-        elif kind == fan:
-            tally.add(kind, n, 1, "翻牌", ChickenKind.FANPAI)
+            each = standing[kind] * (2 if gold else 1)
+            tally.add(kind, n, each, tag, STANDING_KIND[kind], gold)
+        elif kind in flip.extra:
+            each, what = flip.extra[kind]
+            men = men_gangs[kind]
+            tally.add(kind, n - 4 * men, each, _TAGS[what], what)
+            tally.add(kind, men, each * CHUAN_MEN_GANG, "闷豆", ChickenKind.MENDOU)
     return tally
 
 
-def _chuan_tally(r: RoundRecord, seat: int, fan: int | None) -> ChickenTally:
-    tally = ChickenTally(seat)
-    if fan is None:
-        return tally
-    held, _ = _held_counts(r, seat, with_discards=False)
-    men = sum(1 for m in r.melds[seat] if m.kind == "an" and m.tile == fan)
-    tally.add(fan, held[fan] - 4 * men, CHUAN_TILE, "翻牌", ChickenKind.FANPAI)
-    tally.add(fan, men, CHUAN_MEN_GANG, "闷豆", ChickenKind.MENDOU)
-    return tally
-
-
-def _anshun_tally(r: RoundRecord, seat: int, flip: int | None) -> ChickenTally:
-    tally = ChickenTally(seat)
-    held, discarded = _held_counts(r, seat, with_discards=True)
-    swing = {next_kind(flip), prev_kind(flip)} if flip is not None else set()
-    gold = YAOJI in swing
-    chongfeng = _chongfeng_records(r)
-    for kind in range(NUM_KINDS):
-        n = held[kind] + discarded[kind]
-        if not n:
-            continue
-        if kind == YAOJI:
-            if chongfeng.get(kind, (-1, -1))[0] == seat:
-                charge = ANSHUN_CHONGFENG_GOLD if gold else ANSHUN_CHONGFENG
-                tally.add(
-                    kind, 1, charge, "冲锋金" if gold else "冲锋", ChickenKind.CHONGFENG, gold
-                )
-                n -= 1
-            tally.add(
-                kind,
-                n,
-                ANSHUN_GOLD if gold else ANSHUN_FIXED,
-                "金" if gold else "",
-                ChickenKind.YAOJI,
-                gold,
-            )
-        elif kind in swing:
-            tally.add(kind, n, 1, "摇摆", ChickenKind.YAOBAI)
-    return tally
+_TAGS = {
+    ChickenKind.FANPAI: "翻牌",
+    ChickenKind.YAOBAI: "摇摆",
+    ChickenKind.BENJI: "本鸡",
+    ChickenKind.XINGQI: "星期",
+}
 
 
 def chicken_tallies(r: RoundRecord, draw: bool) -> list[ChickenTally]:
     """Every seat's chicken units. In a 荒庄 (draw=True) there is no flip and so no gold."""
-    flip = None if draw else r.flip
-    if r.opts.chickens == "chuan":
-        fan = next_kind(flip) if flip is not None else None
-        return [_chuan_tally(r, s, fan) for s in range(4)]
-    if r.opts.chickens == "anshun":
-        return [_anshun_tally(r, s, flip) for s in range(4)]
-    fan = next_kind(flip) if flip is not None else None
-    gold = fan if fan in GUIYANG_STANDING else None
-    return [_guiyang_tally(r, s, fan, gold) for s in range(4)]
-
-
-def _gold(r: RoundRecord) -> int | None:
-    if r.flip is None:
-        return None
-    fan = next_kind(r.flip)
-    return fan if fan in GUIYANG_STANDING else None
+    flip = flip_chickens(r.opts, None if draw else r.flip, r.weekday)
+    chongfeng = chongfeng_seats(r)
+    return [_tally(r, s, flip, chongfeng) for s in range(4)]
 
 
 def exposed_tally(r: RoundRecord, seat: int) -> ChickenTally:
-    """包鸡 (guiyang): units of the seat's exposed 幺鸡 and 乌骨鸡 (melded or discarded)."""
-    gold = _gold(r)
+    """包鸡 (guiyang): units of the seat's exposed standing chickens (melded, or discarded where
+    discards are chickens; its 冲锋 tile always)."""
+    o = r.opts
+    gold = flip_chickens(o, r.flip, r.weekday).gold
+    chongfeng = chongfeng_seats(r)
     tally = ChickenTally(seat)
-    chongfeng = _chongfeng_records(r)
-    for kind, (standing, charge) in GUIYANG_STANDING.items():
-        mult = 2 if gold == kind else 1
-        tag = "金" if gold == kind else ""
+    for kind, standing in standing_values(o).items():
+        is_gold = kind in gold
+        tag = "金" if is_gold else ""
         n = sum(m.size for m in r.melds[seat] if m.tile == kind)
-        n += sum(1 for rec in r.discards[seat] if rec.tile == kind and not rec.claimed)
-        if n and chongfeng.get(kind, (-1, -1))[0] == seat:
-            tally.add(kind, 1, charge * mult, "冲锋" + tag, ChickenKind.CHONGFENG, gold == kind)
+        if o.discards_are_chickens:
+            n += sum(1 for rec in r.discards[seat] if rec.tile == kind and not rec.claimed)
+        elif chongfeng.get(kind) == seat:
+            n += 1
+        if n and chongfeng.get(kind) == seat:
+            charge = chongfeng_value(o, kind, is_gold)
+            tally.add(kind, 1, charge, "冲锋" + tag, ChickenKind.CHONGFENG, is_gold)
             n -= 1
-        tally.add(kind, n, standing * mult, tag, STANDING_KIND[kind], gold == kind)
+        each = standing * (2 if is_gold else 1)
+        tally.add(kind, n, each, tag, STANDING_KIND[kind], is_gold)
     return tally
 
 
 def zeren_tallies(r: RoundRecord) -> list[tuple[int, int, ChickenTally]]:
-    """责任鸡 (guiyang): (claimer, discarder, its one line) for each first 1s/8p claimed."""
-    gold = _gold(r)
+    """责任鸡 (guiyang): (claimer, discarder, its one line) for each first 1s/8p claimed: the
+    extra is `zeren_extra` per 1s, twice it per 8p, doubled when gold (§13.2)."""
+    o = r.opts
+    if o.chickens != "guiyang":
+        return []
+    standing = standing_values(o)
+    gold = flip_chickens(o, r.flip, r.weekday).gold
     found = []
     for kind, claimer, discarder in r.zeren:
+        if kind not in standing:
+            continue
         tally = ChickenTally(claimer)
-        units = GUIYANG_ZEREN[kind] * (2 if gold == kind else 1)
+        units = o.zeren_extra * (2 if kind == WUGUJI else 1) * (2 if kind in gold else 1)
         tag = f"first {tile_name(kind)} claimed from seat {discarder}"
-        tally.add(kind, 1, units, tag, ChickenKind.ZEREN, gold == kind)
+        tally.add(kind, 1, units, tag, ChickenKind.ZEREN, kind in gold)
         found.append((claimer, discarder, tally))
     return found

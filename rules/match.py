@@ -1,10 +1,15 @@
 """A match: a fixed number of rounds with running scores, the deal passing by §8.3.
 
->>> from rules.options import GUIYANG
+The first dealer is drawn from the match seed (`first_dealer: dice`, RULES.md §13.9) or is seat 0
+(`seat0`); a `dealer` given to the constructor overrides both.
+
+>>> from rules.options import GUIYANG, make_options
 >>> m = Match(GUIYANG, rounds=2, seed="demo")
 >>> r = m.next_round()
->>> r.dealer, m.round_no
-(0, 1)
+>>> r.dealer == first_dealer("demo"), m.round_no
+(True, 1)
+>>> Match(make_options("guiyang", {"first_dealer": "seat0"}), rounds=1, seed="demo").dealer
+0
 """
 
 from __future__ import annotations
@@ -17,17 +22,26 @@ from rules.round import Phase, Round
 from rules.wall import seed_to_int
 
 
+def first_dealer(seed: int | str) -> int:
+    """The match's first dealer drawn from its seed (掷骰定庄): each seat equally likely."""
+    return seed_to_int(f"{seed}:first-dealer") % 4
+
+
 @dataclass(slots=True)
 class Match:
     options: RuleOptions
     rounds: int
     seed: int | str = 0
     base: int = 1
-    dealer: int = 0
+    dealer: int = -1  # -1: by `options.first_dealer`
     streak: int = 0
     round_no: int = 0  # rounds dealt so far
     scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     history: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.dealer < 0:
+            self.dealer = first_dealer(self.seed) if self.options.first_dealer == "dice" else 0
 
     def round_seed(self, round_no: int) -> int:
         """Each round's wall seed, derived from the match seed and the round number."""
@@ -37,13 +51,15 @@ class Match:
     def over(self) -> bool:
         return self.round_no >= self.rounds and len(self.history) == self.round_no
 
-    def next_round(self) -> Round:
+    def next_round(self, weekday: int | None = None) -> Round:
+        """Deal the next round; `weekday` (1 Monday … 7 Sunday) is the day of the deal, for
+        星期鸡 (RULES.md §13.12)."""
         if self.round_no >= self.rounds:
             raise ValueError("the match is over")
         self.round_no += 1
         return Round.deal(
             self.options, seed=self.round_seed(self.round_no),
-            dealer=self.dealer, streak=self.streak, base=self.base,
+            dealer=self.dealer, streak=self.streak, base=self.base, weekday=weekday,
         )  # fmt: skip
 
     def record(self, r: Round) -> None:
@@ -55,4 +71,6 @@ class Match:
             self.scores[seat] += result["net"][seat]
         self.dealer = result["next_dealer"]
         self.streak = result["next_streak"]
-        self.history.append({"round": self.round_no, "net": result["net"], "outcome": result["outcome"]})
+        self.history.append(
+            {"round": self.round_no, "net": result["net"], "outcome": result["outcome"]}
+        )

@@ -28,6 +28,8 @@ class Pattern(StrEnum):
     QINGDANDIAO = "清单钓"
     QINGQIDUI = "清七对"
     QINGLONGBEI = "青龙背"
+    DILONG = "地龙"
+    QINGDILONG = "清地龙"
 
 
 PatternKey = Literal[
@@ -41,6 +43,8 @@ PatternKey = Literal[
     "qingdandiao",
     "qingqidui",
     "qinglongbei",
+    "dilong",
+    "qingdilong",
 ]
 
 PATTERN_KEYS: dict[Pattern, str] = {p: p.name.lower() for p in Pattern}
@@ -63,6 +67,9 @@ class PatternValues(BaseModel):
     qingdandiao: int | None = Field(default=None, ge=0, le=10_000)
     qingqidui: int = Field(ge=0, le=10_000)
     qinglongbei: int = Field(ge=0, le=10_000)
+    # §13.16 地龙 / 清地龙: off (None) in every preset; the apps' usual values are 10 and 20.
+    dilong: int | None = Field(default=None, ge=0, le=10_000)
+    qingdilong: int | None = Field(default=None, ge=0, le=10_000)
 
     def value(self, pattern: Pattern) -> int | None:
         v: int | None = getattr(self, PATTERN_KEYS[pattern])
@@ -86,6 +93,8 @@ class RuleOptions(BaseModel):
     dou_men: int = Units
     dou_zhuanwan: int = Units
     dou_need_ready: bool = True
+    # §5 / §13.7: a late 闷豆 / 转弯豆 is a 憨包豆 (scores nothing, still a pass); off: ordinary.
+    hanbao_dou: bool = True
     # §5 热炮.
     repao_bonus: int = Units
     repao_void_gang: bool = False
@@ -94,16 +103,28 @@ class RuleOptions(BaseModel):
     repao_dian: int = Field(default=0, ge=0, le=10_000)
     # §5 抢杠.
     qianggang_burn: bool = False
-    # §2.5 passing a win.
-    pass_win: Literal["lock", "penalty"] = "lock"
-    # §6 chickens.
+    # §2.5 passing a win; §13.8 adds `none` (no 过水 rule).
+    pass_win: Literal["lock", "penalty", "none"] = "lock"
+    # §6 chickens: the preset's family of chickens, and the §13 house options on them.
     chickens: Literal["guiyang", "chuan", "anshun"] = "guiyang"
     draw_chickens: bool = False
+    chongfeng_value: Literal["fixed", "double"] = "fixed"  # §13.1
+    zeren_extra: int = Field(default=2, ge=0, le=10_000)  # §13.2: per 1s; 8p twice it
+    wuguji: bool = False  # §13.3: 8p is a standing chicken (guiyang's chickens only)
+    wuguji_value: Literal[1, 2] = 2
+    chongfeng_scope: Literal["kind", "round"] = "kind"  # §13.4
+    chickens_need_ready: bool = True  # §13.5
+    discards_are_chickens: bool = True  # §13.6 (满堂鸡)
+    flip_chickens: Literal["next", "both", "none"] = "next"  # §13.10
+    benji: bool = False  # §13.11 本鸡
+    xingqiji: bool = False  # §13.12 星期鸡
+    chuifengji: bool = False  # §13.13 吹风鸡
     # §8.1 bonuses.
     zimo_bonus: int = Units
     zimo_double: bool = False
     gangkai_bonus: int = Units
-    dealer_bonus: bool = False
+    # §8.1 坐庄/连庄, §13.14: `lianzhuang`, `none` or `yikouer` (一扣二).
+    dealer_scoring: Literal["lianzhuang", "none", "yikouer"] = "none"
     tianhu_bonus: int = Units
     dihu_bonus: int = Units
     # §8.4 declarations.
@@ -114,6 +135,12 @@ class RuleOptions(BaseModel):
     # §8.3 dealer rotation.
     two_winner_dealer: Literal["first_from_dealer", "discarder"] = "first_from_dealer"
     draw_dealer: Literal["stays", "ready_rule"] = "stays"
+    # §13.9: the first dealer of a match: drawn from the match seed, or seat 0.
+    first_dealer: Literal["dice", "seat0"] = "dice"
+    # §13.15 包豆, §13.17 封顶 (units per payer and winner; None: no cap), §13.18 听牌提示.
+    baodou: bool = False
+    hand_cap: int | None = Field(default=None, ge=1, le=1_000_000)
+    hints: bool = True
 
 
 GUIYANG = RuleOptions(
@@ -126,8 +153,9 @@ GUIYANG = RuleOptions(
     repao_bonus=1, repao_void_gang=False,
     qianggang_burn=True,
     pass_win="lock",
-    chickens="guiyang", draw_chickens=True,
-    zimo_bonus=1, zimo_double=False, gangkai_bonus=1, dealer_bonus=True,
+    chickens="guiyang", draw_chickens=True, wuguji=True, discards_are_chickens=True,
+    flip_chickens="next", chickens_need_ready=True,
+    zimo_bonus=1, zimo_double=False, gangkai_bonus=1, dealer_scoring="lianzhuang",
     tianhu_bonus=20, dihu_bonus=10,
     declare="baoting", baoting_bonus=10,
     two_winner_dealer="first_from_dealer", draw_dealer="stays",
@@ -136,15 +164,16 @@ GUIYANG = RuleOptions(
 CHUAN = RuleOptions(
     patterns=PatternValues(
         pinghu=10, daduizi=30, dandiao=None, qidui=40, longqidui=50, qingyise=50,
-        qingdadui=80, qingdandiao=None, qingqidui=90, qinglongbei=100,
+        qingdadui=80, qingdandiao=None, qingqidui=50, qinglongbei=100,
     ),
     pass_gangs="any",
-    dou_dian=10, dou_men=20, dou_zhuanwan=10, dou_need_ready=False,
+    dou_dian=10, dou_men=20, dou_zhuanwan=10, dou_need_ready=False, hanbao_dou=False,
     repao_bonus=0, repao_void_gang=True, repao_men=60, repao_zhuanwan=30, repao_dian=10,
     qianggang_burn=False,
     pass_win="penalty",
-    chickens="chuan", draw_chickens=False,
-    zimo_bonus=0, zimo_double=False, gangkai_bonus=10, dealer_bonus=False,
+    chickens="chuan", draw_chickens=False, wuguji=False, discards_are_chickens=False,
+    flip_chickens="next", chickens_need_ready=False,
+    zimo_bonus=0, zimo_double=False, gangkai_bonus=10, dealer_scoring="none",
     tianhu_bonus=0, dihu_bonus=0,
     declare="none",
     two_winner_dealer="first_from_dealer", draw_dealer="ready_rule",
@@ -156,12 +185,13 @@ ANSHUN = RuleOptions(
         qingdadui=15, qingdandiao=None, qingqidui=20, qinglongbei=30,
     ),
     pass_gangs="concealed_or_added", no_pinghu_after_diandou=True,
-    dou_dian=1, dou_men=2, dou_zhuanwan=1, dou_need_ready=True,
+    dou_dian=1, dou_men=2, dou_zhuanwan=1, dou_need_ready=True, hanbao_dou=False,
     repao_bonus=0, repao_void_gang=True, repao_men=6, repao_zhuanwan=3, repao_dian=1,
     qianggang_burn=False,
     pass_win="lock",
-    chickens="anshun", draw_chickens=False,
-    zimo_bonus=0, zimo_double=True, gangkai_bonus=0, dealer_bonus=False,
+    chickens="anshun", draw_chickens=False, wuguji=False, discards_are_chickens=True,
+    flip_chickens="both", chickens_need_ready=True,
+    zimo_bonus=0, zimo_double=True, gangkai_bonus=0, dealer_scoring="none",
     tianhu_bonus=0, dihu_bonus=0,
     declare="tianting", tianting_value=10, shabao_value=10,
     two_winner_dealer="discarder", draw_dealer="ready_rule",
@@ -185,6 +215,18 @@ def _format_validation(err: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _legacy(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Old option names still read: `dealer_bonus` (a bool) is `dealer_scoring` lianzhuang/none."""
+    if "dealer_bonus" not in overrides:
+        return overrides
+    out = dict(overrides)
+    value = out.pop("dealer_bonus")
+    if not isinstance(value, bool):
+        raise OptionsError(f"option 'dealer_bonus': must be true or false (got {value!r})")
+    out.setdefault("dealer_scoring", "lianzhuang" if value else "none")
+    return out
+
+
 def make_options(ruleset: str, overrides: dict[str, Any] | None = None) -> RuleOptions:
     """The preset `ruleset` with `overrides` applied; `patterns` may be overridden in part.
 
@@ -199,6 +241,7 @@ def make_options(ruleset: str, overrides: dict[str, Any] | None = None) -> RuleO
     if not isinstance(overrides, dict):
         raise OptionsError("options must be an object of option names to values")
     data = preset.model_dump()
+    overrides = _legacy(overrides)
     for name, value in overrides.items():
         if name == "patterns" and isinstance(value, dict):
             data["patterns"] = {**data["patterns"], **value}

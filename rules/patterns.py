@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rules.hand import read_shape, wait_kinds
+from rules.hand import is_win_counts, read_shape, wait_kinds
 from rules.options import Pattern, RuleOptions
 
 MeldKind = Literal["pong", "ming", "an", "bu"]
@@ -78,12 +78,19 @@ def _has_run_reading(counts: list[int]) -> bool:
     return search(list(counts), True, False)
 
 
-def applicable_patterns(counts: Sequence[int], meld_kinds: Sequence[int]) -> list[Pattern]:
-    """Every named pattern the complete hand can be read as ([] if it is not complete)."""
+def applicable_patterns(
+    counts: Sequence[int], meld_kinds: Sequence[int], melds: Sequence[Meld] | None = None
+) -> list[Pattern]:
+    """Every named pattern the complete hand can be read as ([] if it is not complete). With
+    `melds` given, the 地龙 shape (§13.16) is read too."""
+    found: list[Pattern] = []
+    if melds is not None and is_dilong(counts, melds):
+        found.append(Pattern.DILONG)
+        if _one_suit(counts, meld_kinds):
+            found.append(Pattern.QINGDILONG)
     shape = read_shape(counts, meld_kinds)
     if shape is None:
-        return []
-    found: list[Pattern] = []
+        return found
     if shape.seven_pairs:
         found.append(Pattern.QIDUI)
         if shape.dragon:
@@ -108,15 +115,89 @@ def applicable_patterns(counts: Sequence[int], meld_kinds: Sequence[int]) -> lis
 
 
 def best_pattern(
-    opts: RuleOptions, counts: Sequence[int], meld_kinds: Sequence[int]
+    opts: RuleOptions,
+    counts: Sequence[int],
+    meld_kinds: Sequence[int],
+    melds: Sequence[Meld] | None = None,
 ) -> tuple[Pattern, int] | None:
-    """The single highest named pattern the preset has for this complete hand, with its value."""
+    """The single highest named pattern the preset has for this complete hand, with its value.
+    Pass `melds` to have a 地龙 read where the table values it."""
     best: tuple[Pattern, int] | None = None
-    for p in applicable_patterns(counts, meld_kinds):
+    if not dilong_on(opts):
+        melds = None
+    for p in applicable_patterns(counts, meld_kinds, melds):
         v = opts.patterns.value(p)
         if v is not None and (best is None or v > best[1]):
             best = (p, v)
     return best
+
+
+# ----- 地龙 (§13.16) -----
+
+
+def dilong_on(opts: RuleOptions) -> bool:
+    """Whether the table values 地龙 or 清地龙 at all."""
+    return opts.patterns.dilong is not None or opts.patterns.qingdilong is not None
+
+
+def _one_suit(counts: Sequence[int], meld_kinds: Sequence[int]) -> bool:
+    suits = {k // 9 for k, c in enumerate(counts) if c} | {k // 9 for k in meld_kinds}
+    return len(suits) == 1
+
+
+def _dilong_pong(melds: Sequence[Meld]) -> int | None:
+    """The kind of the one 碰, when it is the player's only meld."""
+    if len(melds) == 1 and melds[0].kind == "pong":
+        return melds[0].tile
+    return None
+
+
+def is_dilong(counts: Sequence[int], melds: Sequence[Meld]) -> bool:
+    """地龙: exactly one 碰 and no other meld; the eleven concealed tiles (winning tile included)
+    are five pairs (a four counts as two) and the fourth tile of the 碰's kind."""
+    pong = _dilong_pong(melds)
+    if pong is None or sum(counts) != 11 or counts[pong] != 1:
+        return False
+    return all(c % 2 == 0 for k, c in enumerate(counts) if k != pong)
+
+
+def dilong_waits(opts: RuleOptions, counts: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    """The kinds that complete a 10-tile hand beside one 碰 as a 地龙 the table values."""
+    pong = _dilong_pong(melds)
+    if pong is None or not dilong_on(opts) or sum(counts) != 10:
+        return []
+    odd = [k for k, c in enumerate(counts) if c % 2]
+    if counts[pong] == 0 and not odd:
+        waits = [pong]
+    elif counts[pong] == 1 and len(odd) == 2:
+        waits = [k for k in odd if k != pong]
+    else:
+        return []
+    out = []
+    work = list(counts)
+    for k in waits:
+        work[k] += 1
+        if best_pattern(opts, work, [pong], melds) is not None:
+            out.append(k)
+        work[k] -= 1
+    return out
+
+
+def dilong_mask(opts: RuleOptions, counts: Sequence[int], melds: Sequence[Meld]) -> int:
+    """`dilong_waits` as a bitmask (bit k: kind k)."""
+    mask = 0
+    for k in dilong_waits(opts, counts, melds):
+        mask |= 1 << k
+    return mask
+
+
+def is_complete(opts: RuleOptions, counts: Sequence[int], melds: Sequence[Meld]) -> bool:
+    """A complete hand (§3), or a 地龙 the table values (§13.16)."""
+    if is_win_counts(counts, len(melds)):
+        return True
+    return (
+        dilong_on(opts) and best_pattern(opts, counts, [m.tile for m in melds], melds) is not None
+    )
 
 
 def has_pass(opts: RuleOptions, melds: Sequence[Meld]) -> bool:
@@ -131,9 +212,15 @@ def holding(counts: Sequence[int], melds: Sequence[Meld], kind: int) -> int:
     return counts[kind] + sum(m.size for m in melds if m.tile == kind)
 
 
-def ready_waits(counts: Sequence[int], melds: Sequence[Meld]) -> list[int]:
-    """The waits of a 13-tile hand that count for readiness (§7): not a kind held four times."""
-    return [k for k in wait_kinds(counts, len(melds)) if holding(counts, melds, k) < 4]
+def ready_waits(
+    counts: Sequence[int], melds: Sequence[Meld], opts: RuleOptions | None = None
+) -> list[int]:
+    """The waits of a 13-tile hand that count for readiness (§7): not a kind held four times.
+    With `opts`, a 地龙 wait counts where the table values 地龙 (§13 fine points)."""
+    found = wait_kinds(counts, len(melds))
+    if opts is not None and dilong_on(opts):
+        found = sorted(set(found) | set(dilong_waits(opts, counts, melds)))
+    return [k for k in found if holding(counts, melds, k) < 4]
 
 
 def ready_pattern(
@@ -143,9 +230,9 @@ def ready_pattern(
     best: tuple[Pattern, int] | None = None
     meld_kinds = [m.tile for m in melds]
     work = list(counts)
-    for k in ready_waits(counts, melds):
+    for k in ready_waits(counts, melds, opts):
         work[k] += 1
-        found = best_pattern(opts, work, meld_kinds)
+        found = best_pattern(opts, work, meld_kinds, melds)
         work[k] -= 1
         if found is not None and (best is None or found[1] > best[1]):
             best = found

@@ -105,4 +105,4 @@ class RoundRecord:
 
     def is_ready(self, seat: int) -> bool:
         """Ready on the final 13 tiles (RULES.md §7)."""
-        return bool(ready_waits(self.hands[seat], self.melds[seat]))
+        return bool(ready_waits(self.hands[seat], self.melds[seat], self.opts))

@@ -33,7 +33,16 @@ from rules.fairdeal import deal_order
 from rules.hand import is_win_counts
 from rules.hand import wait_mask as hand_wait_mask
 from rules.options import Pattern, RuleOptions
-from rules.patterns import Meld, best_pattern, has_pass, holding, ready_waits
+from rules.patterns import (
+    Meld,
+    best_pattern,
+    dilong_mask,
+    dilong_on,
+    has_pass,
+    holding,
+    is_complete,
+    ready_waits,
+)
 from rules.record import DiscardRecord, FirstDiscard, RoundRecord, WinInfo, ZerenClaim
 from rules.settle import Settlement, settle
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI, tile_name, to_counts
@@ -72,6 +81,7 @@ class Round:
         self.opts = opts
         self.base = base
         self.weekday = weekday  # the day of the deal, for 星期鸡 (RULES.md §13.12)
+        self.dilong = dilong_on(opts)  # 地龙 is a complete hand at this table (§13.16)
         self.dealer = dealer
         self.streak = streak
         self.wall: list[int] = list(wall)  # never mutated: `front` and `back` move instead
@@ -200,6 +210,8 @@ class Round:
         mask = self._wait_cache[seat]
         if mask is None:
             mask = hand_wait_mask(self.hands[seat], len(self.melds[seat]))
+            if self.dilong:  # 地龙 waits (RULES.md §13.16)
+                mask |= dilong_mask(self.opts, self.hands[seat], self.melds[seat])
             self._wait_cache[seat] = mask
         return mask
 
@@ -260,7 +272,7 @@ class Round:
             return False
         after = list(hand)
         after[tile] -= 1
-        return bool(ready_waits(after, self.melds[seat]))
+        return bool(ready_waits(after, self.melds[seat], self.opts))
 
     def _is_plain_ready(self, a: Action) -> bool:
         return (
@@ -350,7 +362,7 @@ class Round:
         assert tile is not None
         counts = list(self.hands[seat])
         counts[tile] += 1
-        if not is_win_counts(counts, len(self.melds[seat])):
+        if not is_complete(self.opts, counts, self.melds[seat]):
             return "not_complete", f"{tile_name(tile)} does not complete your hand"
         if self.opts.pass_win == "lock" and self.passed[seat]:
             return "passed_win", "you passed a win: no win on a discard until your next draw (过水)"
@@ -381,8 +393,9 @@ class Round:
                 self._declare_added_gang(seat, tile)
 
     def _late(self, seat: int, tile: int) -> bool:
-        """A gang declared on a later turn than the one its fourth tile arrived on (憨包豆)."""
-        return self.four_turn[seat].get(tile) != self.turn_num[seat]
+        """A gang declared on a later turn than the one its fourth tile arrived on (憨包豆), where
+        the options have 憨包豆 (RULES.md §13.7, §14.1)."""
+        return self.opts.hanbao_dou and self.four_turn[seat].get(tile) != self.turn_num[seat]
 
     def _concealed_gang(self, seat: int, tile: int) -> None:
         self.hands[seat][tile] -= 4
@@ -479,7 +492,7 @@ class Round:
         """§4: may `seat` win on this discard (the hand `counts` includes it)?"""
         if self.opts.pass_win == "lock" and self.passed[seat]:
             return False
-        found = best_pattern(self.opts, counts, self.meld_kinds(seat))
+        found = best_pattern(self.opts, counts, self.meld_kinds(seat), self.melds[seat])
         if found is None:
             return False
         if found[0] is not Pattern.PINGHU:
@@ -619,7 +632,7 @@ class Round:
         counts: list[int],
         owns_tile: bool,
     ) -> WinInfo:
-        found = best_pattern(self.opts, counts, self.meld_kinds(seat))
+        found = best_pattern(self.opts, counts, self.meld_kinds(seat), self.melds[seat])
         assert found is not None, "a win must have a pattern"
         zimo = how in ("zimo", "rob")
         on_discard = how == "discard"
@@ -760,7 +773,9 @@ def _turn_actions(r: Round, seat: int) -> list[Action]:
     melds = r.melds[seat]
     kinds = [k for k in range(NUM_KINDS) if hand[k]]
     actions: list[Action] = []
-    if not r.after_pong and is_win_counts(hand, len(melds)):
+    if not r.after_pong and (
+        is_win_counts(hand, len(melds)) or (r.dilong and is_complete(r.opts, hand, melds))
+    ):
         actions.append(Action(seat, "hu"))
     if r.declared[seat]:
         if r.drawn is not None and hand[r.drawn]:

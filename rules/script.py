@@ -44,6 +44,7 @@ class Script:
     wall: list[int]
     actions: list[Action]
     then: str
+    weekday: int | None = None  # 1 Monday … 7 Sunday (RULES.md §13.12); None: no 星期鸡
 
 
 def _int_field(data: dict[str, Any], name: str, default: int, lo: int, hi: int) -> int:
@@ -55,11 +56,11 @@ def _int_field(data: dict[str, Any], name: str, default: int, lo: int, hi: int) 
 
 def _tiles_field(value: Any, what: str) -> list[int]:
     if not isinstance(value, list):
-        raise ScriptError(f"{what} must be a list of tiles like \"5p\", got {type(value).__name__}")
+        raise ScriptError(f'{what} must be a list of tiles like "5p", got {type(value).__name__}')
     tiles = []
     for i, name in enumerate(value):
         if not isinstance(name, str):
-            raise ScriptError(f"{what}[{i}] must be a tile like \"5p\", got {name!r}")
+            raise ScriptError(f'{what}[{i}] must be a tile like "5p", got {name!r}')
         try:
             tiles.append(parse_tile(name))
         except TileParseError as err:
@@ -84,6 +85,7 @@ def parse_script(data: Any) -> Script:
     base = _int_field(data, "base", 1, 1, 1_000_000)
     dealer = _int_field(data, "dealer", 0, 0, 3)
     streak = _int_field(data, "streak", 0, 0, 10_000)
+    weekday = _int_field(data, "weekday", 1, 1, 7) if "weekday" in data else None
     hands_raw = data.get("hands")
     if not isinstance(hands_raw, list) or len(hands_raw) != 4:
         raise ScriptError("'hands' must be a list of four hands")
@@ -95,7 +97,7 @@ def parse_script(data: Any) -> Script:
     actions = []
     for i, a in enumerate(actions_raw):
         if not isinstance(a, dict):
-            raise ScriptError("an action must be an object like {\"seat\": 0, \"act\": \"discard\"}", i)
+            raise ScriptError('an action must be an object like {"seat": 0, "act": "discard"}', i)
         try:
             actions.append(Action.from_dict(a))
         except (ValueError, TileParseError) as err:
@@ -103,7 +105,7 @@ def parse_script(data: Any) -> Script:
     then = data.get("then", "stop")
     if then not in THEN_MODES:
         raise ScriptError(f"'then' must be one of {', '.join(THEN_MODES)}, got {then!r}")
-    return Script(ruleset, options, base, dealer, streak, hands, wall, actions, then)
+    return Script(ruleset, options, base, dealer, streak, hands, wall, actions, then, weekday)
 
 
 def _apply(r: Round, action: Action, index: int) -> None:
@@ -161,7 +163,7 @@ def play_script(script: Script) -> Round:
     try:
         r = Round(
             script.options, script.hands, script.wall,
-            dealer=script.dealer, streak=script.streak, base=script.base,
+            dealer=script.dealer, streak=script.streak, base=script.base, weekday=script.weekday,
         )  # fmt: skip
     except DealError as err:
         raise ScriptError(str(err)) from None

@@ -10,9 +10,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.chickens import ChickenTally, chicken_tallies, exposed_tally, zeren_tallies
+from rules.chickens import (
+    ChickenTally,
+    blown_away,
+    chicken_tallies,
+    exposed_tally,
+    zeren_tallies,
+)
 from rules.kinds import DOU_KIND_OF_MELD, ITEM_OF_KIND, BonusKind, PaymentKind
-from rules.options import PATTERN_KIND
+from rules.options import PATTERN_KIND, Pattern, RuleOptions
 from rules.patterns import Meld, ready_pattern
 from rules.record import RoundRecord, WinInfo
 from rules.tiles import tile_name
@@ -184,8 +190,9 @@ def _win_dict(r: RoundRecord, w: WinInfo) -> dict[str, Any]:
 
 
 def _dealer_extra(r: RoundRecord, a: int, b: int) -> tuple[int, int]:
-    """(坐庄, 连庄) units on a payment between a and b, where the preset has them."""
-    if r.opts.dealer_bonus and r.dealer in (a, b):
+    """(坐庄, 连庄) units on a payment between a and b, where the table has them (§13.14:
+    +1 + streak whatever the preset's scale)."""
+    if r.opts.dealer_scoring == "lianzhuang" and r.dealer in (a, b):
         return 1, r.streak
     return 0, 0
 
@@ -206,6 +213,7 @@ def _hand_units(r: RoundRecord, w: WinInfo) -> tuple[int, list[str], list[dict[s
         (w.dihu, o.dihu_bonus, BonusKind.DIHU),
         (w.declared and o.declare == "baoting", o.baoting_bonus, BonusKind.BAOTING),
         (w.shabao, o.shabao_value, BonusKind.SHABAO),
+        (_yikouer(o, w), 1, BonusKind.YIKOUER),
     ]
     for applies, value, bonus in extras:
         if applies and value:
@@ -232,7 +240,7 @@ def _share(r: RoundRecord, w: WinInfo, payer: int) -> tuple[int, str, dict[str, 
         units += r.opts.shabao_value  # 杀报: a 天听 player pays 10 more on another's 自摸
         text += f" + 杀报 {r.opts.shabao_value}"
         after.append({"kind": BonusKind.SHABAO.value, "units": r.opts.shabao_value})
-    details = {
+    details: dict[str, Any] = {
         "pattern": PATTERN_KIND[w.pattern].value,
         "pattern_units": w.value,
         "bonuses": bonuses,
@@ -240,9 +248,23 @@ def _share(r: RoundRecord, w: WinInfo, payer: int) -> tuple[int, str, dict[str, 
         "streak": streak,
         "multiplier": multiplier,
         "after_multiplier": after,
-        "units": units,
     }
+    units, text = _capped(r.opts, units, text, details)
+    details["units"] = units
     return units, text, details
+
+
+def _yikouer(o: RuleOptions, w: WinInfo) -> bool:
+    """一扣二 (§13.14): a 平胡 won by 自摸 (a 抢杠 share counts as one) earns +1 from each payer."""
+    return o.dealer_scoring == "yikouer" and w.zimo and w.pattern is Pattern.PINGHU
+
+
+def _capped(o: RuleOptions, units: int, text: str, details: dict[str, Any]) -> tuple[int, str]:
+    """封顶 (§13.17): a hand payment from one payer to one winner is at most `hand_cap`."""
+    if o.hand_cap is not None and units > o.hand_cap:
+        details["cap"] = o.hand_cap
+        return o.hand_cap, f"{text} (封顶 {o.hand_cap})"
+    return units, text
 
 
 def _pay_hand(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
@@ -273,10 +295,13 @@ def _pay_hand(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
         value = {"men": r.opts.repao_men, "zhuanwan": r.opts.repao_zhuanwan}.get(
             form or "", r.opts.repao_dian
         )
-        details = {"dou": _dou_ref(gang, form)}
-        ledger.pay(
-            discarder, w.seat, PaymentKind.REPAO, value, f"热炮 after {_dou_name(gang)}", details
-        )
+        repao: dict[str, Any] = {"dou": _dou_ref(gang, form)}
+        detail = f"热炮 after {_dou_name(gang)}"
+        if r.opts.hand_cap is not None and units + value > r.opts.hand_cap:
+            value = max(0, r.opts.hand_cap - units)  # the cap covers hand and 热炮 together
+            repao["cap"] = r.opts.hand_cap
+            detail += f" (封顶 {r.opts.hand_cap} with the hand)"
+        ledger.pay(discarder, w.seat, PaymentKind.REPAO, value, detail, repao)
 
 
 def _rob_details(shares: list[dict[str, Any]]) -> dict[str, Any]:
@@ -305,7 +330,7 @@ def _pay_baopai(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
         detail = f"包牌: passed a win, then won on a discard: {w.pattern.value} {value}"
         if dealer or streak:
             detail += f" + 坐庄/连庄 {dealer + streak}"
-        details = {
+        details: dict[str, Any] = {
             "pattern": PATTERN_KIND[w.pattern].value,
             "pattern_units": w.value,
             "bonuses": bonuses,
@@ -314,7 +339,8 @@ def _pay_baopai(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
             "multiplier": 1,
             "after_multiplier": [],
         }
-        ledger.pay(w.seat, other, PaymentKind.BAOPAI, value + dealer + streak, detail, details)
+        units, detail = _capped(o, value + dealer + streak, detail, details)
+        ledger.pay(w.seat, other, PaymentKind.BAOPAI, units, detail, details)
 
 
 # ----- 豆 (§5) -----
@@ -377,6 +403,8 @@ def _pay_dou(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[st
                  "dou_kind": DOU_KIND_OF_MELD[m.dou or "hanbao"].value}
             )  # fmt: skip
             if not scores:
+                if why == "holder not ready" or (why == "全烧" and not ready[holder]):
+                    _pay_baodou(r, ledger, ready, holder, m)
                 continue
             name = _dou_name(m)
             details = {"dou": _dou_ref(m)}
@@ -385,10 +413,28 @@ def _pay_dou(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[st
                 detail = f"{name} (fed by seat {m.from_seat})"
                 ledger.pay(m.from_seat, holder, PaymentKind.DOU, o.dou_dian, detail, details)
             else:
-                value = o.dou_men if m.dou == "men" else o.dou_zhuanwan
+                value = _dou_value(o, m)
                 for payer in _after(holder):
                     ledger.pay(payer, holder, PaymentKind.DOU, value, name, details)
     return listing
+
+
+def _dou_value(o: RuleOptions, m: Meld) -> int:
+    return {"dian": o.dou_dian, "men": o.dou_men}.get(m.dou or "", o.dou_zhuanwan)
+
+
+def _pay_baodou(r: RoundRecord, ledger: _Ledger, ready: list[bool], holder: int, m: Meld) -> None:
+    """包豆 (§13.15): a holder who is not ready pays their 豆's value to each player who won or
+    is ready (a 点豆's too, not only to its feeder). Only where a 豆 needs its holder ready."""
+    o = r.opts
+    if not (o.baodou and o.dou_need_ready) or ready[holder]:
+        return
+    burned = _burned(r)
+    value = _dou_value(o, m)
+    detail = f"包豆: {_dou_name(m)} of a player who is not ready"
+    for q in _after(holder):
+        if ready[q] and q != burned:
+            ledger.pay(holder, q, PaymentKind.BAODOU, value, detail, {"dou": _dou_ref(m)})
 
 
 # ----- 鸡 (§6) -----
@@ -400,19 +446,19 @@ def _tally_dicts(tallies: Iterable[ChickenTally]) -> list[dict[str, Any]]:
 
 def _pay_chickens(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
     o = r.opts
+    if blown_away(r):  # 吹风鸡: no chicken, 冲锋, 责任 or 包鸡 payment
+        return []
     burned = _burned(r)
     tallies = chicken_tallies(r, draw=False)
-    if o.chickens == "chuan":
-        collectors = [s for s in range(4) if s != burned]
-    else:
-        collectors = [s for s in range(4) if ready[s] and s != burned]
+    need_ready = o.chickens_need_ready
+    collectors = [s for s in range(4) if (ready[s] or not need_ready) and s != burned]
     for q in collectors:
         t = tallies[q]
         for payer in _after(q):
             ledger.pay(payer, q, PaymentKind.CHICKEN, t.units, f"鸡: {t.detail}", t.details())
     if o.chickens == "guiyang":
         for payer in range(4):
-            if ready[payer]:
+            if ready[payer] or not need_ready:  # 包鸡 only where chickens need ready
                 continue
             exposed = exposed_tally(r, payer)
             for q in collectors:

@@ -55,6 +55,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from protocol import codes
@@ -84,6 +85,12 @@ LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get 
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
 
 M = TypeVar("M", bound=Hashable)
+
+
+def weekday_of(wall: float) -> int:
+    """Monday 1 … Sunday 7 of the server's local date at `wall` (epoch seconds): the deal's
+    weekday for 星期鸡 (RULES.md §13.12)."""
+    return datetime.fromtimestamp(wall).isoweekday()
 
 
 # ----- effects -----
@@ -833,7 +840,7 @@ class TableCore(Generic[M]):
     # ----- the round -----
 
     def _start_round(self, now: float) -> None:
-        r = self.match.next_round()
+        r = self.match.next_round(weekday=weekday_of(self._wall))  # 星期鸡 (§13.12)
         seed = str(self.match.round_seed(self.round_no))
         self.round = r
         self.round_done = False

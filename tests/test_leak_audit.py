@@ -340,13 +340,15 @@ def claims_of(text: str) -> Claims:
         for i, dou in enumerate(result.get("dou", [])):
             take(dou["tile"], ("known",), f"dou{i}")
             c.texts.append((("result", "dou", i, "why"), dou.get("why") or ""))
-        for i, win in enumerate(result.get("wins", [])):
-            take(win.get("tile"), ("known",), f"win{i}")
         for i, payment in enumerate(result.get("payments", [])):
             c.texts.append((("result", "payments", i, "detail"), payment["detail"]))
-            # The structured details name tiles already on the sheet (chickens, 豆): known ones.
-            for j, (_, _, name) in enumerate(walk(payment.get("details", {}))):
-                take(name, ("known",), f"payment{i}.{j}")
+            details = payment.get("details") or {}
+            for j, line in enumerate(details.get("chickens", [])):
+                take(line["tile"], ("known",), f"pay{i}.{j}", line["count"])
+            if "dou" in details:
+                take(details["dou"]["tile"], ("known",), f"paydou{i}")
+        for i, win in enumerate(result.get("wins", [])):
+            take(win["tile"], ("known",), f"win{i}")
         for name in (frame.get("deal") or {}).get("order", []):
             take(name, ("deal",), "deal")  # the fair deal, opened at the end
     elif kind == "snapshot" and frame["round"] is not None:

@@ -57,3 +57,57 @@ def test_deal_script_options_change_the_settlement() -> None:
 def test_deal_script_with_a_bad_option_is_an_error() -> None:
     with pytest.raises(ScriptError, match="unknown option 'bogus'"):
         run_script({"ruleset": "guiyang", "options": {"bogus": True}, "hands": []})
+
+
+@pytest.mark.parametrize(
+    ("overrides", "named"),
+    [
+        ({"chongfeng_value": "triple"}, "option 'chongfeng_value'"),
+        ({"zeren_extra": -1}, "option 'zeren_extra'"),
+        ({"wuguji": "perhaps"}, "option 'wuguji'"),
+        ({"wuguji_value": 3}, "option 'wuguji_value'"),
+        ({"chongfeng_scope": "game"}, "option 'chongfeng_scope'"),
+        ({"chickens_need_ready": "rarely"}, "option 'chickens_need_ready'"),
+        ({"discards_are_chickens": 2}, "option 'discards_are_chickens'"),
+        ({"hanbao_dou": "maybe"}, "option 'hanbao_dou'"),
+        ({"pass_win": "never"}, "option 'pass_win'"),
+        ({"first_dealer": "oldest"}, "option 'first_dealer'"),
+        ({"flip_chickens": "prev"}, "option 'flip_chickens'"),
+        ({"benji": "sometimes"}, "option 'benji'"),
+        ({"xingqiji": 7}, "option 'xingqiji'"),
+        ({"chuifengji": "5p"}, "option 'chuifengji'"),
+        ({"dealer_scoring": "yikousan"}, "option 'dealer_scoring'"),
+        ({"baodou": "x"}, "option 'baodou'"),
+        ({"hand_cap": 0}, "option 'hand_cap'"),
+        ({"hand_cap": "ten"}, "option 'hand_cap'"),
+        ({"hints": "never"}, "option 'hints'"),
+        ({"dealer_bonus": "yes"}, "option 'dealer_bonus'"),
+    ],
+)
+def test_bad_house_options_are_refused_by_name(overrides: dict, named: str) -> None:
+    with pytest.raises(OptionsError) as info:
+        make_options("guiyang", overrides)
+    assert named in str(info.value)
+
+
+def test_house_option_defaults_are_each_presets_behaviour() -> None:
+    """RULES.md §13 defaults (and §14): what each preset played before the options existed."""
+    g, c, a = PRESETS["guiyang"], PRESETS["chuan"], PRESETS["anshun"]
+    assert (g.wuguji, g.wuguji_value, g.zeren_extra, g.chongfeng_value) == (True, 2, 2, "fixed")
+    assert (g.discards_are_chickens, c.discards_are_chickens, a.discards_are_chickens) == (
+        True, False, True,
+    )  # fmt: skip
+    assert (g.flip_chickens, c.flip_chickens, a.flip_chickens) == ("next", "next", "both")
+    assert (g.chickens_need_ready, c.chickens_need_ready, a.chickens_need_ready) == (
+        True, False, True,
+    )  # fmt: skip
+    assert (g.hanbao_dou, c.hanbao_dou, a.hanbao_dou) == (True, False, False)
+    assert (g.dealer_scoring, c.dealer_scoring, a.dealer_scoring) == ("lianzhuang", "none", "none")
+    for p in (g, c, a):
+        assert p.first_dealer == "dice" and p.hints and p.hand_cap is None
+        assert not (p.benji or p.xingqiji or p.chuifengji or p.baodou)
+
+
+def test_the_old_dealer_bonus_name_is_still_read() -> None:
+    assert make_options("chuan", {"dealer_bonus": True}).dealer_scoring == "lianzhuang"
+    assert make_options("guiyang", {"dealer_bonus": False}).dealer_scoring == "none"

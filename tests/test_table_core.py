@@ -41,7 +41,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def settings(**fields: Any) -> Settings:
     base: dict[str, Any] = {
-        "name": "测试", "preset": "guiyang", "overrides": {}, "base": 1, "rounds": 1,
+        # Seat 0 deals first: the tests follow the deal from the host's seat.
+        "name": "测试", "preset": "guiyang", "overrides": {"first_dealer": "seat0"}, "base": 1,
+        "rounds": 1,
         "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0,
     }  # fmt: skip
     base.update(fields)

@@ -166,7 +166,10 @@ async def test_play_whole_rounds_against_bots(tmp_path: Path) -> None:
     db = tmp_path / "z.db"
     # The seed fixes the deals and the bots: in these two rounds this player pongs and wins.
     async with running_server(db, seed="tui-7") as (url, _server):
-        create = CreateTable(name="pilot", rounds=2, **FAST)  # type: ignore[arg-type]
+        # Seat 0 deals first (not drawn from the seed), as when these deals were chosen.
+        create = CreateTable(
+            name="pilot", rounds=2, options={"first_dealer": "seat0"}, **FAST  # type: ignore[arg-type]
+        )
         app = ZhuojiApp(url, name="me", lang="en", ascii=True, mode="play", create=create)
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.view.prompt is not None)
@@ -289,7 +292,10 @@ async def test_watch_a_table_as_a_spectator(tmp_path: Path) -> None:
 
 async def test_dropped_connection_resumes_the_seat(tmp_path: Path) -> None:
     async with running_server(tmp_path / "z.db", seed="tui-3") as (url, server):
-        create = CreateTable(name="pilot", rounds=2, **FAST)  # type: ignore[arg-type]
+        # Seat 0 deals first (not drawn from the seed), as when these deals were chosen.
+        create = CreateTable(
+            name="pilot", rounds=2, options={"first_dealer": "seat0"}, **FAST  # type: ignore[arg-type]
+        )
         app = ZhuojiApp(url, name="me", lang="en", ascii=True, mode="play", create=create)
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.view.prompt is not None)

@@ -16,6 +16,7 @@ ITEM_ZH = {
     "repao": "热炮",
     "chajiao": "查叫",
     "baopai": "包牌",
+    "baodou": "包豆",
 }
 
 
