@@ -57,6 +57,7 @@ log = logging.getLogger("zhuoji.table")
 
 LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
+STORAGE_WAIT = 0.5  # a write that took longer was held up by a storage fault: clocks stop
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -810,23 +811,27 @@ class Table:
         self.frozen = True
         self._cancel_timer()
         self.state = "abandoned"
+        # The end is stored before anyone is told (the write waits out a storage fault), so
+        # the record and the players agree.
+        event: dict[str, Any] | None = self._event(
+            {"type": "match_ended", "scores": list(self.scores),
+             "rounds_played": self.round_no, "reason": "abandoned"}
+        )  # fmt: skip
+        try:
+            await self.server.store.write(
+                [st.op_end_table(self.id, "abandoned", self.scores, self.round_no, time.time())]
+            )
+        except Exception:
+            log.exception("table %s: could not record the freeze", self.id)
+            event = None
         for viewer, conn in list(self.members()):
             self._send_item(
                 conn, viewer,
                 ErrorItem("table_frozen", "this table stopped after a server fault", None,
                           self.id, self.seq),
             )  # fmt: skip
-        try:
-            event = self._event(
-                {"type": "match_ended", "scores": list(self.scores),
-                 "rounds_played": self.round_no, "reason": "abandoned"}
-            )  # fmt: skip
+        if event is not None:
             self._broadcast(event)
-            await self.server.store.write(
-                [st.op_end_table(self.id, "abandoned", self.scores, self.round_no, time.time())]
-            )
-        except Exception:
-            log.exception("table %s: could not record the freeze", self.id)
         self._linger = self.loop.call_later(self.server.finished_linger, self.post, "linger")
 
     # ----- prompts and the clock -----
@@ -941,7 +946,11 @@ class Table:
         for event in events:
             self.log.append(event)
         ops = ops + [st.op_insert_event(self.id, round_no, e, now) for e in events]
-        await self.server.store.write(ops)
+        began = self.loop.time()
+        await self.server.store.write(ops)  # during a storage fault: until it is stored
+        waited = self.loop.time() - began
+        if waited > STORAGE_WAIT:
+            self.storage_waited(waited)
         for event in events:
             if self.hold_until:
                 wait = self.hold_until - self.loop.time()
@@ -951,6 +960,15 @@ class Table:
             self._broadcast(event, exclude=exclude)
             if event["type"] in CLAIM_HOLD_TYPES and self.s.claim_min_ms:
                 self.hold_until = self.loop.time() + self.s.claim_min_ms / 1000
+
+    def storage_waited(self, seconds: float) -> None:
+        """The table waited `seconds` for a write (a storage fault): nobody's clock ran
+        meanwhile, so the prompts and disconnection grace standing are pushed back by as much."""
+        for seat in self.seats:
+            seat.prompt_at += seconds
+            if seat.gone_at is not None:
+                seat.gone_at += seconds
+        self._arm_timer()
 
     def _broadcast(self, item: Item, exclude: Conn | None = None) -> None:
         """Send every member its view of `item`; each distinct view is encoded once."""
