@@ -474,7 +474,9 @@ class Server:
             table.post("stop")
         tasks = [t.task for t in self.tables.values() if not t.task.done()]
         if tasks:
-            await asyncio.wait(tasks, timeout=10)
+            # A table waiting on storage cannot finish its step: what it did is not stored and
+            # was not sent, so it resumes from before that step.
+            await asyncio.wait(tasks, timeout=10 if self.store.fault is None else 0.5)
         notice = dumps({"type": "shutdown", "restart": restart, "message": message})
         for conn in list(self.conns):
             if conn.hello:

@@ -117,6 +117,8 @@ class Store:
         self._closed = False
         self._last_write = time.monotonic()
         self._stop = threading.Event()
+        self._ckpt: sqlite3.Connection | None = None  # the checkpoints' own connection
+        self._ckpt_lock = threading.Lock()
         self._checkpointer = threading.Thread(
             target=self._checkpoints,
             args=(checkpoint_every, idle_truncate),
@@ -274,21 +276,31 @@ class Store:
                 self._failed(lost, lost=True)
 
     def _checkpoints(self, every: float, idle_truncate: float) -> None:
-        conn = sqlite3.connect(str(self.path), timeout=0.1, isolation_level=None)
-        try:
-            while not self._stop.wait(every):
-                loop = self._loop
-                if file_identity(self.path) != self.identity and loop is not None:
+        while not self._stop.wait(every):
+            loop = self._loop
+            if file_identity(self.path) != self.identity:
+                if loop is not None:
                     with contextlib.suppress(RuntimeError):  # the loop has closed
                         loop.call_soon_threadsafe(self._file_watch)
-                    continue
-                if self.fault is not None:
-                    continue
-                idle = time.monotonic() - self._last_write > idle_truncate
-                with contextlib.suppress(sqlite3.Error):  # busy: the next one will do
-                    conn.execute(f"PRAGMA wal_checkpoint({'TRUNCATE' if idle else 'PASSIVE'})")
-        finally:
-            conn.close()
+                continue
+            if self.fault is None:
+                self.checkpoint(truncate=time.monotonic() - self._last_write > idle_truncate)
+
+    def checkpoint(self, *, truncate: bool = False) -> bool:
+        """Copy the write-ahead log into the database (`PASSIVE`: never waits for the writer);
+        with `truncate`, also cut the log to zero bytes. False if it could not be done now."""
+        with self._ckpt_lock:
+            if self._ckpt is None:
+                self._ckpt = sqlite3.connect(
+                    str(self.path), timeout=0.1, isolation_level=None, check_same_thread=False
+                )
+            try:
+                busy, _, _ = self._ckpt.execute(
+                    f"PRAGMA wal_checkpoint({'TRUNCATE' if truncate else 'PASSIVE'})"
+                ).fetchone()
+            except sqlite3.Error:  # busy, or a fault: the next one will do
+                return False
+            return not busy
 
     def wal_bytes(self) -> int:
         """The size of the write-ahead log now."""
@@ -315,8 +327,9 @@ class Store:
                     " their last stored event, which is the last their players were shown",
                     len(pending), err,
                 )  # fmt: skip
-                for _, fut in pending:
-                    _fail(fut, StoreError("the store closed before this was stored"))
+                for _, fut in pending:  # their tables stop where they stood, as told
+                    with contextlib.suppress(RuntimeError):
+                        fut.cancel()
             else:
                 for _, fut in pending:
                     _done(fut)
@@ -326,6 +339,9 @@ class Store:
                       self.rescued)  # fmt: skip
         self._stop.set()
         self._checkpointer.join(timeout=30)
+        with self._ckpt_lock:
+            if self._ckpt is not None:
+                self._ckpt.close()
         with contextlib.suppress(sqlite3.Error):
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._db.close()
