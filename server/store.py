@@ -148,7 +148,9 @@ class Store:
     def _flush(self) -> None:
         """Commit what is queued; on a fault, keep it queued and try again later."""
         self._scheduled = False
-        self._retry = None
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
         if self._closed or (not self._pending and self.fault is None):
             return
         lost = self._lost()
@@ -160,7 +162,7 @@ class Store:
                 self._run_batch([ops for ops, _ in self._pending])
             except sqlite3.Error as err:
                 if not isinstance(err, REFUSALS):
-                    self._failed(self._describe(err))
+                    self._fault(err)
                     return
                 if not self._one_by_one():
                     return
@@ -180,7 +182,7 @@ class Store:
                 self._run_batch([ops])
             except sqlite3.Error as err:
                 if not isinstance(err, REFUSALS):
-                    self._failed(self._describe(err))
+                    self._fault(err)
                     return False
                 _fail(fut, StoreError(f"{err} in {ops[0][0]!r}"))
             else:
@@ -204,9 +206,12 @@ class Store:
 
     # ----- faults -----
 
-    def _describe(self, err: sqlite3.Error) -> str:
+    def _fault(self, err: sqlite3.Error) -> None:
         lost = self._lost()  # a failed commit may be the first sign of a deleted file
-        return lost if lost is not None else f"cannot write to {self.path}: {err}"
+        if lost is not None:
+            self._failed(lost, lost=True)
+        else:
+            self._failed(f"cannot write to {self.path}: {err}")
 
     def _lost(self) -> str | None:
         """Why the file at `path` is not the database this store writes, or None."""
@@ -239,6 +244,8 @@ class Store:
         else:
             self.fault = reason
             self._retry_delay = min(self._retry_delay * 2, self._retry_max)
+        if self._retry is not None:
+            self._retry.cancel()
         if self._loop is not None and not self._loop.is_closed():
             self._retry = self._loop.call_later(self._retry_delay, self._flush)
 

@@ -149,7 +149,10 @@ class Host:
 
     async def play(self, timeout: float = 90) -> dict[str, Any]:
         assert self.client is not None
-        return await play(self.client, self.player, on_frame=self.on_frame, timeout=timeout)
+        try:
+            return await play(self.client, self.player, on_frame=self.on_frame, timeout=timeout)
+        finally:
+            await self.client.close()
 
     async def resume(self, url: str, timeout: float = 90) -> dict[str, Any]:
         self.client = await Client.connect(

@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as err:
         return fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
     except sqlite3.Error as err:
-        return fail(f"cannot read the database {db}: {err}")
+        return fail(f"cannot use the database {db}: {err}")
     finally:
         store.close()
     return 0
