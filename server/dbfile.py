@@ -24,6 +24,7 @@ from typing import Any
 
 APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
 SCHEMA_VERSION = 1  # PRAGMA user_version this code writes (0: a file from before versions)
+BUSY_MS = 2000
 OUR_TABLES = frozenset({"tables", "rounds", "actions", "events"})
 
 SCHEMA = """
@@ -247,7 +248,8 @@ def inspect(path: Path) -> int:
             )
         check = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
         if check != "ok":
-            raise DatabaseRefused(f"{path} is corrupt ({check}); restore it from a backup")
+            what = " ".join(str(check).replace("*** in database main ***", "").split())
+            raise DatabaseRefused(f"{path} is corrupt ({what}); restore it from a backup")
     except sqlite3.DatabaseError as err:
         raise DatabaseRefused(f"{path} is not a readable SQLite database ({err})") from None
     finally:
@@ -272,7 +274,9 @@ def open_database(path: Path) -> sqlite3.Connection:
     except sqlite3.Error as err:
         raise DatabaseRefused(f"cannot open {path} for writing: {err}") from None
     try:
-        db.execute("PRAGMA busy_timeout=30000")
+        # The writer runs on the event loop: a lock held elsewhere (a checkpoint, a tool) is
+        # waited for 2 s at most, then treated as a storage fault and retried.
+        db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         db.execute("PRAGMA journal_mode=WAL")
         if version < SCHEMA_VERSION or not exists:
             migrate(db, version)

@@ -21,6 +21,14 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _table_row(table_id: str) -> dict[str, object]:
+    return {
+        "id": table_id, "name": "t", "preset": "guiyang", "options": {}, "base": 1, "rounds": 1,
+        "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0, "has_password": False,
+        "created_at": 0.0,
+    }  # fmt: skip
+
+
 def _refusal(capsys: pytest.CaptureFixture[str], db: Path) -> str:
     """Run `zhuoji serve --db db`; it must exit 1 with one line on stderr, which is returned."""
     capsys.readouterr()
@@ -46,6 +54,28 @@ def test_a_directory_an_empty_file_and_a_file_that_is_not_sqlite_are_refused(
     assert "not a readable SQLite database" in _refusal(capsys, junk)
     assert _digest(junk) == before
     assert not (tmp_path / "junk.db-wal").exists()
+
+
+def test_a_corrupt_database_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "z.db"
+    store = Store(db)
+
+    async def fill() -> None:
+        await store.write([op_insert_table(_table_row("1"))])
+        for seq in range(1, 400):
+            event = {"type": "table", "seq": seq, "table": "1", "info": {"pad": "x" * 300}}
+            await store.write([op_insert_event("1", 0, event, 0.0)])
+
+    asyncio.run(fill())
+    store.close()
+    with db.open("r+b") as f:  # a page of the events' tree overwritten
+        f.seek(4096 * 2)
+        f.write(b"\xff" * 4096)
+    before = _digest(db)
+    line = _refusal(capsys, db)
+    assert "is corrupt (" in line and "restore it from a backup" in line, line
+    assert _digest(db) == before
+    assert main(["verify", "--db", str(db), "--table", "1"]) == 2
 
 
 def test_another_programs_sqlite_file_is_refused_and_left_untouched(
@@ -166,12 +196,7 @@ def test_the_write_ahead_log_is_cut_back_when_idle(tmp_path: Path) -> None:
     store = Store(tmp_path / "z.db", checkpoint_every=3600)
 
     async def write() -> None:
-        row = {
-            "id": "1", "name": "t", "preset": "guiyang", "options": {}, "base": 1,
-            "rounds": 1, "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0,
-            "has_password": False, "created_at": 0.0,
-        }  # fmt: skip
-        await store.write([op_insert_table(row)])
+        await store.write([op_insert_table(_table_row("1"))])
         for seq in range(1, 2001):
             event = {"type": "table", "seq": seq, "table": "1", "info": {"pad": "x" * 200}}
             await store.write([op_insert_event("1", 0, event, 0.0)])
