@@ -244,3 +244,36 @@ def test_play_started_twice_on_one_database_offers_its_own(tmp_path: Path) -> No
     finally:
         first.stop()
     assert json.loads((tmp_path / "play.db.lock").read_text() or "{}") == {}
+
+
+async def _waiting_table(db: Path) -> str:
+    from clients.client import Client
+    from server.testkit import running_server
+
+    async with running_server(db) as (url, _):
+        client = await Client.connect(url, "host")
+        await client.send({"type": "create_table", "name": "t"})
+        table = str((await client.recv_type("joined"))["table"])
+        await client.close()
+    return table
+
+
+def test_a_server_that_cannot_listen_changes_nothing_in_its_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    db = tmp_path / "z.db"
+    table = asyncio.run(_waiting_table(db))
+    row = table_row(db, table)
+    assert row is not None and row["state"] == "waiting"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        capsys.readouterr()
+        assert main(["serve", "--host", "127.0.0.1", "--port", str(port), "--db", str(db)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"zhuoji serve: cannot listen on 127.0.0.1:{port}")
+    row = table_row(db, table)
+    assert row is not None and row["state"] == "waiting", "restore ran before the bind"
