@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from clients.bot_player import BotPlayer
-from clients.client import Client, play
+from clients.client import Client
 from clients.tracker import EVENT_TYPES
 from protocol import codes
 from server.app import Server
@@ -116,6 +116,10 @@ class Host:
         self.going_after = going_after
         self.going = asyncio.Event()  # the match is well under way
         self.told = asyncio.Event()  # the storage_unavailable notice came
+        # Once going, the host holds its next move until `released` (while the test breaks
+        # the disk), so every match is surely in the middle when the fault comes.
+        self.holding = asyncio.Event()
+        self.released = asyncio.Event()
         self.joined: dict[str, Any] = {}
         self.client: Client | None = None
 
@@ -147,12 +151,32 @@ class Host:
     def table(self) -> str:
         return str(self.joined["table"])
 
-    async def play(self, timeout: float = 90) -> dict[str, Any]:
-        assert self.client is not None
+    async def play(self, timeout: float = 150) -> dict[str, Any]:
+        """Play seat 0 until the match ends; return its `match_ended`."""
+        client = self.client
+        assert client is not None
         try:
-            return await play(self.client, self.player, on_frame=self.on_frame, timeout=timeout)
+            async with asyncio.timeout(timeout):
+                while True:
+                    frame = await client.recv(timeout)
+                    self.on_frame(frame)
+                    reply = self.player.on_frame(frame)
+                    if reply is not None:
+                        if self.going.is_set() and not self.released.is_set():
+                            self.holding.set()
+                            await self.released.wait()
+                        await client.send(reply)
+                    if frame["type"] == "match_ended":
+                        return frame
         finally:
-            await self.client.close()
+            await client.close()
+
+    async def hold(self) -> None:
+        """Until every host is holding its move, mid-match."""
+        await asyncio.wait_for(self.holding.wait(), 90)
+
+    def release(self) -> None:
+        self.released.set()
 
     async def resume(self, url: str, timeout: float = 90) -> dict[str, Any]:
         self.client = await Client.connect(
@@ -192,6 +216,7 @@ async def opened(url: str, n: int, going_after: int = 30) -> list[Host]:
 # ----- one server per database -----
 
 
+@pytest.mark.timeout(400)
 def test_a_second_server_on_the_same_database_is_refused_and_the_first_plays_on(
     tmp_path: Path,
 ) -> None:
@@ -199,9 +224,9 @@ def test_a_second_server_on_the_same_database_is_refused_and_the_first_plays_on(
     with serving(db) as first:
 
         async def scenario() -> tuple[list[Host], list[dict[str, Any]]]:
-            hosts = await opened(first.url, 3)
+            hosts = await opened(first.url, 2)
             plays = [asyncio.create_task(h.play()) for h in hosts]
-            await asyncio.wait_for(asyncio.gather(*(h.going.wait() for h in hosts)), 60)
+            await asyncio.gather(*(h.hold() for h in hosts))
             port = first.url.rsplit(":", 1)[1]
             # The same port and another one: both refused before they read anything.
             for argv in (("--port", port), ("--port", "0")):
@@ -212,6 +237,8 @@ def test_a_second_server_on_the_same_database_is_refused_and_the_first_plays_on(
                     f"zhuoji serve: {db} is in use by another zhuoji server (pid {first.pid},"
                     f" serving {first.url}); one server owns a database"
                 ], second.stderr
+            for h in hosts:
+                h.release()
             return hosts, await asyncio.gather(*plays)
 
         hosts, ends = asyncio.run(scenario())
@@ -226,6 +253,7 @@ def test_a_second_server_on_the_same_database_is_refused_and_the_first_plays_on(
 # ----- a full disk -----
 
 
+@pytest.mark.timeout(400)
 def test_a_full_disk_pauses_the_tables_says_503_and_they_finish_when_it_has_room(
     tmp_path: Path,
 ) -> None:
@@ -233,12 +261,14 @@ def test_a_full_disk_pauses_the_tables_says_503_and_they_finish_when_it_has_room
     with serving(db) as server:
 
         async def scenario() -> tuple[list[Host], list[dict[str, Any]], tuple[int, str]]:
-            hosts = await opened(server.url, 3)
+            hosts = await opened(server.url, 2)
             plays = [asyncio.create_task(h.play()) for h in hosts]
-            await asyncio.wait_for(asyncio.gather(*(h.going.wait() for h in hosts)), 60)
+            await asyncio.gather(*(h.hold() for h in hosts))
             # The disk is full: no file of the server's may grow past a byte.
             resource.prlimit(server.pid, resource.RLIMIT_FSIZE, (1, resource.RLIM_INFINITY))
-            await asyncio.wait_for(asyncio.gather(*(h.told.wait() for h in hosts)), 30)
+            for h in hosts:
+                h.release()  # their moves are the next writes
+            await asyncio.wait_for(asyncio.gather(*(h.told.wait() for h in hosts)), 90)
             during = await asyncio.to_thread(server.health)
             resource.prlimit(server.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2)
             return hosts, await asyncio.gather(*plays), during
@@ -261,6 +291,7 @@ def test_a_full_disk_pauses_the_tables_says_503_and_they_finish_when_it_has_room
 # ----- a database deleted under the server -----
 
 
+@pytest.mark.timeout(400)
 def test_a_database_deleted_under_the_server_is_noticed_and_nothing_is_lost(
     tmp_path: Path,
 ) -> None:
@@ -272,10 +303,12 @@ def test_a_database_deleted_under_the_server_is_noticed_and_nothing_is_lost(
         async def until_deleted() -> list[Host]:
             hosts = await opened(server.url, 2)
             plays = [asyncio.create_task(h.play()) for h in hosts]
-            await asyncio.wait_for(asyncio.gather(*(h.going.wait() for h in hosts)), 60)
+            await asyncio.gather(*(h.hold() for h in hosts))
             for suffix in ("", "-wal", "-shm"):  # rm z.db*
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
-            await asyncio.wait_for(asyncio.gather(*(h.told.wait() for h in hosts)), 30)
+            for h in hosts:
+                h.release()
+            await asyncio.wait_for(asyncio.gather(*(h.told.wait() for h in hosts)), 90)
             status, body = await asyncio.to_thread(server.health)
             assert status == 503 and "was deleted" in body, body
             for task in plays:
@@ -343,10 +376,11 @@ async def test_a_read_only_store_answers_every_request_and_the_table_waits(
         host = Host(url, "host", going_after=20)
         await host.open()
         game = asyncio.create_task(host.play())
-        await asyncio.wait_for(host.going.wait(), 30)
+        await host.hold()
         # The connection can no longer write (as on a file system remounted read-only).
         store._db.execute("PRAGMA query_only=1")
-        await asyncio.wait_for(host.told.wait(), 30)
+        host.release()
+        await asyncio.wait_for(host.told.wait(), 60)
         assert store.fault is not None and "readonly" in store.fault
         assert await asyncio.to_thread(_health, url) == 503
         # A new table is refused at once, and no dead table shows in the lobby.
