@@ -49,3 +49,8 @@ NOTHING_TO_DO = "nothing_to_do"
 NOT_OFFERED = "not_offered"
 TOO_MANY_TABLES = "too_many_tables"
 RATE_LIMITED = "rate_limited"
+TABLE_FROZEN = "table_frozen"
+# The server cannot write its database (disk full, I/O error, the file gone): the tables wait,
+# and nothing is sent that is not stored. Sent once to everyone connected when it starts (and
+# after `welcome` while it lasts); refuses `create_table`, `take_seat` and `watch` meanwhile.
+STORAGE_UNAVAILABLE = "storage_unavailable"

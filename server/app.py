@@ -51,6 +51,13 @@ from server.table_core import Timing
 log = logging.getLogger("zhuoji.server")
 
 TABLE_COMMANDS = frozenset({"add_bot", "remove_bot", "start", "act", "auto", "sync"})
+# Refused during a storage fault: they would open a table or a seat that cannot be stored.
+# Commands to a table wait with it (they are answered once its writes are stored).
+STORAGE_REFUSED = frozenset({"create_table", "take_seat", "watch"})
+STORAGE_MESSAGE = (
+    "storage unavailable: the server cannot write its database; the tables wait and go on when"
+    " it can"
+)
 
 
 def _validation_message(err: ValidationError) -> tuple[str, str]:
@@ -110,6 +117,7 @@ class Server:
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
         self.next_table = store.max_table_number() + 1
+        store.on_fault = self.storage_changed
         self.conns: set[Conn] = set()
         self.outbox = Outbox()
         self.stopping = False
@@ -134,10 +142,9 @@ class Server:
 
     @contextlib.asynccontextmanager
     async def listen(self, host: str, port: int) -> AsyncIterator[WsServer]:
-        """Resume the matches a previous run left unfinished, serve websockets on host:port
+        """Bind host:port, resume the matches a previous run left unfinished, serve websockets
         until the block exits, then stop gracefully (`shutdown`; `restart` picks the close
-        code)."""
-        await self.restore()
+        code). The port is bound first, so a server that cannot listen touches no table."""
         async with serve(
             self.handler,
             host,
@@ -149,7 +156,10 @@ class Server:
             ping_timeout=20,
             close_timeout=5,
             process_request=self._http,
+            start_serving=False,
         ) as ws_server:
+            await self.restore()
+            await ws_server.start_serving()
             self.ws_server = ws_server
             try:
                 yield ws_server
@@ -160,8 +170,28 @@ class Server:
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         """Plain HTTP before the upgrade: `/healthz` for monitoring."""
         if request.path == "/healthz":
+            fault = self.store.fault
+            if fault is not None:
+                return connection.respond(
+                    HTTPStatus.SERVICE_UNAVAILABLE, f"storage unavailable: {fault}\n"
+                )
             return connection.respond(HTTPStatus.OK, f"ok {len(self.tables)} tables\n")
         return None
+
+    # ----- storage faults -----
+
+    def storage_changed(self, fault: str | None) -> None:
+        """The store cannot write (`fault`), or can again (None). While it cannot, each table
+        waits on its write (retried by the store; nothing unstored is sent), new tables and
+        seats are refused with `storage_unavailable`, and everyone connected is told once."""
+        if fault is None:
+            return  # the tables go on by themselves; their next events say so
+        for conn in list(self.conns):
+            if conn.hello and not conn.closed:
+                self._storage_notice(conn, None)
+
+    def _storage_notice(self, conn: Conn, ref: str | None) -> None:
+        self._error(conn, codes.STORAGE_UNAVAILABLE, STORAGE_MESSAGE, ref)
 
     async def handler(self, ws: ServerConnection) -> None:
         conn = WsConn(ws, self.outbox)
@@ -234,6 +264,8 @@ class Server:
             return
         if isinstance(msg, Hello):
             self._error(conn, codes.ALREADY_HELLO, "hello was already received", kind)
+        elif kind in STORAGE_REFUSED and self.store.fault is not None:
+            self._storage_notice(conn, kind)
         elif kind == "list_tables":
             self._send(conn, frames.tables(self.lobby()))
         elif isinstance(msg, CreateTable):
@@ -267,6 +299,8 @@ class Server:
             return
         conn.hello, conn.name = True, msg.name
         self._send(conn, frames.welcome(self.name, msg.name))
+        if self.store.fault is not None:
+            self._storage_notice(conn, None)
         if msg.token is not None:
             key = token_key(msg.token)
             table = self.tokens.get(key)
@@ -389,7 +423,9 @@ class Server:
             table.post("stop")
         tasks = [t.task for t in self.tables.values() if not t.task.done()]
         if tasks:
-            await asyncio.wait(tasks, timeout=10)
+            # A table waiting on storage cannot finish its step: what it did is not stored and
+            # was not sent, so it resumes from before that step.
+            await asyncio.wait(tasks, timeout=10 if self.store.fault is None else 0.5)
         notice = frames.encode(frames.shutdown(restart, message))
         for conn in list(self.conns):
             if conn.hello:

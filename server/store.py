@@ -13,106 +13,41 @@ lets readers run beside the writer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import sqlite3
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rules.script import ScriptError
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    preset TEXT NOT NULL,
-    options TEXT NOT NULL,          -- JSON: the overrides of the preset
-    base INTEGER NOT NULL,
-    rounds INTEGER NOT NULL,
-    turn_seconds REAL NOT NULL,
-    bank_seconds REAL NOT NULL,
-    claim_min_ms INTEGER NOT NULL,
-    has_password INTEGER NOT NULL,
-    created_at REAL NOT NULL,
-    started_at REAL,
-    ended_at REAL,
-    state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
-    seats TEXT,                     -- JSON: [{"name", "kind"}] × 4 once started
-    scores TEXT,                    -- JSON: 4 ints, the match result so far
-    rounds_played INTEGER NOT NULL DEFAULT 0,
-    seed TEXT,                      -- the match seed every round's wall derives from
-    password_hash TEXT,             -- pbkdf2 of the password (never the password)
-    tokens TEXT                     -- JSON: 4 SHA-256 digests of the seat tokens, once started
-);
-CREATE TABLE IF NOT EXISTS rounds (
-    table_id TEXT NOT NULL REFERENCES tables(id),
-    round_no INTEGER NOT NULL,
-    seed TEXT NOT NULL,
-    dealer INTEGER NOT NULL,
-    streak INTEGER NOT NULL,
-    base INTEGER NOT NULL,
-    hands TEXT NOT NULL,            -- JSON: four lists of tiles in notation, as dealt
-    wall TEXT NOT NULL,             -- JSON: the live wall, front first
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    result TEXT,                    -- JSON: the settlement
-    net TEXT,                       -- JSON: 4 ints
-    salt TEXT,                      -- fair deal: the secret salt (hex), revealed at the end
-    commitment TEXT,                -- fair deal: SHA-256 of the salt and the deal order
-    PRIMARY KEY (table_id, round_no)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS actions (
-    table_id TEXT NOT NULL,
-    round_no INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    act TEXT NOT NULL,
-    tile TEXT,
-    phase TEXT NOT NULL,            -- turn | claim | rob: when it was played
-    auto INTEGER NOT NULL,          -- 1 when the server played it (timeout, 托管)
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, round_no, idx)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    round_no INTEGER NOT NULL,      -- 0 outside a round
-    type TEXT NOT NULL,
-    data TEXT NOT NULL,             -- JSON: the full event, private fields included
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, seq)
-) WITHOUT ROWID;
-"""
+from server.dbfile import DatabaseRefused, DbLock, file_identity, open_database
 
 Op = tuple[str, Sequence[Any]]
 """One SQL statement and its parameters."""
 
+log = logging.getLogger("zhuoji.store")
+
+# Errors that refuse one write (a bug in what was asked: a duplicate key, a bad parameter): that
+# write fails alone. Every other sqlite3 error is a storage fault (disk full, I/O error, a
+# read-only file): the writes wait and are tried again.
+REFUSALS = (
+    sqlite3.IntegrityError,
+    sqlite3.ProgrammingError,
+    sqlite3.InterfaceError,
+    sqlite3.DataError,
+    sqlite3.NotSupportedError,
+)
+RETRY_FIRST = 0.05  # seconds before the first retry of a failed commit; doubled up to retry_max
+
 
 class StoreError(RuntimeError):
-    """A write failed; the table that asked is frozen by its caller."""
-
-
-# Columns added after the first release: a database made before them gains them at open.
-ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
-    "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
-}
-
-
-def connect(path: str | Path) -> sqlite3.Connection:
-    """A connection with the schema in place and WAL on."""
-    db = sqlite3.connect(str(path), timeout=30, check_same_thread=False, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA busy_timeout=30000")
-    db.executescript(SCHEMA)
-    for table, columns in ADDED_COLUMNS.items():
-        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-        for name, kind in columns:
-            if name not in have:
-                db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
-    return db
+    """A write was refused (it can never be written); the table that asked is frozen by its
+    caller. A storage fault does not raise: the write waits until it is stored."""
 
 
 class Store:
@@ -122,64 +57,138 @@ class Store:
     one transaction, committed by a callback at the next turn, which then wakes the writers. In
     WAL mode with `synchronous=NORMAL` a commit is a short append to the log, far cheaper than
     handing the work to a thread (and contending for the GIL with it). Checkpoints, the one slow
-    part, run on a thread of their own (`PASSIVE`, so they never block the writer).
+    part, run on a thread of their own (`PASSIVE`, so they never block the writer; `TRUNCATE`
+    once the server has been idle for `idle_truncate` seconds, so the log does not stay large).
+
+    One process owns the database (`DbLock`, taken before anything is read), and the file is
+    checked before it is opened (`open_database`): `DatabaseRefused` says why not.
+
+    Storage faults: when a commit fails (disk full, I/O error, read-only) or the file is found
+    deleted or replaced (its inode is checked at each commit and every `checkpoint_every`
+    seconds), `fault` says why, `on_fault(reason)` is called once, and the writes wait: they
+    are tried again with a growing delay (up to `retry_max` seconds) and their writers wake when
+    they are stored, after which `on_fault(None)`. Nothing is lost and a writer never sees a
+    write fail for a fault; so a table never sends what is not stored.
     """
 
     def __init__(
-        self, path: str | Path, *, synchronous: str = "NORMAL", checkpoint_every: float = 1.0
+        self,
+        path: str | Path,
+        *,
+        synchronous: str = "NORMAL",
+        checkpoint_every: float = 1.0,
+        retry_max: float = 5.0,
+        idle_truncate: float = 10.0,
+        wal_limit: int = 64 << 20,
     ) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL"):
             raise ValueError(f"synchronous must be OFF, NORMAL or FULL, got {synchronous!r}")
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = connect(self.path)
-        self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
-        self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
+        if not self.path.parent.is_dir():
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise DatabaseRefused(
+                    f"cannot make the directory {self.path.parent}: {err.strerror}"
+                ) from None
+        self.lock = DbLock(self.path)
+        self.lock.acquire()
+        try:
+            self._db = open_database(self.path)
+            self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
+            # A log reset after a full checkpoint is cut back to this size.
+            self._db.execute(f"PRAGMA journal_size_limit={int(wal_limit)}")
+        except BaseException:
+            self.lock.release()
+            raise
+        self.identity = file_identity(self.path)
+        self.fault: str | None = None  # why the store cannot write now (None: it can)
+        self.fault_since = 0.0
+        self.on_fault: Callable[[str | None], None] | None = None
+        self.rescued: Path | None = None  # a copy saved after the file was deleted
+        self.faults = 0  # fault episodes so far
+        self._retry_max = retry_max
+        self._retry_delay = RETRY_FIRST
+        self._retry: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: list[tuple[list[Op], asyncio.Future[None]]] = []
         self._scheduled = False
         self._closed = False
+        self._last_write = time.monotonic()
         self._stop = threading.Event()
+        self._ckpt: sqlite3.Connection | None = None  # the checkpoints' own connection
+        self._ckpt_lock = threading.Lock()
         self._checkpointer = threading.Thread(
-            target=self._checkpoints, args=(checkpoint_every,), name="zhuoji-wal", daemon=True
+            target=self._checkpoints,
+            args=(checkpoint_every, idle_truncate),
+            name="zhuoji-wal",
+            daemon=True,
         )
         self._checkpointer.start()
 
     # ----- writing -----
 
     async def write(self, ops: list[Op]) -> None:
-        """Commit `ops` in one transaction (with the others asked for meanwhile); raises
-        StoreError if they cannot be written."""
+        """Commit `ops` in one transaction (with the others asked for meanwhile). During a
+        storage fault this waits until they are stored; raises StoreError if they are refused
+        (they can never be written) or the store is closed."""
         if not ops:
             return
         if self._closed:
             raise StoreError("the store is closed")
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
         self._pending.append((ops, fut))
-        if not self._scheduled:
+        if not self._scheduled and self.fault is None:
             self._scheduled = True
             loop.call_soon(self._flush)
         await fut
 
     def _flush(self) -> None:
+        """Commit what is queued; on a fault, keep it queued and try again later."""
         self._scheduled = False
-        batch, self._pending = self._pending, []
-        if not batch:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        if self._closed or (not self._pending and self.fault is None):
             return
-        try:
-            self._run_batch([ops for ops, _ in batch])
-        except sqlite3.Error:
-            # Find the write at fault: commit the others one by one.
-            for ops, fut in batch:
-                try:
-                    self._run_batch([ops])
-                except sqlite3.Error as err:
-                    _fail(fut, StoreError(f"{err} in {ops[0][0]!r}"))
-                else:
+        lost = self._lost()
+        if lost is not None:
+            self._failed(lost, lost=True)
+            return
+        if self._pending:
+            try:
+                self._run_batch([ops for ops, _ in self._pending])
+            except sqlite3.Error as err:
+                if not isinstance(err, REFUSALS):
+                    self._fault(err)
+                    return
+                if not self._one_by_one():
+                    return
+            else:
+                done, self._pending = self._pending, []
+                for _, fut in done:
                     _done(fut)
-            return
-        for _, fut in batch:
-            _done(fut)
+            self._last_write = time.monotonic()
+        self._recovered()
+
+    def _one_by_one(self) -> bool:
+        """After a refusal: commit the queued writes one at a time, so only the refused one
+        fails. False if a fault stopped it (the rest stay queued)."""
+        while self._pending:
+            ops, fut = self._pending[0]
+            try:
+                self._run_batch([ops])
+            except sqlite3.Error as err:
+                if not isinstance(err, REFUSALS):
+                    self._fault(err)
+                    return False
+                _fail(fut, StoreError(f"{err} in {ops[0][0]!r}"))
+            else:
+                _done(fut)
+            self._pending.pop(0)
+        return True
 
     def _run_batch(self, batch: list[list[Op]]) -> None:
         db = self._db
@@ -188,47 +197,170 @@ class Store:
             for ops in batch:
                 for sql, params in ops:
                     db.execute(sql, params)
+            db.execute("COMMIT")
         except sqlite3.Error:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
 
-    def _checkpoints(self, every: float) -> None:
-        conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+    # ----- faults -----
+
+    def _fault(self, err: sqlite3.Error) -> None:
+        lost = self._lost()  # a failed commit may be the first sign of a deleted file
+        if lost is not None:
+            self._failed(lost, lost=True)
+        else:
+            self._failed(f"cannot write to {self.path}: {err}")
+
+    def _lost(self) -> str | None:
+        """Why the file at `path` is not the database this store writes, or None."""
+        now = file_identity(self.path)
+        if now == self.identity:
+            return None
+        if now is None:
+            return f"the database file {self.path} was deleted while the server ran"
+        return f"the database file {self.path} was replaced while the server ran"
+
+    def _failed(self, reason: str, *, lost: bool = False) -> None:
+        """A fault: keep the writes queued, retry with a growing delay; the first failure of an
+        episode is logged (one line) and reported to `on_fault`."""
+        if self.fault is None:
+            self.fault, self.fault_since = reason, time.monotonic()
+            self.faults += 1
+            self._retry_delay = RETRY_FIRST
+            saved = ""
+            if lost:
+                self._rescue()
+                if self.rescued is not None:
+                    saved = f"; everything stored so far is saved in {self.rescued}"
+            log.error(
+                "storage fault: %s%s; the tables wait (nothing unsaved is sent), writes are"
+                " retried every %g s at most, /healthz answers 503 until one succeeds",
+                reason, saved, self._retry_max,
+            )  # fmt: skip
+            if self.on_fault is not None:
+                self.on_fault(reason)
+        else:
+            self.fault = reason
+            self._retry_delay = min(self._retry_delay * 2, self._retry_max)
+        if self._retry is not None:
+            self._retry.cancel()
+        if self._loop is not None and not self._loop.is_closed():
+            self._retry = self._loop.call_later(self._retry_delay, self._flush)
+
+    def _recovered(self) -> None:
+        if self.fault is None:
+            return
+        took = time.monotonic() - self.fault_since
+        self.fault = None
+        log.warning("storage back after %.1f s: %s is written again", took, self.path)
+        if self.on_fault is not None:
+            self.on_fault(None)
+
+    def _rescue(self) -> None:
+        """Copy what the open connection holds (the deleted file lives on while it is open)
+        next to where the database was: `<db>.rescued`."""
+        target = self.path.with_name(self.path.name + ".rescued")
+        if self.rescued is None and target.exists():
+            target = self.path.with_name(f"{self.path.name}.rescued-{int(time.time())}")
         try:
-            while not self._stop.wait(every):
-                try:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                except sqlite3.Error:  # busy: the next one will do
-                    pass
-        finally:
-            conn.close()
+            copy = sqlite3.connect(str(target))
+            try:
+                self._db.backup(copy)
+            finally:
+                copy.close()
+        except (sqlite3.Error, OSError) as err:
+            log.error("could not save a copy of the database to %s: %s", target, err)
+            return
+        self.rescued = target
+
+    def _file_watch(self) -> None:
+        """On the loop, after the checkpoint thread saw the file change."""
+        if self.fault is None and not self._closed:
+            lost = self._lost()
+            if lost is not None:
+                self._failed(lost, lost=True)
+
+    def _checkpoints(self, every: float, idle_truncate: float) -> None:
+        while not self._stop.wait(every):
+            loop = self._loop
+            if file_identity(self.path) != self.identity:
+                if loop is not None:
+                    with contextlib.suppress(RuntimeError):  # the loop has closed
+                        loop.call_soon_threadsafe(self._file_watch)
+                continue
+            if self.fault is None:
+                self.checkpoint(truncate=time.monotonic() - self._last_write > idle_truncate)
+
+    def checkpoint(self, *, truncate: bool = False) -> bool:
+        """Copy the write-ahead log into the database (`PASSIVE`: never waits for the writer);
+        with `truncate`, also cut the log to zero bytes. False if it could not be done now."""
+        with self._ckpt_lock:
+            if self._ckpt is None:
+                self._ckpt = sqlite3.connect(
+                    str(self.path), timeout=0.1, isolation_level=None, check_same_thread=False
+                )
+            try:
+                busy, _, _ = self._ckpt.execute(
+                    f"PRAGMA wal_checkpoint({'TRUNCATE' if truncate else 'PASSIVE'})"
+                ).fetchone()
+            except sqlite3.Error:  # busy, or a fault: the next one will do
+                return False
+            return not busy
+
+    def wal_bytes(self) -> int:
+        """The size of the write-ahead log now."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            return wal.stat().st_size
+        except OSError:
+            return 0
 
     def close(self) -> None:
-        """Write what is still queued, checkpoint, and close."""
+        """Write what is still queued (one last try), checkpoint, close, release the lock."""
         if self._closed:
             return
         self._closed = True
-        self._flush()
+        if self._retry is not None:
+            self._retry.cancel()
+        pending, self._pending = self._pending, []
+        if pending:
+            try:
+                self._run_batch([ops for ops, _ in pending])
+            except sqlite3.Error as err:
+                log.error(
+                    "%d writes were not stored at the stop (%s); their tables resume from"
+                    " their last stored event, which is the last their players were shown",
+                    len(pending), err,
+                )  # fmt: skip
+                for _, fut in pending:  # their tables stop where they stood, as told
+                    with contextlib.suppress(RuntimeError):
+                        fut.cancel()
+            else:
+                for _, fut in pending:
+                    _done(fut)
+        if self._lost() is not None:
+            self._rescue()  # the last word of a deleted database
+            log.error("the database was lost while serving; its last state is in %s",
+                      self.rescued)  # fmt: skip
         self._stop.set()
         self._checkpointer.join(timeout=30)
-        try:
+        with self._ckpt_lock:
+            if self._ckpt is not None:
+                self._ckpt.close()
+        with contextlib.suppress(sqlite3.Error):
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.Error:
-            pass
         self._db.close()
+        self.lock.release()
 
     # ----- what the server reads at start -----
 
     def max_table_number(self) -> int:
         """The highest numeric table id so far (ids are room numbers 1, 2, 3, …)."""
-        reader = sqlite3.connect(str(self.path), timeout=30)
-        try:
-            row = reader.execute(
-                "SELECT MAX(CAST(id AS INTEGER)) FROM tables WHERE id GLOB '[0-9]*'"
-            ).fetchone()
-        finally:
-            reader.close()
+        row = self._db.execute(
+            "SELECT MAX(CAST(id AS INTEGER)) FROM tables WHERE id GLOB '[0-9]*'"
+        ).fetchone()
         return int(row[0] or 0)
 
     def close_waiting(self, now: float) -> list[str]:
@@ -352,12 +484,14 @@ class StoredTable:
 
 def _done(fut: asyncio.Future[None]) -> None:
     if not fut.done():
-        fut.set_result(None)
+        with contextlib.suppress(RuntimeError):  # its loop has closed: nobody waits any more
+            fut.set_result(None)
 
 
 def _fail(fut: asyncio.Future[None], err: BaseException) -> None:
     if not fut.done():
-        fut.set_exception(err)
+        with contextlib.suppress(RuntimeError):
+            fut.set_exception(err)
 
 
 # ----- statements the tables use -----

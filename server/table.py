@@ -54,6 +54,9 @@ __all__ = ["LOG_KEEP", "Settings", "Table", "dumps"]
 
 log = logging.getLogger("zhuoji.table")
 
+STORAGE_WAIT = 0.5  # a write that took longer was held up by a storage fault: clocks stop
+
+
 def dumps(frame: BaseModel | dict[str, Any]) -> str:
     """One frame's JSON, validated against its protocol model (`protocol.frames.encode`)."""
     return frames.encode(frame)
@@ -254,8 +257,14 @@ class Table:
                 self.server.remove_table(self)
 
     async def _write(self, ops: list[st.Op]) -> None:
-        """The one way the table reaches the store; raises if the write failed."""
+        """The one way the table reaches the store; raises if the write was refused. During a
+        storage fault it waits until the ops are stored (the store retries), and the clocks
+        standing are pushed back by the wait."""
+        began = self.loop.time()
         await self.server.store.write(ops)
+        waited = self.loop.time() - began
+        if waited > STORAGE_WAIT:
+            self.core.storage_waited(waited)
 
     # ----- the timer -----
 

@@ -803,8 +803,10 @@ class TableCore(Generic[M]):
         self._record(action, new, answered, phase, now, reason=None)
 
     def freeze(self, now: float, *, wall: float | None = None) -> list[Effect]:
-        """After a broken invariant or a failed write: stop the match, keep its log, tell
-        everyone. The last effect is the write of the table's end (which may fail too).
+        """After a broken invariant or a refused write: stop the match, keep its log, tell
+        everyone. The first effect is the write of the table's end, so that the record and the
+        players agree: nobody is told of an end that is not stored (if that write fails too,
+        the shell sends nothing more).
 
         The frames still waiting are dropped, not sent: they may be of the write that failed."""
         if not self.frozen:
@@ -815,6 +817,9 @@ class TableCore(Generic[M]):
         self.frozen = True
         self.state = "abandoned"
         self.next_round_at = None
+        self._emit(
+            Write([st.op_end_table(self.id, "abandoned", self.scores, self.round_no, self._wall)])
+        )
         for member, viewer in list(self.members.items()):
             self._send(
                 member, viewer,
@@ -826,11 +831,17 @@ class TableCore(Generic[M]):
              "rounds_played": self.round_no, "reason": "abandoned"}
         )  # fmt: skip
         self._broadcast(event, stored=False)  # not logged: it goes with the errors
-        self._emit(
-            Write([st.op_end_table(self.id, "abandoned", self.scores, self.round_no, self._wall)])
-        )
         self.linger_until = now + self.timing.finished_linger
         return self._done()
+
+    def storage_waited(self, seconds: float) -> None:
+        """The table waited `seconds` for a write (a storage fault): nobody's clock ran
+        meanwhile, so the prompts and disconnection grace standing are pushed back by as much."""
+        for seat in self.seats:
+            if not math.isinf(seat.prompt_at):
+                seat.prompt_at += seconds
+            if seat.gone_at is not None:
+                seat.gone_at += seconds
 
     def _refused_frozen(self, member: M, ref: str) -> bool:
         if self.frozen:

@@ -5,8 +5,8 @@ sent at the deal; the stored salt and the deal (dealt again from its seed, and e
 hands and wall) open it; for a finished round the order and salt revealed to the players are those;
 and every stored action replays through the rules engine to exactly the stored events and result.
 
-Exit codes: 0 every round checked is good; 1 a round failed a check; 2 bad usage, or no such
-database, table or round.
+Exit codes: 0 every round checked is good; 1 a round failed a check; 2 bad usage, no such
+database, table or round, or a database that cannot be read (not SQLite, corrupt, not zhuoji's).
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ def check_round(opts: Any, rnd: Any, actions: list[Any], events: list[dict[str, 
 
 
 def run(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from rules.options import OptionsError, make_options
     from server.store import RoundNotFound, stored_rounds
 
@@ -72,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
         row, rounds = stored_rounds(args.db, args.table)
     except RoundNotFound as err:
         print(f"zhuoji verify: {err}", file=sys.stderr)
+        return 2
+    except (sqlite3.Error, OSError, ValueError) as err:
+        # Not a verdict on the rounds: the file itself cannot be read.
+        print(f"zhuoji verify: cannot read {args.db}: {err}", file=sys.stderr)
         return 2
     if args.round_no is not None:
         rounds = [x for x in rounds if x[0].round_no == args.round_no]

@@ -17,7 +17,12 @@ from typing import Any
 
 
 class LocalServerError(RuntimeError):
-    """The in-process server did not come up."""
+    """The in-process server did not come up; `cause` is why (a `DatabaseInUse` when another
+    window's server holds the database)."""
+
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 class LocalServer:
@@ -41,7 +46,7 @@ class LocalServer:
         if not self._ready.wait(timeout):
             raise LocalServerError("the local server did not start in time")
         if self._error is not None or self.url is None:
-            raise LocalServerError(f"the local server failed: {self._error}")
+            raise LocalServerError(f"the local server failed: {self._error}", self._error)
         return self.url
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -81,6 +86,7 @@ class LocalServer:
             async with server.listen(self.host, self.port) as ws_server:
                 port = next(iter(ws_server.sockets)).getsockname()[1]
                 self.url = f"ws://{self.host}:{port}"
+                store.lock.note(url=self.url)
                 self._ready.set()
                 await self._stop.wait()
         finally:
