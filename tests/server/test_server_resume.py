@@ -26,7 +26,7 @@ from server.store import round_events, table_events, table_row
 from server.testkit import running_server
 from zhuoji.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +35,6 @@ EVENTS = {
 }  # fmt: skip
 TILE = re.compile(r"^[1-9][mps]$")
 FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
-
-
-@pytest.fixture
-async def srv(tmp_path: Path) -> AsyncIterator[tuple[str, Server, Path]]:
-    db = tmp_path / "zhuoji.db"
-    async with running_server(db, seed="test", disconnect_grace=60) as (url, server):
-        yield url, server, db
 
 
 def checked(frame: dict[str, Any]) -> dict[str, Any]:
