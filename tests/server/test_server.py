@@ -245,9 +245,13 @@ async def test_a_dropped_client_reconnects_and_gets_its_exact_state_back(
     # The bots play on until the table waits for seat 0: a spectator's events show each step.
     watcher = await connect(url, "看客")
     await watcher.send({"type": "watch", "table": table_id})
+    checked(await watcher.recv_type("joined"))
     async with asyncio.timeout(20):
         while table.round is None or 0 not in table.round.awaiting():
             checked(await watcher.recv())
+    await watcher.send({"type": "leave"})  # its `table` event comes before the seat is back
+    await watcher.recv_type("left")
+    await watcher.close()
     assert table.seq > last_seq, "events happened while the seat was away"
     assert not table.seats[0].auto  # a 60 s grace: not auto-played yet
 
