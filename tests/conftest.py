@@ -1,21 +1,59 @@
-"""Fixtures the tests share: a real `zhuoji serve` process.
+"""What the tests share: the data folders, and fixtures for a database path, a running loopback
+server, a deal script and a real `zhuoji serve` process.
 
-No fixture sleeps to wait for a server: a process is ready when it says so on its output.
+The tests sit in one folder per layer (rules/, protocol/, server/, client_tui/, clients/, cli/);
+the deal scripts stay in scenarios/ (the RULES.md worked examples) and scripts/. No fixture sleeps
+to wait for a server: a process is ready when it says so on its output.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from server.app import Server
+from server.testkit import running_server
+
 ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+SCENARIOS = TESTS / "scenarios"  # the worked deal scripts of RULES.md
+SCRIPTS = TESTS / "scripts"  # independent deal scripts, results computed by hand
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A fresh SQLite file's path for a server's store."""
+    return tmp_path / "z.db"
+
+
+@pytest.fixture
+async def srv(db: Path) -> AsyncIterator[tuple[str, Server, Path]]:
+    """A server on loopback (seeded; a seat that drops is kept for 60 s): (url, server, db)."""
+    async with running_server(db, seed="test", disconnect_grace=60) as (url, server):
+        yield url, server, db
+
+
+@pytest.fixture
+def deal_script() -> Callable[[str], dict[str, Any]]:
+    """Load a deal script by file name from scenarios/ or scripts/."""
+
+    def load(name: str) -> dict[str, Any]:
+        path = SCENARIOS / name if (SCENARIOS / name).exists() else SCRIPTS / name
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
+
+    return load
+
+
 READY = b"zhuoji serving on "  # the line `zhuoji serve` prints once it listens
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from rules.script import ScriptError, replay_json, run_script
 
-HERE = Path(__file__).parent / "scenarios"
+HERE = Path(__file__).parents[1] / "scenarios"
 SCRIPTS = sorted(HERE.glob("*.json"))
 
 

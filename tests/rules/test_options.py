@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -44,10 +45,11 @@ def test_bad_options_are_refused_by_name(ruleset: str, overrides: dict, named: s
     assert named in str(info.value)
 
 
-def test_deal_script_options_change_the_settlement() -> None:
+def test_deal_script_options_change_the_settlement(
+    deal_script: Callable[[str], dict[str, Any]],
+) -> None:
     """guiyang_05 (七对 自摸 by seat 1) with 七对 worth 9 instead of 7: each share grows by 2."""
-    with open("tests/scenarios/guiyang_05_qidui_zimo.json", encoding="utf-8") as f:
-        data = json.load(f)
+    data = deal_script("guiyang_05_qidui_zimo.json")
     data["options"] = {"patterns": {"qidui": 9}, "dealer_bonus": False}
     r = run_script(data)
     assert r.result is not None

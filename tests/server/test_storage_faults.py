@@ -31,7 +31,7 @@ from server.projection import PRIVATE_TYPES
 from server.store import Store, table_events, table_row
 from zhuoji.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FAST = {"claim_min_ms": 0, "turn_seconds": 30, "bank_seconds": 30}
 
 

@@ -16,8 +16,8 @@ from server.testkit import running_server
 FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
 
 
-async def test_a_chaos_run_finishes_every_table_with_no_mismatch(tmp_path: Path) -> None:
-    async with running_server(tmp_path / "z.db") as (url, server):
+async def test_a_chaos_run_finishes_every_table_with_no_mismatch(db: Path) -> None:
+    async with running_server(db) as (url, server):
         report = await loadtest(
             url, 6, 2, think=0.002, chaos=Chaos(0.04, delay=(0.01, 0.1)), timeout=60,
             reconnect_for=10,
@@ -32,8 +32,8 @@ async def test_a_chaos_run_finishes_every_table_with_no_mismatch(tmp_path: Path)
     assert result["fair_deals_checked"] > 0
 
 
-async def test_the_view_comparison_notices_a_view_that_went_wrong(tmp_path: Path) -> None:
-    async with running_server(tmp_path / "z.db") as (url, server):
+async def test_the_view_comparison_notices_a_view_that_went_wrong(db: Path) -> None:
+    async with running_server(db) as (url, server):
         client = await Client.connect(url, "host")
         await client.send({"type": "create_table", "name": "t", "rounds": 1, **FAST})
         tracker, player = SeatTracker(None), BotPlayer(seed=1)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-SCEN = Path(__file__).parent / "scenarios"
+SCEN = Path(__file__).parents[1] / "scenarios"
 
 
 def replay(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -19,7 +19,7 @@ import pytest
 
 from rules.script import ScriptError, replay_json, run_script
 
-HERE = Path(__file__).parent / "scripts"
+HERE = Path(__file__).parents[1] / "scripts"
 SCRIPTS = sorted(HERE.glob("*.json"))
 
 # RULES.md §8: hand, 豆, 鸡 (and 查叫) are the payment items; 热炮/包牌 are hand payments, 包鸡/责任鸡
@@ -109,7 +109,7 @@ def test_cli_replay_json(stem: str) -> None:
     expected = json.loads(path.read_text(encoding="utf-8"))["expected"]
     proc = subprocess.run(
         [sys.executable, "-m", "zhuoji.cli", "replay", str(path), "--json"],
-        capture_output=True, text=True, encoding="utf-8", cwd=Path(__file__).parent.parent,
+        capture_output=True, text=True, encoding="utf-8", cwd=Path(__file__).parents[2],
     )
     if "error" in expected:
         assert proc.returncode != 0

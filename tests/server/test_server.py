@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +35,6 @@ EVENTS = {
 }  # fmt: skip
 TILE = re.compile(r"^[1-9][mps]$")
 FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
-
-
-@pytest.fixture
-async def srv(tmp_path: Path) -> AsyncIterator[tuple[str, Server, Path]]:
-    db = tmp_path / "zhuoji.db"
-    async with running_server(db, seed="test", disconnect_grace=60) as (url, server):
-        yield url, server, db
 
 
 def checked(frame: dict[str, Any]) -> dict[str, Any]:
@@ -252,9 +245,13 @@ async def test_a_dropped_client_reconnects_and_gets_its_exact_state_back(
     # The bots play on until the table waits for seat 0: a spectator's events show each step.
     watcher = await connect(url, "看客")
     await watcher.send({"type": "watch", "table": table_id})
+    checked(await watcher.recv_type("joined"))
     async with asyncio.timeout(20):
         while table.round is None or 0 not in table.round.awaiting():
             checked(await watcher.recv())
+    await watcher.send({"type": "leave"})  # its `table` event comes before the seat is back
+    await watcher.recv_type("left")
+    await watcher.close()
     assert table.seq > last_seq, "events happened while the seat was away"
     assert not table.seats[0].auto  # a 60 s grace: not auto-played yet
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from rules.round import Phase, Round
 from rules.script import run_script
 from rules.tiles import tile_name
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 SCRIPTS = sorted((TESTS / "scenarios").glob("*.json")) + sorted((TESTS / "scripts").glob("*.json"))
 NAMES = ("P1", "P2", "P3", "P4")
 
@@ -157,8 +158,8 @@ def test_sheet_of_every_scripted_round_adds_up(path: Path) -> None:
     check_hands(r, sheet)
 
 
-def test_the_chongfeng_scenario_in_detail() -> None:
-    data = json.loads((TESTS / "scenarios" / "guiyang_10_chongfeng_yaoji.json").read_text())
+def test_the_chongfeng_scenario_in_detail(deal_script: Callable[[str], dict[str, Any]]) -> None:
+    data = deal_script("guiyang_10_chongfeng_yaoji.json")
     _, s = sheet_of(run_script(data))
     assert s.flip == "5p" and s.flip_makes == (("6p", ChickenKind.FANPAI),)
     winner = s.chickens[1]

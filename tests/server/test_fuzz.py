@@ -63,7 +63,7 @@ from server.table import dumps
 from server.testkit import running_server
 
 FUZZED: Counter[str] = Counter()  # frames fuzzed, by target
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 MODELS = {
     m.model_fields["type"].default: m for m in typing.get_args(typing.get_args(ClientMessage)[0])

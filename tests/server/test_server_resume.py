@@ -26,7 +26,7 @@ from server.store import round_events, table_events, table_row
 from server.testkit import running_server
 from zhuoji.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
 
 
@@ -337,6 +337,7 @@ async def test_a_player_who_dropped_before_the_end_sees_it_after_a_restart(
         await watcher.send({"type": "watch", "table": joined["table"]})
         await watcher.recv_type("joined")
         assert joined["table"] in server.tables, "the table waits for the player who dropped"
+        await watcher.close()
     async with running_server(db, seed="end") as (url, server):
         assert server.tables[joined["table"]].state == "finished" and server.resumed == 0
         back = await Client.connect(url, "host", token=joined["token"], last_seq=last)
@@ -397,6 +398,7 @@ async def test_events_lost_in_a_power_loss_are_not_caught_up_under_reused_number
         assert rejoined["resume"] == "snapshot", "numbers it saw were reused: no catch-up"
         snapshot = await back.recv_type("snapshot")
         assert snapshot["seq"] == rejoined["seq"]
+        await watcher.close()
 
 
 async def test_a_stopping_server_accepts_no_one_new_and_tells_everyone(tmp_path: Path) -> None:

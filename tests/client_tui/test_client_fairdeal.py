@@ -59,8 +59,8 @@ def _sheet_text(v: View) -> str:
     return console.export_text()
 
 
-async def test_the_client_verifies_each_deal_and_the_sheet_shows_it(tmp_path: Path) -> None:
-    frames = await _frames_of_a_match(tmp_path / "z.db")
+async def test_the_client_verifies_each_deal_and_the_sheet_shows_it(db: Path) -> None:
+    frames = await _frames_of_a_match(db)
     v = _reduce(frames)
     assert len(v.history) == 2 and all(res.fair is True for res in v.history)
     assert "✓ fair deal verified" in _sheet_text(v)

@@ -2,7 +2,7 @@
 player's turn, a claim prompt, and a settlement sheet. The app runs offline: a rules-engine round
 is projected for seat 0 and fed to it frame by frame, as a server would.
 
-Update after a deliberate change with `pytest tests/test_tui_snapshots.py --snapshot-update`."""
+Update after a deliberate change with `pytest tests/client_tui/test_tui_snapshots.py --snapshot-update`."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ def test_the_record_is_frozen() -> None:
 
 
 def _imports(module: str) -> set[str]:
-    path = Path(__file__).parent.parent / "rules" / f"{module}.py"
+    path = Path(__file__).parents[2] / "rules" / f"{module}.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
 

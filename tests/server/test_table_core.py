@@ -37,7 +37,7 @@ from server.table_core import (
 )
 from server.table_restore import restore_core
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def settings(**fields: Any) -> Settings:

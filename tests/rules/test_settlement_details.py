@@ -4,6 +4,7 @@ from identifiers and numbers alone, and those numbers add up to its amount."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from rules.kinds import BonusKind, ChickenKind, DouKind, PatternKind, PaymentKind
 from rules.script import replay_json, run_script
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 PLAYABLE = [
     p
     for p in sorted((TESTS / "scenarios").glob("*.json"))
@@ -69,9 +70,11 @@ def test_details_add_up_to_every_amount(path: Path) -> None:
         assert [BonusKind(b).zh for b in w["bonuses"]] == named["bonuses"]
 
 
-def test_a_dealers_zimo_with_chongfeng_in_identifiers() -> None:
+def test_a_dealers_zimo_with_chongfeng_in_identifiers(
+    deal_script: Callable[[str], dict[str, Any]],
+) -> None:
     """guiyang_10: seat 1's 平胡 自摸, the dealer paying 坐庄, and a 冲锋幺鸡 worth 3."""
-    data = json.loads((TESTS / "scenarios" / "guiyang_10_chongfeng_yaoji.json").read_text("utf-8"))
+    data = deal_script("guiyang_10_chongfeng_yaoji.json")
     out = replay_json(run_script(data))
     from_dealer = [p["details"] for p in out["payments"] if p["from"] == 0]
     assert from_dealer == [
