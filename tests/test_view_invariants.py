@@ -2,8 +2,9 @@
 round, for every seat and a spectator, after every step; and its legal actions are the engine's.
 
 Over 2,000 bot-played rounds of each preset (the bots decide from the reduced views) and every deal
-script (tests/scenarios, tests/scripts, /work/shared/scenarios). And the checker is shown to fail
-on projections broken on purpose.
+script (tests/scenarios, tests/scripts, /work/shared/scenarios), and rounds under any mix of the
+options that change what a seat may claim. And the checker is shown to fail on projections
+broken on purpose.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rules.script
 from rules.bot import Bot
 from rules.events import Drew, Event, RoundStarted
-from rules.options import PRESETS
+from rules.options import PRESETS, make_options
 from rules.round import Phase, Round, legal_actions
 from rules.script import ScriptError
 from rules.view import (
@@ -225,3 +228,33 @@ def test_reducing_a_full_event_is_reducing_its_projection() -> None:
             assert p is not None
             seen = reduce(seen, p)
         assert full == seen == view_of(r, viewer)
+
+
+# ----- any mix of the options that change what a seat may do -----
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    preset=st.sampled_from(sorted(PRESETS)),
+    seed=st.integers(0, 2**31),
+    pass_gangs=st.sampled_from(["any", "concealed_or_added"]),
+    no_pinghu_after_diandou=st.booleans(),
+    pass_win=st.sampled_from(["lock", "penalty"]),
+    declare=st.sampled_from(["none", "baoting", "tianting"]),
+)
+def test_views_hold_under_any_mix_of_claim_rules(
+    preset: str, seed: int, pass_gangs: str, no_pinghu_after_diandou: bool, pass_win: str,
+    declare: str,
+) -> None:  # fmt: skip
+    opts = make_options(preset, {
+        "pass_gangs": pass_gangs, "no_pinghu_after_diandou": no_pinghu_after_diandou,
+        "pass_win": pass_win, "declare": declare,
+    })  # fmt: skip
+    bots = [Bot(f"{seed}:{s}") for s in range(4)]
+    r = Round.deal(opts, seed=seed, dealer=seed % 4)
+    checker = Checker(r)
+    checker.check()
+    while r.phase is not Phase.OVER:
+        seat = r.awaiting()[0]
+        r.apply(bots[seat].choose_for(checker.view(seat)))
+        checker.check()
