@@ -371,22 +371,28 @@ def _discarded(v: SeatView, e: Discarded) -> SeatView:
         hand, drawn = _bump(hand, tile, -1), None
     declared = _set(v.declared, seat, True) if e.declared else v.declared
     row = v.discards[seat] + (DiscardRecord(tile, False, e.declared),)
-    v = v._replace(phase=Phase.CLAIM, turn=seat, hand=hand, drawn=drawn, declared=declared,
+    return v._replace(
+        phase=Phase.CLAIM, turn=seat, hand=hand, drawn=drawn, declared=declared,
         hand_sizes=_bump(v.hand_sizes, seat, -1), discards=_set(v.discards, seat, row),
-        claim_tile=tile, claim_from=seat, hot=e.hot,
+        claim_tile=tile, claim_from=seat, hot=e.hot, offered=_claims(v, e, hand, declared),
     )  # fmt: skip
-    me = v.viewer
-    if me is None or me == seat or hand is None:
-        return v
+
+
+def _claims(
+    v: SeatView, e: Discarded, hand: tuple[int, ...] | None, declared: tuple[bool, ...]
+) -> tuple[str, ...]:
+    """The viewer's claims of the discard, by the engine's own rule (`discard_claims`)."""
+    me, tile = v.viewer, e.tile
+    if me is None or me == e.seat or hand is None:
+        return ()
     if hand[tile] < 2 and not any(hand[_NEAR[tile]]):
-        return v  # no pair of it and nothing it could complete: the common case
+        return ()  # no pair of it and nothing it could complete: the common case
     own = v.own_melds
-    offered = discard_claims(
+    return discard_claims(
         v.opts, hand, own, tile, wins=bool(wait_mask(hand, len(own)) >> tile & 1),
         declared=declared[me], passed=v.passed, wall_left=v.wall_left, hot=e.hot,
-        after_diandou=e.hot and v.turn_gang == "ming", from_declared=declared[seat],
+        after_diandou=e.hot and v.turn_gang == "ming", from_declared=declared[e.seat],
     )  # fmt: skip
-    return v._replace(offered=offered) if offered else v
 
 
 def _claimed_last(v: SeatView, seat: int) -> tuple[tuple[DiscardRecord, ...], ...]:
