@@ -85,10 +85,14 @@ class BotPlayer:
         event = seen_event(f)
         if event is None or self.opts is None:
             return
-        if event.type == "round_started":
-            self.view = start(self.opts, self.seat, event)
-        elif self.view is not None:
-            self.view = reduce(self.view, event)
+        try:
+            if event.type == "round_started":
+                self.view = start(self.opts, self.seat, event)
+            elif self.view is not None:
+                self.view = reduce(self.view, event)
+        except (ValueError, StopIteration) as err:  # a frame that does not fit the round seen
+            self.policy_errors.append(f"view: {type(err).__name__}: {err}")
+            self.view = None  # until the next deal or snapshot; prompts get the default
 
     _on_round_started = _on_drew = _on_discarded = _on_claimed = _on_concealed_gang = _round_event
     _on_add_gang_declared = _on_added_gang = _on_won = _on_exhausted = _on_flipped = _round_event

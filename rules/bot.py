@@ -218,7 +218,7 @@ class Bot:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
         choice = self._best_discard(hand, len(melds))
-        discards = len(v.discards[seat])
+        discards = v.discard_count(seat)
         if discards == 0 and may_declare(
             v.opts, hand, melds, choice, after_pong=v.after_pong, any_claim=v.any_claim,
             discards=discards, declared=declared,

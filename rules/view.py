@@ -186,11 +186,12 @@ class SeatView(NamedTuple):
         return any(self.melds)
 
     def discard_count(self, seat: int) -> int:
+        """How many tiles the seat has discarded (its row keeps the claimed ones too)."""
         return len(self.discards[seat])
 
     @property
     def counts(self) -> list[int]:
-        """The viewer's hand as a fresh list of counts (empty for a spectator)."""
+        """The viewer's hand as a fresh list of counts (all zero for a spectator)."""
         return list(self.hand) if self.hand is not None else [0] * NUM_KINDS
 
     @property
@@ -218,7 +219,7 @@ def legal_actions_for(v: SeatView) -> list[Action]:
         return turn_actions(
             v.opts, seat, v.hand, v.own_melds, drawn=v.drawn, after_pong=v.after_pong,
             declared=v.declared[seat], wall_left=v.wall_left, any_claim=v.any_claim,
-            discards=len(v.discards[seat]),
+            discards=v.discard_count(seat),
         )  # fmt: skip
     if not v.offered:
         return []
