@@ -268,14 +268,17 @@ def _melds_seen(
 ) -> tuple[tuple[MeldSeen, ...], ...]:
     if not (melds[0] or melds[1] or melds[2] or melds[3]):
         return _NO_MELDS
-    return tuple(
-        tuple([
-            MeldSeen(m.kind, m.tile if over or m.kind != "an" or s == viewer else None,
-                     m.from_seat, m.dou)
+    rows: list[tuple[MeldSeen, ...]] = []
+    for seat, row in enumerate(melds):
+        if not row:
+            rows.append(())
+            continue
+        shown = over or seat == viewer
+        rows.append(tuple([
+            MeldSeen(m.kind, m.tile if shown or m.kind != "an" else None, m.from_seat, m.dou)
             for m in row
-        ]) if row else ()
-        for s, row in enumerate(melds)
-    )  # fmt: skip
+        ]))  # fmt: skip
+    return tuple(rows)
 
 
 # Per kind, the kinds within two ranks of it in its suit: a wait on a kind always holds one.
