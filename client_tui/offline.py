@@ -2,8 +2,9 @@
 (or a spectator) would receive, so the client can be driven offline — in tests, snapshots and
 demos — exactly as a server would drive it.
 
-The masking is the server's (`server.projection.view_for`): a seat sees its own deal, draws and
-暗杠 tiles; everyone else gets `null` for those.
+The masking is the rules core's (`rules.view.project`, through `protocol.events.project_entry`,
+as the server's frames are made): a seat sees its own deal, draws and 暗杠 tiles; everyone else
+gets `null` for those.
 
 >>> from rules.options import GUIYANG
 >>> t = OfflineTable(Round.deal(GUIYANG, seed=1), viewer=0)
@@ -15,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.events import project_entry
 from protocol.messages import SERVER_ADAPTER, ServerMessage
 from rules.actions import Action
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import tile_name
-from server.projection import view_for
 
 
 def table_info(table: str = "1", *, preset: str = "guiyang", names: list[str] | None = None,
@@ -42,10 +43,8 @@ def table_info(table: str = "1", *, preset: str = "guiyang", names: list[str] | 
 
 def project(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
     """What `viewer` may see of an engine event (already numbered, with `table` and `seq`):
-    the server's own projection, so offline and online frames cannot differ."""
-    frame = view_for(event, viewer)
-    assert frame is not None, "every event is shown to every viewer, masked or not"
-    return dict(frame)
+    the same masking as the server's frames, so offline and online frames cannot differ."""
+    return dict(project_entry(event, viewer))
 
 
 class OfflineTable:

@@ -1,7 +1,9 @@
 """The client's one transition: `reduce(view, message) -> view`.
 
 Pure: no I/O, no clock (the arrival time `at` is passed in), no Textual. Server frames are the
-protocol models (`protocol.messages`); the client's own happenings are `client_tui.local`. Table
+protocol models (`protocol.messages`); the client's own happenings are `client_tui.local`. The
+round itself moves by the rules core's `rules.view.reduce` (each frame read back as a rules event
+by `protocol.events.seen_event`); `shown` writes that view out as the display value `RoundV`. Table
 events are applied once each: a frame whose `seq` the view already has is a duplicate (a replay
 after a reconnect) and changes nothing.
 
@@ -33,6 +35,7 @@ from client_tui.view import (
     View,
     WinV,
 )
+from protocol.events import seen_event, snapshot_view
 from protocol.fairdeal import check_deal
 from protocol.messages import (
     ROUND_EVENT_TYPES,
@@ -42,10 +45,7 @@ from protocol.messages import (
     Claimed,
     ConcealedGang,
     Discarded,
-    Drew,
     Error,
-    Exhausted,
-    Flipped,
     Joined,
     Left,
     MatchEnded,
@@ -61,9 +61,12 @@ from protocol.messages import (
     Tables,
     TableUpdate,
     Welcome,
-    Won,
 )
-from rules.tiles import parse_tile
+from rules.options import RuleOptions, make_options
+from rules.round import Phase as RulesPhase
+from rules.tiles import NUM_KINDS, parse_tile, tile_name
+from rules.view import Leak, SeatView, start
+from rules.view import reduce as reduce_view
 
 Message = ServerMessage | LocalMessage
 
@@ -165,36 +168,79 @@ def _snapshot(view: View, m: Snapshot) -> View:
     if m.table != view.table_id:
         return view
     info = table_v(m.info)
-    rnd = round_v(m.round, m.seat) if m.round is not None else None
+    rnd = round_v(m.round, m.seat, _rules(info)) if m.round is not None else None
     # The snapshot does not say which event the round last moved on: the next prompt decides.
     return replace(view, table=info, seat=m.seat, seq=m.seq, round_seq=0, round=rnd, prompt=None,
                    scores=info.scores, dealt=None,
                    names=tuple(s.name or "" for s in info.seats))  # fmt: skip
 
 
-def round_v(rv: RoundView, viewer: int | None) -> RoundV:
+def round_v(rv: RoundView, viewer: int | None, opts: RuleOptions) -> RoundV:
     """A snapshot's round as a view value."""
-    return RoundV(
-        round_no=rv.round_no,
-        dealer=rv.dealer,
-        streak=rv.streak,
-        base=rv.base,
-        phase=rv.phase,
-        turn=rv.turn,
-        wall_left=rv.wall_left,
-        hand=sort_tiles(rv.hand) if rv.hand is not None and viewer is not None else None,
-        drawn=rv.drawn,
-        hand_sizes=tuple(rv.hand_sizes),
+    base = RoundV(round_no=rv.round_no, dealer=rv.dealer, streak=rv.streak, base=rv.base,
+                  commitment=rv.commitment)  # fmt: skip
+    return shown(snapshot_view(rv, viewer, opts), base)
+
+
+def _rules(table: TableV | None) -> RuleOptions:
+    """The table's rules (only the view's own claims read them); guiyang if unknown."""
+    if table is not None:
+        try:
+            return make_options(table.preset, table.options_dict)
+        except ValueError:
+            pass
+    return make_options("guiyang", {})
+
+
+NAMES = tuple(tile_name(k) for k in range(NUM_KINDS))
+
+
+def _names(counts: Sequence[int]) -> tuple[str, ...]:
+    return tuple(name for name, n in zip(NAMES, counts, strict=True) for _ in range(n))
+
+
+def shown(sv: SeatView, r: RoundV) -> RoundV:
+    """`r` with the round's fields written from the rules view `sv` (tiles in notation)."""
+    drawn = sv.drawn if sv.phase is RulesPhase.TURN or sv.phase is RulesPhase.OVER else None
+    return replace(
+        r,
+        phase=sv.phase.value,
+        turn=sv.turn,
+        wall_left=sv.wall_left,
+        hand=None if sv.hand is None else _names(sv.hand),
+        drawn=None if drawn is None else NAMES[drawn],
+        hand_sizes=sv.hand_sizes,
         melds=tuple(
-            tuple(MeldV(m.kind, m.tile, m.from_seat, m.dou) for m in row) for row in rv.melds
+            tuple(
+                MeldV(m.kind, None if m.tile is None else NAMES[m.tile], m.from_seat, m.dou)
+                for m in row
+            )
+            for row in sv.melds
         ),  # fmt: skip
         discards=tuple(
-            tuple(DiscardV(d.tile, d.claimed, d.declared) for d in row) for row in rv.discards
+            tuple(DiscardV(NAMES[d.tile], d.claimed, d.declared) for d in row)
+            for row in sv.discards
+        ),
+        declared=sv.declared,
+        claim_tile=None if sv.claim_tile is None else NAMES[sv.claim_tile],
+        claim_from=sv.claim_from,
+        winners=tuple(
+            WinV(
+                w.seat,
+                w.how,
+                None if w.tile is None else NAMES[w.tile],
+                w.from_seat,
+                w.pattern,
+                tuple(w.bonuses),
+                w.void,
+                tuple(NAMES[k] for k in w.hand),
+            )
+            for w in sv.wins
         ),  # fmt: skip
-        declared=tuple(rv.declared),
-        claim_tile=rv.claim_tile,
-        claim_from=rv.claim_from,
-        commitment=rv.commitment,
+        exhausted=sv.exhausted,
+        flip=None if sv.flip is None else NAMES[sv.flip],
+        hands=None if sv.hands is None else tuple(_names(h) for h in sv.hands),
+        seat_view=sv,
     )
 
 
@@ -264,12 +310,14 @@ def _table_event(view: View, m: Any) -> View:
         table = view.table
         if table is not None:
             table = replace(table, round_no=m.round_no, state="playing")
-        rnd = RoundV(
-            round_no=m.round_no, dealer=m.dealer, streak=m.streak, base=m.base, phase="turn",
-            turn=m.dealer, wall_left=m.wall_left,
-            hand=sort_tiles(m.hand) if m.hand is not None and view.seat is not None else None,
-            hand_sizes=tuple(m.hand_sizes), commitment=m.commitment,
-        )  # fmt: skip
+        deal = seen_event(m)
+        assert deal is not None
+        try:
+            sv = start(_rules(view.table), view.seat, deal)
+        except Leak:
+            return view  # a deal showing a spectator a hand: not ours to keep
+        rnd = shown(sv, RoundV(round_no=m.round_no, dealer=m.dealer, streak=m.streak, base=m.base,
+                               commitment=m.commitment))  # fmt: skip
         dealt = tuple(m.hand) if m.hand is not None and view.seat is not None else None
         return replace(view, round=rnd, table=table, dealt=dealt)
     if view.round is None:
@@ -278,8 +326,8 @@ def _table_event(view: View, m: Any) -> View:
     if isinstance(m, RoundEnded):
         fair = None
         if r.commitment is not None:  # the fair deal: does the reveal open the commitment?
-            deal = m.deal.model_dump() if m.deal is not None else None
-            fair = not check_deal(r.commitment, deal, dealer=r.dealer, seat=view.seat,
+            reveal = m.deal.model_dump() if m.deal is not None else None
+            fair = not check_deal(r.commitment, reveal, dealer=r.dealer, seat=view.seat,
                                   hand=view.dealt)  # fmt: skip
         res = ResultV(r.round_no, m.result, tuple(m.scores), r.dealer, r.winners, r.discards,
                       fair)  # fmt: skip
@@ -287,96 +335,36 @@ def _table_event(view: View, m: Any) -> View:
         if table is not None:
             table = replace(table, scores=tuple(m.scores))
         # Everything is shown once the round is over: every hand, and the 暗杠 tiles.
-        over = replace(r, phase="over", hands=res.hands)
-        if (melds := res.melds) is not None:
-            over = replace(over, melds=melds)
+        over = _round_event(r, m, view.seat)
         return replace(view, round=over, result=res, history=view.history + (res,),
                        scores=tuple(m.scores), table=table)  # fmt: skip
     return replace(view, round=_round_event(r, m, view.seat))
 
 
 def _round_event(r: RoundV, m: Any, me: int | None) -> RoundV:
-    if isinstance(m, Drew):
-        hand, drawn = r.hand, None
-        if m.seat == me and hand is not None and m.tile is not None:
-            hand, drawn = add_tile(hand, m.tile), m.tile
-        return replace(r, hand=hand, drawn=drawn, phase="turn", turn=m.seat,
-                       wall_left=m.wall_left, claim_tile=None, claim_from=None,
-                       hand_sizes=_bump(r.hand_sizes, m.seat, 1))  # fmt: skip
+    event = seen_event(m)
+    if r.seat_view is None or event is None:
+        return r
+    try:
+        sv = reduce_view(r.seat_view, event)
+    except (Leak, ValueError, StopIteration):
+        return r  # a frame that does not fit the round as we have it changes nothing
+    return shown(sv, replace(r, last=_last(r, m, me)))
+
+
+def _last(r: RoundV, m: Any, me: int | None) -> LastAction | None:
+    """The move the status line names."""
     if isinstance(m, Discarded):
-        hand = r.hand
-        if m.seat == me and hand is not None:
-            hand = remove_tile(hand, m.tile)
-        declared = _set(r.declared, m.seat, r.declared[m.seat] or m.declared)
-        return replace(
-            r, hand=hand, drawn=None, phase="claim", turn=m.seat, claim_tile=m.tile,
-            claim_from=m.seat, hand_sizes=_bump(r.hand_sizes, m.seat, -1), declared=declared,
-            discards=_set(r.discards, m.seat, r.discards[m.seat] + (DiscardV(m.tile, False,
-                                                                              m.declared),)),
-            last=LastAction("discarded", m.seat, m.tile),
-        )  # fmt: skip
+        return LastAction("discarded", m.seat, m.tile)
     if isinstance(m, Claimed):
-        n = 2 if m.act == "pong" else 3
-        meld = MeldV("pong", m.tile, m.from_seat) if m.act == "pong" else MeldV(
-            "ming", m.tile, m.from_seat, "dian")  # fmt: skip
-        hand = r.hand
-        if m.seat == me and hand is not None:
-            hand = remove_tile(hand, m.tile, n)
-        return replace(
-            r, hand=hand, drawn=None, phase="turn", turn=m.seat, claim_tile=None,
-            claim_from=None, hand_sizes=_bump(r.hand_sizes, m.seat, -n),
-            melds=_set(r.melds, m.seat, r.melds[m.seat] + (meld,)),
-            discards=_claim_last(r.discards, m.from_seat, m.tile),
-            last=LastAction("claimed", m.seat, m.tile, m.act),
-        )  # fmt: skip
+        return LastAction("claimed", m.seat, m.tile, m.act)
     if isinstance(m, ConcealedGang):
-        hand = r.hand
-        if m.seat == me and hand is not None and m.tile is not None:
-            hand = remove_tile(hand, m.tile, 4)
-        meld = MeldV("an", m.tile, None, m.dou)
-        return replace(
-            r, hand=hand, drawn=None, phase="turn", turn=m.seat,
-            hand_sizes=_bump(r.hand_sizes, m.seat, -4),
-            melds=_set(r.melds, m.seat, r.melds[m.seat] + (meld,)),
-            last=LastAction("concealed_gang", m.seat, m.tile if m.seat == me else None),
-        )  # fmt: skip
+        return LastAction("concealed_gang", m.seat, m.tile if m.seat == me else None)
     if isinstance(m, AddGangDeclared):
-        return replace(r, phase="rob", turn=m.seat, claim_tile=m.tile, claim_from=m.seat,
-                       last=LastAction("add_gang_declared", m.seat, m.tile))  # fmt: skip
+        return LastAction("add_gang_declared", m.seat, m.tile)
     if isinstance(m, AddedGang):
-        hand = r.hand
-        if m.seat == me and hand is not None:
-            hand = remove_tile(hand, m.tile)
-        row = tuple(
-            MeldV("bu", md.tile, md.from_seat, m.dou)
-            if md.kind == "pong" and md.tile == m.tile
-            else md
-            for md in r.melds[m.seat]
-        )
-        return replace(
-            r, hand=hand, drawn=None, phase="turn", turn=m.seat, claim_tile=None,
-            claim_from=None, hand_sizes=_bump(r.hand_sizes, m.seat, -1),
-            melds=_set(r.melds, m.seat, row), last=LastAction("added_gang", m.seat, m.tile),
-        )  # fmt: skip
-    if isinstance(m, Won):
-        win = WinV(m.seat, m.how, m.tile, m.from_seat, m.pattern, tuple(m.bonuses), m.void,
-                   sort_tiles(m.hand))  # fmt: skip
-        discards, sizes, hand = r.discards, r.hand_sizes, r.hand
-        if m.how == "discard" and m.from_seat is not None and m.tile is not None:
-            discards = _claim_last(discards, m.from_seat, m.tile)
-        if m.how == "rob" and m.from_seat is not None and m.tile is not None:
-            # The robbed tile leaves the 补杠 player's hand (once, however many win on it).
-            if not any(w.how == "rob" for w in r.winners):
-                sizes = _bump(sizes, m.from_seat, -1)
-                if m.from_seat == me and hand is not None:
-                    hand = remove_tile(hand, m.tile)
-        return replace(r, phase="over", winners=r.winners + (win,), discards=discards,
-                       hand_sizes=sizes, hand=hand, claim_tile=None, claim_from=None)  # fmt: skip
-    if isinstance(m, Exhausted):
-        return replace(r, phase="over", exhausted=True, claim_tile=None, claim_from=None)
-    if isinstance(m, Flipped):
-        return replace(r, flip=m.tile)
-    return r
+        return LastAction("added_gang", m.seat, m.tile)
+    return r.last
 
 
 # ----- tuple helpers -----
@@ -389,37 +377,3 @@ def sort_tiles(tiles: Sequence[str]) -> tuple[str, ...]:
     ('1m', '9m', '5p', '1s')
     """
     return tuple(sorted(tiles, key=parse_tile))
-
-
-def add_tile(hand: tuple[str, ...], tile: str) -> tuple[str, ...]:
-    return sort_tiles(hand + (tile,))
-
-
-def remove_tile(hand: tuple[str, ...], tile: str, n: int = 1) -> tuple[str, ...]:
-    """`hand` without `n` copies of `tile` (as many as it has, if fewer).
-
-    >>> remove_tile(("1m", "1m", "2m"), "1m")
-    ('1m', '2m')
-    """
-    out = list(hand)
-    for _ in range(n):
-        if tile in out:
-            out.remove(tile)
-    return tuple(out)
-
-
-def _bump(values: tuple[int, ...], seat: int, delta: int) -> tuple[int, ...]:
-    return tuple(max(0, v + delta) if i == seat else v for i, v in enumerate(values))
-
-
-def _set(values: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:
-    return tuple(value if i == seat else v for i, v in enumerate(values))
-
-
-def _claim_last(
-    discards: tuple[tuple[DiscardV, ...], ...], seat: int, tile: str
-) -> tuple[tuple[DiscardV, ...], ...]:
-    row = discards[seat]
-    if not row or row[-1].tile != tile or row[-1].claimed:
-        return discards
-    return _set(discards, seat, row[:-1] + (replace(row[-1], claimed=True),))

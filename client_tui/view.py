@@ -13,8 +13,10 @@ order; `None` for a tile means "not visible to this viewer" (an opponent's 暗�
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from rules.view import SeatView
 
 ConnStatus = Literal["idle", "connecting", "connected", "reconnecting", "closed"]
 Phase = Literal["turn", "claim", "rob", "over"]
@@ -117,7 +119,9 @@ class RoundV:
 
     `hand` is the viewer's own concealed hand, sorted, the drawn tile included (None for a
     spectator); `drawn` is the tile just drawn (shown apart). Once the round is over, `hands` holds
-    every seat's hand and `melds` every 暗杠's tile, as `round_ended` reveals them."""
+    every seat's hand and `melds` every 暗杠's tile, as `round_ended` reveals them. The round's
+    fields are written from `seat_view` (`rules.view.SeatView`); `last`, `round_no`, `base` and
+    `commitment` are the client's own."""
 
     round_no: int
     dealer: int
@@ -140,6 +144,9 @@ class RoundV:
     last: LastAction | None = None
     hands: tuple[tuple[str, ...], ...] | None = None
     commitment: str | None = None  # the fair-deal commitment sent at the deal
+    # The rules core's view this display is written from (`client_tui.reducer.shown`): the round
+    # moves by `rules.view.reduce`; not compared (a snapshot's view knows less than the events').
+    seat_view: SeatView | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

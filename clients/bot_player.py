@@ -5,20 +5,23 @@ it returns the frame to send back, if any. It knows only what its seat is shown 
 and draws and the public record — exactly what an external bot program would know. The server's
 own bots (`add_bot`) run it over an in-process pipe; `zhuoji loadtest` runs it over websockets.
 
-The policy decides from a `rules.bot.SeatView`, filled here from what the seat was shown. The
-prompt's own list of legal actions stays the authority: if the policy's pick is not on it (the
-view and the engine disagree), the bot plays the prompt's default and counts a fallback.
+The policy decides from a `rules.view.SeatView` reduced from the frames (`rules.view.reduce` of
+`protocol.events.seen_event`), the same view the server would build for this seat. The prompt's
+own list of legal actions stays the authority: the claims it offers are the view's, and if the
+policy's pick is not on it (the view and the engine disagree), the bot plays the prompt's
+default and counts a fallback.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rules.bot import Bot, SeatView
+from protocol.events import seen_event, snapshot_view
+from rules.bot import Bot
 from rules.options import RuleOptions, make_options
-from rules.patterns import Meld
 from rules.round import Phase
-from rules.tiles import NUM_KINDS, parse_tile, tile_name
+from rules.tiles import tile_name
+from rules.view import SeatView, reduce, start
 
 
 class BotPlayer:
@@ -41,21 +44,7 @@ class BotPlayer:
         self.policy_errors: list[str] = []
         self.finished: dict[str, Any] | None = None
         self.round_nets: list[list[int]] = []
-        self._reset_round()
-
-    def _reset_round(self) -> None:
-        self.hand = [0] * NUM_KINDS
-        self.melds: list[Meld] = []
-        self.drawn: int | None = None
-        self.after_pong = False
-        self.declared = False
-        self.discard_count = 0
-        self.any_claim = False
-        self.passed = False
-        self.wall_left = 0
-        self.claim_tile: int | None = None
-        self.claim_from: int | None = None
-        self.window: Phase = Phase.TURN
+        self.view: SeatView | None = None  # the round as this seat has been shown it
 
     # ----- frames in -----
 
@@ -86,94 +75,30 @@ class BotPlayer:
 
     def _on_snapshot(self, f: dict[str, Any]) -> None:
         self._set_options(f["info"])
-        self._reset_round()
-        view = f["round"]
-        if view is None or self.seat is None:
+        rv = f["round"]
+        if rv is None or self.seat is None or self.opts is None:
+            self.view = None
             return
-        me = self.seat
-        for name in view["hand"] or []:
-            self.hand[parse_tile(name)] += 1
-        self.melds = [
-            Meld(m["kind"], parse_tile(m["tile"]), m["from_seat"], m["dou"])
-            for m in view["melds"][me]
-            if m["tile"] is not None
-        ]
-        self.drawn = None if view["drawn"] is None else parse_tile(view["drawn"])
-        self.declared = view["declared"][me]
-        self.discard_count = len(view["discards"][me])
-        self.any_claim = any(view["melds"][s] for s in range(4))
-        self.wall_left = view["wall_left"]
-        if view["claim_tile"] is not None:
-            self.claim_tile = parse_tile(view["claim_tile"])
-            self.claim_from = view["claim_from"]
-            self.window = Phase(view["phase"])
-        # After a 碰 the claimer must discard: on turn with no draw and a fresh 碰.
-        self.after_pong = (
-            view["phase"] == "turn"
-            and view["turn"] == me
-            and self.drawn is None
-            and bool(self.melds)
-            and self.melds[-1].kind == "pong"
-            and sum(self.hand) + 3 * len(self.melds) == 14
-        )
+        self.view = snapshot_view(rv, self.seat, self.opts)
 
-    def _on_round_started(self, f: dict[str, Any]) -> None:
-        self._reset_round()
-        for name in f["hand"] or []:
-            self.hand[parse_tile(name)] += 1
-        self.wall_left = f["wall_left"]
+    def _round_event(self, f: dict[str, Any]) -> None:
+        event = seen_event(f)
+        if event is None or self.opts is None:
+            return
+        try:
+            if event.type == "round_started":
+                self.view = start(self.opts, self.seat, event)
+            elif self.view is not None:
+                self.view = reduce(self.view, event)
+        except (ValueError, StopIteration) as err:  # a frame that does not fit the round seen
+            self.policy_errors.append(f"view: {type(err).__name__}: {err}")
+            self.view = None  # until the next deal or snapshot; prompts get the default
 
-    def _on_drew(self, f: dict[str, Any]) -> None:
-        self.wall_left = f["wall_left"]
-        if f["seat"] == self.seat:
-            tile = parse_tile(f["tile"])
-            self.hand[tile] += 1
-            self.drawn = tile
-            self.passed = False
-            self.after_pong = False
-
-    def _on_discarded(self, f: dict[str, Any]) -> None:
-        tile = parse_tile(f["tile"])
-        if f["seat"] == self.seat:
-            self.hand[tile] -= 1
-            self.discard_count += 1
-            self.declared = self.declared or f["declared"]
-            self.drawn = None
-            self.after_pong = False
-        self.claim_tile, self.claim_from, self.window = tile, f["seat"], Phase.CLAIM
-
-    def _on_claimed(self, f: dict[str, Any]) -> None:
-        self.any_claim = True
-        if f["seat"] == self.seat:
-            tile = parse_tile(f["tile"])
-            pong = f["act"] == "pong"
-            self.hand[tile] -= 2 if pong else 3
-            self.melds.append(Meld("pong" if pong else "ming", tile, f["from_seat"],
-                                   None if pong else "dian"))  # fmt: skip
-            self.after_pong = pong
-            self.drawn = None
-
-    def _on_concealed_gang(self, f: dict[str, Any]) -> None:
-        self.any_claim = True
-        if f["seat"] == self.seat:
-            tile = parse_tile(f["tile"])
-            self.hand[tile] -= 4
-            self.melds.append(Meld("an", tile, None, f["dou"]))
-
-    def _on_add_gang_declared(self, f: dict[str, Any]) -> None:
-        self.claim_tile, self.claim_from, self.window = parse_tile(f["tile"]), f["seat"], Phase.ROB
-
-    def _on_added_gang(self, f: dict[str, Any]) -> None:
-        self.any_claim = True
-        if f["seat"] == self.seat:
-            tile = parse_tile(f["tile"])
-            self.hand[tile] -= 1
-            for i, m in enumerate(self.melds):
-                if m.kind == "pong" and m.tile == tile:
-                    self.melds[i] = Meld("bu", tile, m.from_seat, f["dou"])
-                    break
+    _on_round_started = _on_drew = _on_discarded = _on_claimed = _on_concealed_gang = _round_event
+    _on_add_gang_declared = _on_added_gang = _on_won = _on_exhausted = _on_flipped = _round_event
 
     def _on_round_ended(self, f: dict[str, Any]) -> None:
+        self._round_event(f)
         self.round_nets.append(list(f["result"]["net"]))
 
     def _on_match_ended(self, f: dict[str, Any]) -> None:
@@ -185,7 +110,7 @@ class BotPlayer:
         offered = {(a["act"], a.get("tile")) for a in f["actions"]}
         default = (f["default"]["act"], f["default"].get("tile"))
         try:
-            choice = self._choose(f, offered)
+            choice = self._choose(offered)
         except Exception as err:  # the policy failed: play the default, but count it
             self.policy_errors.append(f"{type(err).__name__}: {err}")
             choice = ("", None)
@@ -193,27 +118,23 @@ class BotPlayer:
             self.fallbacks += 1
             choice = default
         act, tile = choice
-        if self.window is not Phase.TURN and act == "pass" and ("hu", None) in offered:
-            self.passed = True
         frame: dict[str, Any] = {"type": "act", "seq": f["seq"], "act": act}
         if tile is not None:
             frame["tile"] = tile
         return frame
 
-    def _choose(
-        self, f: dict[str, Any], offered: set[tuple[str, str | None]]
-    ) -> tuple[str, str | None]:
-        # A turn always offers a discard; a claim or 抢杠 window always offers a pass.
-        on_turn = any(act == "discard" for act, _ in offered)
-        phase = Phase.TURN if on_turn else self.window
-        claims = tuple(sorted({act for act, _ in offered if act != "pass"}))
-        assert self.seat is not None and self.opts is not None
-        view = SeatView(
-            seat=self.seat, opts=self.opts, on_turn=phase is Phase.TURN, hand=list(self.hand),
-            melds=list(self.melds), drawn=self.drawn, after_pong=self.after_pong,
-            declared=self.declared, discard_count=self.discard_count, any_claim=self.any_claim,
-            passed=self.passed, wall_left=self.wall_left, claim_tile=self.claim_tile,
-            offered=() if phase is Phase.TURN else claims,
-        )  # fmt: skip
+    def _choose(self, offered: set[tuple[str, str | None]]) -> tuple[str, str | None]:
+        view = self.view
+        assert view is not None and self.seat is not None, "a prompt before any round"
+        # A turn always offers a discard; a claim or 抢杠 window always offers a pass. The
+        # prompt's claims are the window's: kept in the view, they tell it later whether this
+        # seat passed a win.
+        if any(act == "discard" for act, _ in offered):
+            if not view.on_turn:
+                view = view._replace(phase=Phase.TURN, turn=self.seat)
+        else:
+            acts = {act for act, _ in offered}
+            claims = tuple(a for a in ("hu", "pong", "gang") if a in acts)
+            view = self.view = view._replace(offered=claims)
         action = self.policy.choose_for(view)
         return action.act, None if action.tile is None else tile_name(action.tile)

@@ -57,6 +57,7 @@ from rules.wall import seed_to_int, shuffled_wall
 # isort: split
 # The bot last: it may itself import from this surface, which by now holds everything else.
 from rules.bot import Bot, shanten
+from rules.view import SeatView, legal_actions_for, project, reduce, start, view_of
 
 __all__ = [
     "ACT_KINDS",
@@ -90,6 +91,7 @@ __all__ = [
     "RoundRecord",
     "RuleOptions",
     "ScriptError",
+    "SeatView",
     "Settlement",
     "TileParseError",
     "WinInfo",
@@ -100,6 +102,7 @@ __all__ = [
     "is_win",
     "is_win_counts",
     "legal_actions",
+    "legal_actions_for",
     "make_options",
     "next_kind",
     "overrides_of",
@@ -108,20 +111,24 @@ __all__ = [
     "parse_tiles",
     "play_script",
     "prev_kind",
+    "project",
     "ready_value",
     "ready_waits",
+    "reduce",
     "replay_json",
     "run_script",
     "seed_to_int",
     "settle",
     "shanten",
     "shuffled_wall",
+    "start",
     "step",
     "tile_name",
     "tile_zh",
     "tiles_str",
     "to_counts",
     "verify",
+    "view_of",
     "wait_kinds",
     "waits",
 ]

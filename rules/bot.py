@@ -8,16 +8,15 @@ shanten), keeping its 幺鸡/乌骨鸡 when the choice is otherwise even. Determ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from functools import cache
 from typing import NamedTuple
 
 from rules.actions import Action
 from rules.hand import is_win_counts
-from rules.options import RuleOptions
-from rules.patterns import Meld, ready_waits
-from rules.round import Phase, Round
+from rules.round import Round, may_declare
 from rules.tiles import WUGUJI, YAOJI
+from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
 
 NEG = -100
@@ -69,7 +68,7 @@ def _std_shanten(plain: list[int], eyed: list[int], n_melds: int) -> int:
     return 8 - 2 * n_melds - min(best, cap)
 
 
-def shanten(counts: list[int], n_melds: int) -> int:
+def shanten(counts: Sequence[int], n_melds: int) -> int:
     """Approximate tiles-from-ready: -1 complete, 0 ready (standard form or seven pairs)."""
     suits = [tuple(counts[s * 9 : s * 9 + 9]) for s in range(3)]
     std = _std_shanten(
@@ -101,9 +100,7 @@ def _row_info(row: tuple[int, ...]) -> RowInfo:
             removals.append((NEG, NEG))
             keep.append(0)
     pairs = sum(c // 2 for c in row)
-    present = tuple(
-        (r, removals[r][0], removals[r][1], 1 - row[r] % 2) for r in range(9) if row[r]
-    )
+    present = tuple((r, removals[r][0], removals[r][1], 1 - row[r] % 2) for r in range(9) if row[r])
     return RowInfo(
         _suit_value(row, False), _suit_value(row, True), pairs,
         tuple(removals), tuple(lonely), tuple(keep), present,
@@ -137,7 +134,7 @@ def _keep_score(row: tuple[int, ...], r: int) -> int:
 CHICKEN_KEEP = 3  # 幺鸡 and 乌骨鸡 are kept when the choice is otherwise even
 
 
-def _rows(counts: list[int]) -> tuple[RowInfo, RowInfo, RowInfo]:
+def _rows(counts: Sequence[int]) -> tuple[RowInfo, RowInfo, RowInfo]:
     return (
         _row_info(tuple(counts[0:9])),
         _row_info(tuple(counts[9:18])),
@@ -146,7 +143,7 @@ def _rows(counts: list[int]) -> tuple[RowInfo, RowInfo, RowInfo]:
 
 
 def best_discards(
-    counts: list[int], n_melds: int, infos: tuple[RowInfo, RowInfo, RowInfo] | None = None
+    counts: Sequence[int], n_melds: int, infos: tuple[RowInfo, RowInfo, RowInfo] | None = None
 ) -> tuple[int, list[int]]:
     """The lowest `shanten` reachable by one discard, and every discard that reaches it."""
     if infos is None:
@@ -186,91 +183,52 @@ def _keep(kind: int, info: RowInfo) -> int:
     return info.keep[kind % 9] + (CHICKEN_KEEP if kind in (YAOJI, WUGUJI) else 0)
 
 
-@dataclass(slots=True)
-class SeatView:
-    """What one seat knows when it must act: all the bot reads. A protocol client fills it from
-    the frames it was sent (`clients/bot_player.py`); `SeatView.of(round, seat)` from a `Round`.
-
-    `offered` is the claim window's options for this seat (`hu`, `pong`, `gang`), empty on turn.
-    """
-
-    seat: int
-    opts: RuleOptions
-    on_turn: bool
-    hand: list[int]  # 27 counts
-    melds: list[Meld]
-    drawn: int | None = None
-    after_pong: bool = False
-    declared: bool = False
-    discard_count: int = 0
-    any_claim: bool = False
-    passed: bool = False  # passed a win since the last own draw (过水 / 包牌)
-    wall_left: int = 0
-    claim_tile: int | None = None
-    offered: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, r: Round, seat: int) -> SeatView:
-        on_turn = r.phase is Phase.TURN and seat == r.turn
-        return cls(
-            seat, r.opts, on_turn, r.hands[seat], r.melds[seat], r.drawn, r.after_pong,
-            r.declared[seat], r.discard_count[seat], r.any_claim, r.passed[seat], r.wall_left,
-            r.claim_tile, () if on_turn else r.claim_options.get(seat, ()),
-        )  # fmt: skip
-
-
-def may_declare(v: SeatView, tile: int) -> bool:
-    """报听/天听 with this discard (§8.4, §12.26): the same test as `Round.may_declare_with`."""
-    if (
-        v.opts.declare == "none"
-        or v.after_pong
-        or v.any_claim
-        or v.discard_count
-        or v.declared
-        or not v.hand[tile]
-    ):
-        return False
-    hand = list(v.hand)
-    hand[tile] -= 1
-    return bool(ready_waits(hand, v.melds))
-
-
 class Bot:
-    """`Bot(seed).choose(round, seat)` → one of `legal_actions(round, seat)`;
-    `Bot(seed).choose_for(view)` decides the same from a seat's own view."""
+    """`Bot(seed).choose_for(view)` → one of `legal_actions_for(view)`, decided from one seat's
+    view (`rules.view.SeatView`) and nothing else; `Bot(seed).choose(round, seat)` is
+    `choose_for(view_of(round, seat))`."""
 
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = SplitMix64(seed)
 
     def choose(self, r: Round, seat: int) -> Action:
-        view = SeatView.of(r, seat)
-        if not view.on_turn and not view.offered and seat not in r.claim_options:
-            raise ValueError(f"seat {seat} has nothing to do now")
-        return self.choose_for(view)
+        return self.choose_for(view_of(r, seat))
 
     def choose_for(self, v: SeatView) -> Action:
-        return self._turn(v) if v.on_turn else self._answer(v)
+        """The move for the view's seat; ValueError if it has nothing to do."""
+        if v.on_turn:
+            return self._turn(v)
+        if v.offered:
+            return self._answer(v)
+        raise ValueError(f"seat {v.viewer} has nothing to do now")
 
     def _turn(self, v: SeatView) -> Action:
         """The turn, decided with the same rules as `legal_actions` (the tests hold it to them)."""
-        seat, hand, melds = v.seat, v.hand, v.melds
+        seat, hand, melds = v.viewer, v.hand, v.own_melds
+        assert seat is not None and hand is not None
+        declared = v.declared[seat]
         if not v.after_pong and is_win_counts(hand, len(melds)):
             return Action(seat, "hu")
-        if v.declared and v.drawn is not None:
+        if declared and v.drawn is not None:
             return Action(seat, "discard", v.drawn)
-        if not v.after_pong and not v.declared and v.wall_left > 0:
+        if not v.after_pong and not declared and v.wall_left > 0:
             if 4 in hand:
                 return Action(seat, "gang", hand.index(4))
             for m in melds:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
         choice = self._best_discard(hand, len(melds))
-        if v.discard_count == 0 and may_declare(v, choice):
+        discards = v.discard_count(seat)
+        if discards == 0 and may_declare(
+            v.opts, hand, melds, choice, after_pong=v.after_pong, any_claim=v.any_claim,
+            discards=discards, declared=declared,
+        ):  # fmt: skip
             return Action(seat, "ready", choice)  # 报听/天听 with the first discard
         return Action(seat, "discard", choice)
 
     def _answer(self, v: SeatView) -> Action:
-        seat, acts = v.seat, v.offered
+        seat, acts = v.viewer, v.offered
+        assert seat is not None
         void = v.opts.pass_win == "penalty" and v.passed
         if "hu" in acts and not void:
             return Action(seat, "hu")
@@ -282,16 +240,16 @@ class Bot:
 
     @staticmethod
     def _pong_helps(v: SeatView) -> bool:
-        tile = v.claim_tile
-        assert tile is not None
-        hand = list(v.hand)
-        n = len(v.melds)
+        tile, seat = v.claim_tile, v.viewer
+        assert tile is not None and seat is not None
+        hand = v.counts
+        n = len(v.melds[seat])
         before = shanten(hand, n)
         hand[tile] -= 2
         after, _ = best_discards(hand, n + 1)
         return after < before
 
-    def _best_discard(self, hand: list[int], n_melds: int) -> int:
+    def _best_discard(self, hand: Sequence[int], n_melds: int) -> int:
         """The discard that keeps the hand closest to ready; ties keep connected tiles and
         chickens, then the seed decides."""
         infos = _rows(hand)

@@ -1,6 +1,6 @@
 """Events the round emits. Each is a small frozen record with a `type`; `to_dict()` gives the
-JSON form with tiles in notation. What each viewer may see of an event is decided elsewhere (the
-server's projection); the fields that are private are named in `PRIVATE_FIELDS`.
+JSON form with tiles in notation. What each viewer may see of an event is `rules.view.project`;
+the fields that are private are named in `PRIVATE_FIELDS`.
 """
 
 from __future__ import annotations

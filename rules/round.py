@@ -30,7 +30,6 @@ from rules.events import (
     Won,
 )
 from rules.fairdeal import deal_order
-from rules.hand import is_win_counts
 from rules.hand import wait_mask as hand_wait_mask
 from rules.options import Pattern, RuleOptions
 from rules.patterns import (
@@ -258,21 +257,12 @@ class Round:
         return self.events[mark:]
 
     def may_declare_with(self, seat: int, tile: int) -> bool:
-        """报听/天听 with this discard (§8.4, §12.26): the first discard, no claim yet by anyone,
-        and the hand ready after it."""
-        hand = self.hands[seat]
-        if (
-            self.opts.declare == "none"
-            or self.after_pong
-            or self.any_claim
-            or self.discard_count[seat]
-            or self.declared[seat]
-            or not hand[tile]
-        ):
-            return False
-        after = list(hand)
-        after[tile] -= 1
-        return bool(ready_waits(after, self.melds[seat], self.opts))
+        """报听/天听 with this discard (§8.4, §12.26): see `may_declare`."""
+        return may_declare(
+            self.opts, self.hands[seat], self.melds[seat], tile, after_pong=self.after_pong,
+            any_claim=self.any_claim, discards=self.discard_count[seat],
+            declared=self.declared[seat],
+        )  # fmt: skip
 
     def _is_plain_ready(self, a: Action) -> bool:
         return (
@@ -341,7 +331,10 @@ class Round:
         if a.act in ("discard", "ready") and not hand[a.tile]:
             return "tile_not_in_hand", f"{tile_name(a.tile)} is not in your hand"
         if a.act == "discard":
-            return "declared", f"after 报听 you must discard the drawn tile {tile_name(self.drawn or 0)}"
+            return (
+                "declared",
+                f"after 报听 you must discard the drawn tile {tile_name(self.drawn or 0)}",
+            )
         if a.act == "ready":
             if self.opts.declare == "none":
                 return "no_declaration", "this ruleset has no 报听"
@@ -367,7 +360,10 @@ class Round:
         if self.opts.pass_win == "lock" and self.passed[seat]:
             return "passed_win", "you passed a win: no win on a discard until your next draw (过水)"
         if self.opts.no_pinghu_after_diandou and self._after_diandou():
-            return "after_diandou", "平胡 may not win on the discard right after its discarder's 点豆"
+            return (
+                "after_diandou",
+                "平胡 may not win on the discard right after its discarder's 点豆",
+            )
         if self.opts.pass_gangs == "concealed_or_added":
             return "no_pass", (
                 "平胡 on a discard needs a pass (a 闷豆 or 转弯豆); without one it wins only by 自摸"
@@ -425,7 +421,9 @@ class Round:
         self._wait_cache[seat] = None
         row = self.melds[seat]
         i = next(i for i, m in enumerate(row) if m.kind == "pong" and m.tile == tile)
-        meld = Meld("bu", tile, row[i].from_seat, "hanbao" if self._late(seat, tile) else "zhuanwan")
+        meld = Meld(
+            "bu", tile, row[i].from_seat, "hanbao" if self._late(seat, tile) else "zhuanwan"
+        )
         row[i] = meld
         self.turn_gangs.append(meld)
         self.any_claim = True
@@ -447,16 +445,16 @@ class Round:
         self.drawn = None
         self.claim_hot = hot
         self.claim_hot_gang = self.turn_gangs[-1] if hot and self.turn_gangs else None
-        self.claim_dihu = seat == self.dealer and self.discard_count[seat] == 1 and not self.any_claim
+        self.claim_dihu = (
+            seat == self.dealer and self.discard_count[seat] == 1 and not self.any_claim
+        )
         self.claim_declared = self.declared[seat]
         options: dict[int, tuple[str, ...]] = {}
         lo, hi = NEAR[tile]
         for other in OTHERS[seat]:
             hand = self.hands[other]
             # The common case first: no pair of the tile and nothing it could complete.
-            if hand[tile] < 2 and (
-                not any(hand[lo:hi]) or not self.wait_mask(other) >> tile & 1
-            ):
+            if hand[tile] < 2 and (not any(hand[lo:hi]) or not self.wait_mask(other) >> tile & 1):
                 continue
             opts = self._claim_options(other, tile, seat)
             if opts:
@@ -488,43 +486,17 @@ class Round:
         gang = self.claim_hot_gang
         return gang is not None and gang.kind == "ming"
 
-    def _hu_allowed_on_discard(self, seat: int, counts: list[int], from_seat: int) -> bool:
-        """§4: may `seat` win on this discard (the hand `counts` includes it)?"""
-        if self.opts.pass_win == "lock" and self.passed[seat]:
-            return False
-        found = best_pattern(self.opts, counts, self.meld_kinds(seat), self.melds[seat])
-        if found is None:
-            return False
-        if found[0] is not Pattern.PINGHU:
-            return True
-        if self.opts.no_pinghu_after_diandou and self._after_diandou():
-            return False
-        if self.claim_hot:
-            return True
-        if self.opts.declare == "tianting" and self.declared[from_seat]:
-            return True  # 杀报
-        return has_pass(self.opts, self.melds[seat])
-
     def _claim_options(self, seat: int, tile: int, from_seat: int) -> tuple[str, ...]:
-        hand = self.hands[seat]
-        wins = self.wait_mask(seat) >> tile & 1
-        opts: list[str] = []
-        if wins:
-            counts = list(hand)
-            counts[tile] += 1
-            if self._hu_allowed_on_discard(seat, counts, from_seat):
-                opts.append("hu")
-        if not self.declared[seat]:
-            if hand[tile] >= 2:
-                opts.append("pong")
-            if hand[tile] == 3 and self.wall_left > 0:
-                opts.append("gang")
-        return tuple(opts)
+        return discard_claims(
+            self.opts, self.hands[seat], self.melds[seat], tile,
+            wins=bool(self.wait_mask(seat) >> tile & 1), declared=self.declared[seat],
+            passed=self.passed[seat], wall_left=self.wall_left, hot=self.claim_hot,
+            after_diandou=self._after_diandou(), from_declared=self.declared[from_seat],
+        )  # fmt: skip
 
     def _can_rob(self, seat: int, tile: int) -> bool:
-        if self.opts.pass_win == "lock" and self.passed[seat]:
-            return False
-        return bool(self.wait_mask(seat) >> tile & 1)
+        return bool(rob_claims(self.opts, wins=bool(self.wait_mask(seat) >> tile & 1),
+                               passed=self.passed[seat]))  # fmt: skip
 
     def _answer(self, a: Action) -> None:
         self.claim_answers[a.seat] = a
@@ -704,12 +676,7 @@ class Round:
         self._close_window()
         self.phase = Phase.OVER
         for w in self.winners:
-            self._emit(
-                Won(
-                    w.seat, w.how, w.tile, w.from_seat, w.pattern.value,
-                    tuple(w.bonus_names(self.opts)), w.void, tuple(_kinds(list(w.counts))),
-                )
-            )  # fmt: skip
+            self._emit(won_event(w, self.opts))
         valid = [w for w in self.winners if not w.void]
         any_void = any(w.void for w in self.winners)
         if valid and not any_void and self.wall_left > 0:
@@ -769,19 +736,57 @@ def legal_actions(r: Round, seat: int) -> list[Action]:
 
 
 def _turn_actions(r: Round, seat: int) -> list[Action]:
-    hand = r.hands[seat]
-    melds = r.melds[seat]
+    return turn_actions(
+        r.opts, seat, r.hands[seat], r.melds[seat], drawn=r.drawn, after_pong=r.after_pong,
+        declared=r.declared[seat], wall_left=r.wall_left, any_claim=r.any_claim,
+        discards=r.discard_count[seat],
+    )  # fmt: skip
+
+
+def seat_wait_mask(opts: RuleOptions, hand: Sequence[int], melds: Sequence[Meld]) -> int:
+    """Bit k set when kind k completes this 13-tile hand at this table (地龙 included where the
+    options have it, RULES.md §13.16)."""
+    mask = hand_wait_mask(hand, len(melds))
+    if dilong_on(opts):
+        mask |= dilong_mask(opts, hand, melds)
+    return mask
+
+
+def won_event(w: WinInfo, opts: RuleOptions) -> Won:
+    """The win as announced (the winner's hand revealed, the winning tile included)."""
+    return Won(
+        w.seat, w.how, w.tile, w.from_seat, w.pattern.value, tuple(w.bonus_names(opts)), w.void,
+        tuple(_kinds(list(w.counts))),
+    )  # fmt: skip
+
+
+# ----- legality over plain data (shared with `rules.view`, which knows only one seat) -----
+
+
+def turn_actions(
+    opts: RuleOptions,
+    seat: int,
+    hand: Sequence[int],
+    melds: Sequence[Meld],
+    *,
+    drawn: int | None,
+    after_pong: bool,
+    declared: bool,
+    wall_left: int,
+    any_claim: bool,
+    discards: int,
+) -> list[Action]:
+    """Every move of `seat` on its turn, from what that seat knows: its hand (27 counts, the
+    drawn tile included), its melds, the tile it drew, and the public record."""
     kinds = [k for k in range(NUM_KINDS) if hand[k]]
     actions: list[Action] = []
-    if not r.after_pong and (
-        is_win_counts(hand, len(melds)) or (r.dilong and is_complete(r.opts, hand, melds))
-    ):
+    if not after_pong and is_complete(opts, hand, melds):
         actions.append(Action(seat, "hu"))
-    if r.declared[seat]:
-        if r.drawn is not None and hand[r.drawn]:
-            actions.append(Action(seat, "discard", r.drawn))
+    if declared:
+        if drawn is not None and hand[drawn]:
+            actions.append(Action(seat, "discard", drawn))
         return actions
-    if not r.after_pong and r.wall_left > 0:
+    if not after_pong and wall_left > 0:
         for k in kinds:
             if hand[k] == 4:
                 actions.append(Action(seat, "gang", k))
@@ -789,8 +794,109 @@ def _turn_actions(r: Round, seat: int) -> list[Action]:
             if m.kind == "pong" and hand[m.tile]:
                 actions.append(Action(seat, "gang", m.tile))
     actions.extend(Action(seat, "discard", k) for k in kinds)
-    actions.extend(Action(seat, "ready", k) for k in kinds if r.may_declare_with(seat, k))
+    actions.extend(
+        Action(seat, "ready", k)
+        for k in kinds
+        if may_declare(
+            opts,
+            hand,
+            melds,
+            k,
+            after_pong=after_pong,
+            any_claim=any_claim,
+            discards=discards,
+            declared=declared,
+        )  # fmt: skip
+    )
     return actions
+
+
+def may_declare(
+    opts: RuleOptions,
+    hand: Sequence[int],
+    melds: Sequence[Meld],
+    tile: int,
+    *,
+    after_pong: bool,
+    any_claim: bool,
+    discards: int,
+    declared: bool,
+) -> bool:
+    """报听/天听 with this discard (§8.4, §12.26): the first discard, no claim yet by anyone,
+    and the hand ready after it."""
+    if opts.declare == "none" or after_pong or any_claim or discards or declared or not hand[tile]:
+        return False
+    after = list(hand)
+    after[tile] -= 1
+    return bool(ready_waits(after, melds, opts))
+
+
+def discard_claims(
+    opts: RuleOptions,
+    hand: Sequence[int],
+    melds: Sequence[Meld],
+    tile: int,
+    *,
+    wins: bool,
+    declared: bool,
+    passed: bool,
+    wall_left: int,
+    hot: bool,
+    after_diandou: bool,
+    from_declared: bool,
+) -> tuple[str, ...]:
+    """A seat's claims of a discard of `tile` (`hu`, `pong`, `gang`), from its own hand and
+    melds and the public record. `wins`: `tile` completes the hand; `hot`: the discard is a
+    热炮; `after_diandou`: made right after its discarder's 点豆; `from_declared`: the
+    discarder has declared."""
+    options: list[str] = []
+    if wins:
+        counts = list(hand)
+        counts[tile] += 1
+        if _hu_allowed_on_discard(opts, counts, melds, passed=passed, hot=hot,
+                                  after_diandou=after_diandou, from_declared=from_declared):  # fmt: skip
+            options.append("hu")
+    if not declared:
+        if hand[tile] >= 2:
+            options.append("pong")
+        if hand[tile] == 3 and wall_left > 0:
+            options.append("gang")
+    return tuple(options)
+
+
+def _hu_allowed_on_discard(
+    opts: RuleOptions,
+    counts: list[int],
+    melds: Sequence[Meld],
+    *,
+    passed: bool,
+    hot: bool,
+    after_diandou: bool,
+    from_declared: bool,
+) -> bool:
+    """§4: may a seat win on this discard (`counts` includes it)?"""
+    if opts.pass_win == "lock" and passed:
+        return False
+    found = best_pattern(opts, counts, [m.tile for m in melds], melds)
+    if found is None:
+        return False
+    if found[0] is not Pattern.PINGHU:
+        return True
+    if opts.no_pinghu_after_diandou and after_diandou:
+        return False
+    if hot:
+        return True
+    if opts.declare == "tianting" and from_declared:
+        return True  # 杀报
+    return has_pass(opts, melds)
+
+
+def rob_claims(opts: RuleOptions, *, wins: bool, passed: bool) -> tuple[str, ...]:
+    """A seat's claims of a declared 补杠 (抢杠): `hu` when the tile completes its hand, unless
+    it passed a win under 过水."""
+    if not wins or (opts.pass_win == "lock" and passed):
+        return ()
+    return ("hu",)
 
 
 def step(r: Round, action: Action) -> tuple[Round, list[Event]]:

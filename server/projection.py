@@ -1,5 +1,9 @@
 """What each viewer may see: the one place that turns the table's truth into frames.
 
+Which viewer may know what is the rules core's (`rules.view`): an event is masked by
+`rules.view.project`, a snapshot's round is `rules.view.view_of` written out. This module only
+puts them in the wire format.
+
 `view_for(item, viewer)` is the only function that produces a table frame for a seat (0–3) or a
 spectator (`None`): live events, reconnect catch-up and snapshots, prompts and error frames all
 go through it. A seat sees its own hand and draws; everyone else sees `null` for those tiles, the
@@ -21,11 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.events import project_entry
 from rules.round import Phase, Round
-from rules.tiles import tile_name
+from rules.tiles import NUM_KINDS, tile_name
+from rules.view import PRIVATE_TYPES, Viewer, view_of
 
-Viewer = int | None
-"""A seat 0–3, or None for a spectator."""
+__all__ = [
+    "PRIVATE_TYPES", "ErrorItem", "Item", "PromptItem", "SnapshotItem", "Viewer", "round_view",
+    "view_for", "view_key",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +73,6 @@ class ErrorItem:
 
 
 Item = dict[str, Any] | SnapshotItem | PromptItem | ErrorItem
-
-# Event types whose frames differ between viewers. Every other event is public as logged.
-PRIVATE_TYPES = frozenset({"round_started", "drew", "concealed_gang"})
 
 
 def view_for(item: Item, viewer: Viewer) -> dict[str, Any] | None:
@@ -119,65 +124,55 @@ def view_key(item: Item, viewer: Viewer) -> object:
 
 
 def _event_view(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
-    kind = event["type"]
-    if kind not in PRIVATE_TYPES:
-        return event
-    if kind == "round_started":
-        hands: list[list[str]] = event["hands"]
-        view = {k: v for k, v in event.items() if k != "hands"}
-        view["hand"] = list(hands[viewer]) if viewer is not None else None
-        view["hand_sizes"] = [len(h) for h in hands]
-        return view
-    # drew, concealed_gang: the tile is the actor's alone.
-    if viewer == event["seat"]:
-        return event
-    return {**event, "tile": None}
+    """The logged event as `viewer` gets it (`protocol.events.project_entry`, which masks it with
+    `rules.view.project`). Public events are the logged dict itself."""
+    return project_entry(event, viewer)
 
 
 def round_view(
     r: Round, round_no: int, viewer: Viewer, commitment: str | None = None
 ) -> dict[str, Any]:
-    """The round state for a snapshot (protocol `RoundView`)."""
-    over = r.phase is Phase.OVER
-    hand: list[str] | None = None
-    drawn: str | None = None
-    if viewer is not None:
-        counts = r.hands[viewer]
-        hand = [tile_name(k) for k in range(len(counts)) for _ in range(counts[k])]
-        if r.drawn is not None and r.turn == viewer and r.phase is Phase.TURN:
-            drawn = tile_name(r.drawn)
-    melds = [
-        [
-            {
-                "kind": m.kind,
-                "tile": tile_name(m.tile) if (m.kind != "an" or over or seat == viewer) else None,
-                "from_seat": m.from_seat,
-                "dou": m.dou,
-            }
-            for m in r.melds[seat]
-        ]
-        for seat in range(4)
-    ]
-    discards = [
-        [{"tile": tile_name(d.tile), "claimed": d.claimed, "declared": d.declared} for d in row]
-        for row in r.discards
-    ]
-    claim_open = r.phase in (Phase.CLAIM, Phase.ROB)
+    """The round state for a snapshot (protocol `RoundView`): `rules.view.view_of` written out."""
+    v = view_of(r, viewer)
+    hand = None
+    if v.hand is not None:
+        hand = [name for name, n in zip(NAMES, v.hand, strict=True) if n for _ in range(n)]
+    drawn = v.drawn if v.phase is Phase.TURN else None
     return {
         "round_no": round_no,
-        "dealer": r.dealer,
-        "streak": r.streak,
+        "dealer": v.dealer,
+        "streak": v.streak,
         "base": r.base,
-        "phase": r.phase.value,
-        "turn": r.turn,
-        "wall_left": r.wall_left,
+        "phase": v.phase.value,
+        "turn": v.turn,
+        "wall_left": v.wall_left,
         "hand": hand,
-        "drawn": drawn,
-        "hand_sizes": [sum(h) for h in r.hands],
-        "melds": melds,
-        "discards": discards,
-        "declared": list(r.declared),
-        "claim_tile": tile_name(r.claim_tile) if claim_open and r.claim_tile is not None else None,
-        "claim_from": r.claim_from if claim_open else None,
+        "drawn": None if drawn is None else NAMES[drawn],
+        "hand_sizes": list(v.hand_sizes),
+        "melds": [
+            [
+                {
+                    "kind": kind,
+                    "tile": None if tile is None else NAMES[tile],
+                    "from_seat": from_seat,
+                    "dou": dou,
+                }
+                for kind, tile, from_seat, dou in row
+            ]
+            for row in v.melds
+        ],  # fmt: skip
+        "discards": [
+            [
+                {"tile": NAMES[t], "claimed": claimed, "declared": declared}
+                for t, claimed, declared in row
+            ]
+            for row in v.discards
+        ],  # fmt: skip
+        "declared": list(v.declared),
+        "claim_tile": None if v.claim_tile is None else NAMES[v.claim_tile],
+        "claim_from": v.claim_from,
         "commitment": commitment,
     }
+
+
+NAMES = tuple(tile_name(k) for k in range(NUM_KINDS))

@@ -11,6 +11,7 @@ from clients.client import Client
 from clients.loadtest import Chaos
 from clients.loadtest import run as loadtest
 from clients.tracker import SeatTracker
+from rules.round import DiscardRecord
 from server.testkit import running_server
 
 FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
@@ -50,7 +51,7 @@ async def test_the_view_comparison_notices_a_view_that_went_wrong(db: Path) -> N
             bots += f["type"] == "seat_status" and f["connected"] and f["seat"] != 0
         await client.send({"type": "start"})
         claims = 0
-        while claims < 1 or sum(len(d) for d in (tracker.round or {}).get("discards", [])) < 12:
+        while claims < 1 or sum(map(len, tracker.view.discards if tracker.view else ())) < 12:
             f = await client.recv()
             tracker.on_frame(f)
             reply = player.on_frame(f)
@@ -66,15 +67,16 @@ async def test_the_view_comparison_notices_a_view_that_went_wrong(db: Path) -> N
             tracker.on_frame(snapshot)  # what happened before the sync was answered
         assert tracker.differences(snapshot) == []
         for key, change in [
-            ("hand", lambda r: r["hand"].pop()),
-            ("discards", lambda r: r["discards"][1].append({"tile": "1m", "claimed": False,
-                                                           "declared": False})),
-            ("hand_sizes", lambda r: r["hand_sizes"].__setitem__(2, 99)),
-            ("wall_left", lambda r: r.__setitem__("wall_left", 1)),
+            ("hand", lambda v: v._replace(hand=(0,) * 27)),
+            ("discards", lambda v: v._replace(discards=(v.discards[0], v.discards[1] + (
+                DiscardRecord(0),), *v.discards[2:]))),
+            ("hand_sizes", lambda v: v._replace(hand_sizes=(*v.hand_sizes[:2], 99,
+                                                            v.hand_sizes[3]))),
+            ("wall_left", lambda v: v._replace(wall_left=1)),
         ]:  # fmt: skip
             wrong = copy.deepcopy(tracker)
-            assert wrong.round is not None
-            change(wrong.round)
+            assert wrong.view is not None
+            wrong.view = change(wrong.view)
             problems = wrong.differences(snapshot)
             assert len(problems) == 1 and problems[0].startswith(key), problems
         late = copy.deepcopy(tracker)

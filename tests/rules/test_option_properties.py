@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules import PRESETS, Bot, Phase, Round, legal_actions, make_options
-from tests.test_settlement_details import _check_payment
+from tests.rules.test_settlement_details import _check_payment
 
 HOUSE_OPTIONS: list[dict[str, Any]] = [
     {"chongfeng_value": "double"},

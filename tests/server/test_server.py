@@ -270,8 +270,8 @@ async def test_a_dropped_client_reconnects_and_gets_its_exact_state_back(
     assert missed[0]["seq"] == last_seq + 1
     assert [f["seq"] for f in missed] == list(range(last_seq + 1, table.seq + 1))
     r = table.round
-    assert player.hand == list(r.hands[0])
-    assert player.melds == list(r.melds[0])
+    assert player.view is not None and player.view.hand == tuple(r.hands[0])
+    assert player.view.own_melds == list(r.melds[0])
     assert player.seq == table.seq
     assert missed[-1] == {"type": "seat_status", "table": table_id, "seq": table.seq, "seat": 0,
                           "connected": True, "auto": False}  # fmt: skip
@@ -309,7 +309,8 @@ async def test_a_dropped_client_reconnects_and_gets_its_exact_state_back(
     fresh.on_frame(rejoined)
     fresh.on_frame(snapshot)
     fresh.on_frame(status)
-    assert fresh.hand == player.hand and fresh.melds == player.melds
+    assert fresh.view is not None and fresh.view.hand == player.view.hand
+    assert fresh.view.own_melds == player.view.own_melds
     prompt = checked(await again.recv_type("prompt"))
     assert prompt["actions"] == expected
 
@@ -337,7 +338,8 @@ async def test_malformed_illegal_stale_and_duplicate_messages_change_nothing(
         r = table.round
         assert r is not None
         seq = prompt["seq"]
-        hand = player.hand
+        assert player.view is not None and player.view.hand is not None
+        hand = player.view.hand
         not_held = next(k for k in range(27) if hand[k] == 0)
         held = next(k for k in range(27) if hand[k])
 
