@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 SCENARIOS = TESTS / "scenarios"  # the worked deal scripts of RULES.md
 SCRIPTS = TESTS / "scripts"  # independent deal scripts, results computed by hand
+# The project's shared worked scripts, beside the checkout (absent outside the workplace).
+SHARED_SCENARIOS = TESTS.parent.parent / "shared" / "scenarios"
 
 
 @pytest.fixture

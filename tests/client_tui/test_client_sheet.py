@@ -255,7 +255,7 @@ WORDED = [
 
 
 def worded_rounds() -> list[tuple[str, Round]]:
-    shared = Path("/work/shared/scenarios")
+    shared = TESTS.parent.parent / "shared" / "scenarios"
     paths = [TESTS / "scripts" / n for n in WORDED] + sorted((TESTS / "scenarios").glob("*.json"))
     paths += sorted(shared.glob("*.json")) if shared.is_dir() else []
     scripts = [(p.stem, json.loads(p.read_text(encoding="utf-8"))) for p in paths]

@@ -134,7 +134,7 @@ def test_server_frames_round_trip() -> None:
 # ---------------------------------------------------------------------------------------------
 # The settlement (`round_ended.result`)
 
-SCRIPTS = Path(__file__).parent / "scripts"
+SCRIPTS = Path(__file__).parents[1] / "scripts"
 
 
 def settled(name: str) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 round, for every seat and a spectator, after every step; and its legal actions are the engine's.
 
 Over 2,000 bot-played rounds of each preset (the bots decide from the reduced views) and every deal
-script (tests/scenarios, tests/scripts, /work/shared/scenarios), and rounds under any mix of the
+script (tests/scenarios, tests/scripts, ../shared/scenarios), and rounds under any mix of the
 options that change what a seat may claim. And the checker is shown to fail on projections
 broken on purpose.
 """
@@ -38,8 +38,8 @@ from rules.view import (
 )
 
 VIEWERS: tuple[Viewer, ...] = (0, 1, 2, 3, None)
-HERE = Path(__file__).parent
-SCRIPT_DIRS = [HERE / "scenarios", HERE / "scripts", Path("/work/shared/scenarios")]
+TESTS = Path(__file__).parents[1]
+SCRIPT_DIRS = [TESTS / "scenarios", TESTS / "scripts", TESTS.parent.parent / "shared" / "scenarios"]
 ROUNDS_PER_PRESET = 2000
 
 Project = Callable[[Event, Viewer], Event | None]
