@@ -1,33 +1,124 @@
 """The rules core of zhuoji: pure and deterministic (no I/O, no clock, randomness only from a seed).
 
+This package is the one import surface for the other packages: `from rules import Round, …`.
+The modules behind it (round, settle, record, chickens, patterns, options, kinds, script, …) are
+its implementation.
+
 >>> from rules import parse_tiles, is_win, waits
 >>> is_win(parse_tiles("11122233344455m"))
 True
 """
 
-from rules.actions import Action, IllegalAction
+from rules.actions import ACT_KINDS, Action, IllegalAction
+from rules.bot import Bot, shanten
+from rules.events import PRIVATE_FIELDS, Event
+from rules.fairdeal import commitment, deal_order, verify
 from rules.hand import is_win, is_win_counts, wait_kinds, waits
-from rules.options import PRESETS, Pattern, RuleOptions, make_options
-from rules.round import Phase, Round, legal_actions, step
-from rules.tiles import parse_tile, parse_tiles, tile_name, tiles_str
+from rules.kinds import (
+    BonusKind,
+    ChickenKind,
+    DouKind,
+    ExtraKind,
+    PatternKind,
+    PaymentKind,
+)
+from rules.match import Match
+from rules.options import (
+    CHUAN,
+    GUIYANG,
+    PRESETS,
+    OptionsError,
+    Pattern,
+    RuleOptions,
+    make_options,
+    overrides_of,
+)
+from rules.patterns import Meld, best_pattern, has_pass, ready_value, ready_waits
+from rules.record import DiscardRecord, RoundRecord, WinInfo
+from rules.round import DealError, Phase, Round, legal_actions, step
+from rules.script import ScriptError, parse_script, play_script, replay_json, run_script
+from rules.settle import Payment, Settlement, settle
+from rules.tiles import (
+    COPIES,
+    NUM_KINDS,
+    WUGUJI,
+    YAOJI,
+    TileParseError,
+    next_kind,
+    parse_tile,
+    parse_tiles,
+    prev_kind,
+    tile_name,
+    tile_zh,
+    tiles_str,
+    to_counts,
+)
+from rules.wall import seed_to_int, shuffled_wall
 
 __all__ = [
+    "ACT_KINDS",
+    "CHUAN",
+    "COPIES",
+    "GUIYANG",
+    "NUM_KINDS",
     "PRESETS",
+    "PRIVATE_FIELDS",
+    "WUGUJI",
+    "YAOJI",
     "Action",
+    "BonusKind",
+    "Bot",
+    "ChickenKind",
+    "DealError",
+    "DiscardRecord",
+    "DouKind",
+    "Event",
+    "ExtraKind",
     "IllegalAction",
+    "Match",
+    "Meld",
+    "OptionsError",
     "Pattern",
+    "PatternKind",
+    "Payment",
+    "PaymentKind",
     "Phase",
     "Round",
+    "RoundRecord",
     "RuleOptions",
+    "ScriptError",
+    "Settlement",
+    "TileParseError",
+    "WinInfo",
+    "best_pattern",
+    "commitment",
+    "deal_order",
+    "has_pass",
     "is_win",
     "is_win_counts",
     "legal_actions",
     "make_options",
+    "next_kind",
+    "overrides_of",
+    "parse_script",
     "parse_tile",
     "parse_tiles",
+    "play_script",
+    "prev_kind",
+    "ready_value",
+    "ready_waits",
+    "replay_json",
+    "run_script",
+    "seed_to_int",
+    "settle",
+    "shanten",
+    "shuffled_wall",
     "step",
     "tile_name",
+    "tile_zh",
     "tiles_str",
+    "to_counts",
+    "verify",
     "wait_kinds",
     "waits",
 ]

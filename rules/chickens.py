@@ -7,16 +7,16 @@ in chuan) and, for the first winner after the discarder, the winning tile.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rules.kinds import ChickenKind
+from rules.record import RoundRecord
 from rules.tiles import NUM_KINDS, WUGUJI, YAOJI, next_kind, prev_kind, tile_name
-
-if TYPE_CHECKING:
-    from rules.round import Round
 
 # guiyang: (standing value, 冲锋 value) per tile; gold doubles both.
 GUIYANG_STANDING = {YAOJI: (1, 3), WUGUJI: (2, 6)}
 GUIYANG_ZEREN = {YAOJI: 2, WUGUJI: 4}
+STANDING_KIND = {YAOJI: ChickenKind.YAOJI, WUGUJI: ChickenKind.WUGUJI}
 CHUAN_TILE = 10
 CHUAN_MEN_GANG = 60
 ANSHUN_FIXED, ANSHUN_GOLD, ANSHUN_CHONGFENG, ANSHUN_CHONGFENG_GOLD = 1, 2, 2, 3
@@ -30,13 +30,17 @@ class ChickenTally:
     units: int = 0
     lines: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, kind: int, count: int, each: int, tag: str = "") -> None:
+    def add(
+        self, kind: int, count: int, each: int, tag: str, what: ChickenKind, gold: bool = False
+    ) -> None:
+        """`count` tiles of `kind`, `each` units apiece; `what` names the chicken (`gold` 金)."""
         if count <= 0 or each <= 0:
             return
         self.units += count * each
         self.lines.append(
-            {"tile": tile_name(kind), "count": count, "each": each, "tag": tag, "units": count * each}
-        )
+            {"tile": tile_name(kind), "count": count, "each": each, "tag": tag,
+             "units": count * each, "kind": what.value, "gold": gold}
+        )  # fmt: skip
 
     @property
     def detail(self) -> str:
@@ -48,17 +52,26 @@ class ChickenTally:
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "units": self.units, "lines": self.lines}
 
+    def details(self) -> dict[str, Any]:
+        """A chicken payment's details: its lines (kind, tile, count, each, units, gold)."""
+        return {
+            "chickens": [
+                {k: ln[k] for k in ("kind", "tile", "count", "each", "units", "gold")}
+                for ln in self.lines
+            ]
+        }
 
-def _chongfeng_records(r: Round) -> dict[int, tuple[int, int]]:
+
+def _chongfeng_records(r: RoundRecord) -> dict[int, tuple[int, int]]:
     """The first discard of 1s / 8p, if nobody claimed it: kind → (seat, index in row)."""
     found: dict[int, tuple[int, int]] = {}
-    for kind, (seat, idx) in r.first_discard.items():
+    for kind, seat, idx in r.first_discards:
         if not r.discards[seat][idx].claimed:
             found[kind] = (seat, idx)
     return found
 
 
-def _held_counts(r: Round, seat: int, with_discards: bool) -> tuple[list[int], list[int]]:
+def _held_counts(r: RoundRecord, seat: int, with_discards: bool) -> tuple[list[int], list[int]]:
     """(concealed + melded counts, own unclaimed discard counts)."""
     counts = list(r.hands[seat])
     for w in r.winners:
@@ -74,7 +87,7 @@ def _held_counts(r: Round, seat: int, with_discards: bool) -> tuple[list[int], l
     return counts, discards
 
 
-def _guiyang_tally(r: Round, seat: int, fan: int | None, gold: int | None) -> ChickenTally:
+def _guiyang_tally(r: RoundRecord, seat: int, fan: int | None, gold: int | None) -> ChickenTally:
     tally = ChickenTally(seat)
     held, discarded = _held_counts(r, seat, with_discards=True)
     chongfeng = _chongfeng_records(r)
@@ -87,26 +100,28 @@ def _guiyang_tally(r: Round, seat: int, fan: int | None, gold: int | None) -> Ch
             mult = 2 if gold == kind else 1
             gold_tag = "金" if gold == kind else ""
             if chongfeng.get(kind, (-1, -1))[0] == seat:
-                tally.add(kind, 1, charge * mult, ("冲锋" + gold_tag))
+                tally.add(
+                    kind, 1, charge * mult, "冲锋" + gold_tag, ChickenKind.CHONGFENG, gold == kind
+                )
                 n -= 1
-            tally.add(kind, n, standing * mult, gold_tag)
+            tally.add(kind, n, standing * mult, gold_tag, STANDING_KIND[kind], gold == kind)
         elif kind == fan:
-            tally.add(kind, n, 1, "翻牌")
+            tally.add(kind, n, 1, "翻牌", ChickenKind.FANPAI)
     return tally
 
 
-def _chuan_tally(r: Round, seat: int, fan: int | None) -> ChickenTally:
+def _chuan_tally(r: RoundRecord, seat: int, fan: int | None) -> ChickenTally:
     tally = ChickenTally(seat)
     if fan is None:
         return tally
     held, _ = _held_counts(r, seat, with_discards=False)
     men = sum(1 for m in r.melds[seat] if m.kind == "an" and m.tile == fan)
-    tally.add(fan, held[fan] - 4 * men, CHUAN_TILE, "翻牌")
-    tally.add(fan, men, CHUAN_MEN_GANG, "闷豆")
+    tally.add(fan, held[fan] - 4 * men, CHUAN_TILE, "翻牌", ChickenKind.FANPAI)
+    tally.add(fan, men, CHUAN_MEN_GANG, "闷豆", ChickenKind.MENDOU)
     return tally
 
 
-def _anshun_tally(r: Round, seat: int, flip: int | None) -> ChickenTally:
+def _anshun_tally(r: RoundRecord, seat: int, flip: int | None) -> ChickenTally:
     tally = ChickenTally(seat)
     held, discarded = _held_counts(r, seat, with_discards=True)
     swing = {next_kind(flip), prev_kind(flip)} if flip is not None else set()
@@ -119,15 +134,24 @@ def _anshun_tally(r: Round, seat: int, flip: int | None) -> ChickenTally:
         if kind == YAOJI:
             if chongfeng.get(kind, (-1, -1))[0] == seat:
                 charge = ANSHUN_CHONGFENG_GOLD if gold else ANSHUN_CHONGFENG
-                tally.add(kind, 1, charge, "冲锋金" if gold else "冲锋")
+                tally.add(
+                    kind, 1, charge, "冲锋金" if gold else "冲锋", ChickenKind.CHONGFENG, gold
+                )
                 n -= 1
-            tally.add(kind, n, ANSHUN_GOLD if gold else ANSHUN_FIXED, "金" if gold else "")
+            tally.add(
+                kind,
+                n,
+                ANSHUN_GOLD if gold else ANSHUN_FIXED,
+                "金" if gold else "",
+                ChickenKind.YAOJI,
+                gold,
+            )
         elif kind in swing:
-            tally.add(kind, n, 1, "摇摆")
+            tally.add(kind, n, 1, "摇摆", ChickenKind.YAOBAI)
     return tally
 
 
-def chicken_tallies(r: Round, draw: bool) -> list[ChickenTally]:
+def chicken_tallies(r: RoundRecord, draw: bool) -> list[ChickenTally]:
     """Every seat's chicken units. In a 荒庄 (draw=True) there is no flip and so no gold."""
     flip = None if draw else r.flip
     if r.opts.chickens == "chuan":
@@ -140,14 +164,14 @@ def chicken_tallies(r: Round, draw: bool) -> list[ChickenTally]:
     return [_guiyang_tally(r, s, fan, gold) for s in range(4)]
 
 
-def _gold(r: Round) -> int | None:
+def _gold(r: RoundRecord) -> int | None:
     if r.flip is None:
         return None
     fan = next_kind(r.flip)
     return fan if fan in GUIYANG_STANDING else None
 
 
-def exposed_units(r: Round, seat: int) -> tuple[int, str]:
+def exposed_tally(r: RoundRecord, seat: int) -> ChickenTally:
     """包鸡 (guiyang): units of the seat's exposed 幺鸡 and 乌骨鸡 (melded or discarded)."""
     gold = _gold(r)
     tally = ChickenTally(seat)
@@ -158,17 +182,20 @@ def exposed_units(r: Round, seat: int) -> tuple[int, str]:
         n = sum(m.size for m in r.melds[seat] if m.tile == kind)
         n += sum(1 for rec in r.discards[seat] if rec.tile == kind and not rec.claimed)
         if n and chongfeng.get(kind, (-1, -1))[0] == seat:
-            tally.add(kind, 1, charge * mult, "冲锋" + tag)
+            tally.add(kind, 1, charge * mult, "冲锋" + tag, ChickenKind.CHONGFENG, gold == kind)
             n -= 1
-        tally.add(kind, n, standing * mult, tag)
-    return tally.units, tally.detail
+        tally.add(kind, n, standing * mult, tag, STANDING_KIND[kind], gold == kind)
+    return tally
 
 
-def zeren_units(r: Round) -> list[tuple[int, int, int, str]]:
-    """责任鸡 (guiyang): (claimer, discarder, units, detail) for each first 1s/8p claimed."""
+def zeren_tallies(r: RoundRecord) -> list[tuple[int, int, ChickenTally]]:
+    """责任鸡 (guiyang): (claimer, discarder, its one line) for each first 1s/8p claimed."""
     gold = _gold(r)
     found = []
-    for kind, (claimer, discarder) in sorted(r.zeren.items()):
+    for kind, claimer, discarder in r.zeren:
+        tally = ChickenTally(claimer)
         units = GUIYANG_ZEREN[kind] * (2 if gold == kind else 1)
-        found.append((claimer, discarder, units, f"first {tile_name(kind)} claimed from seat {discarder}"))
+        tag = f"first {tile_name(kind)} claimed from seat {discarder}"
+        tally.add(kind, 1, units, tag, ChickenKind.ZEREN, gold == kind)
+        found.append((claimer, discarder, tally))
     return found

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from rules.kinds import PatternKind
+
 
 class Pattern(StrEnum):
     """The named patterns of RULES.md §3; the value is the Chinese name used in output."""
@@ -42,6 +44,8 @@ PatternKey = Literal[
 ]
 
 PATTERN_KEYS: dict[Pattern, str] = {p: p.name.lower() for p in Pattern}
+PATTERN_KIND: dict[Pattern, PatternKind] = {p: PatternKind[p.name] for p in Pattern}
+"""Each pattern's stable identifier (`rules.kinds`)."""
 
 
 class PatternValues(BaseModel):

@@ -133,20 +133,26 @@ def holding(counts: Sequence[int], melds: Sequence[Meld], kind: int) -> int:
 
 def ready_waits(counts: Sequence[int], melds: Sequence[Meld]) -> list[int]:
     """The waits of a 13-tile hand that count for readiness (§7): not a kind held four times."""
-    return [
-        k for k in wait_kinds(counts, len(melds)) if holding(counts, melds, k) < 4
-    ]
+    return [k for k in wait_kinds(counts, len(melds)) if holding(counts, melds, k) < 4]
 
 
-def ready_value(opts: RuleOptions, counts: Sequence[int], melds: Sequence[Meld]) -> int | None:
-    """The highest pattern value over the ready waits, without bonuses; None if not ready."""
-    best: int | None = None
+def ready_pattern(
+    opts: RuleOptions, counts: Sequence[int], melds: Sequence[Meld]
+) -> tuple[Pattern, int] | None:
+    """The highest-valued pattern over the ready waits, with its value; None if not ready."""
+    best: tuple[Pattern, int] | None = None
     meld_kinds = [m.tile for m in melds]
     work = list(counts)
     for k in ready_waits(counts, melds):
         work[k] += 1
         found = best_pattern(opts, work, meld_kinds)
         work[k] -= 1
-        if found is not None and (best is None or found[1] > best):
-            best = found[1]
+        if found is not None and (best is None or found[1] > best[1]):
+            best = found
     return best
+
+
+def ready_value(opts: RuleOptions, counts: Sequence[int], melds: Sequence[Meld]) -> int | None:
+    """The highest pattern value over the ready waits, without bonuses; None if not ready."""
+    best = ready_pattern(opts, counts, melds)
+    return None if best is None else best[1]

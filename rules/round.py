@@ -12,9 +12,7 @@ claim window, a 抢杠 window) or the round is over.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, NamedTuple
 
 from rules.actions import Action, IllegalAction
 from rules.events import (
@@ -36,11 +34,10 @@ from rules.hand import is_win_counts
 from rules.hand import wait_mask as hand_wait_mask
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass, holding, ready_waits
+from rules.record import DiscardRecord, FirstDiscard, RoundRecord, WinInfo, ZerenClaim
+from rules.settle import Settlement, settle
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI, tile_name, to_counts
 from rules.wall import shuffled_wall
-
-if TYPE_CHECKING:
-    from rules.settle import Settlement
 
 
 class Phase(StrEnum):
@@ -52,59 +49,6 @@ class Phase(StrEnum):
 
 class DealError(ValueError):
     """A deal that cannot be played: wrong hand sizes, more than four of a tile, bad seats."""
-
-
-class DiscardRecord(NamedTuple):
-    """A tile in a discard row. `claimed` once 碰/杠/胡 took it: then it is no longer the
-    discarder's (for chickens) though it stays in the row's history for display. (A NamedTuple:
-    immutable and cheap, one is made on every discard.)"""
-
-    tile: int
-    claimed: bool = False
-    declared: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class WinInfo:
-    """One winner, as settlement needs it."""
-
-    seat: int
-    how: str  # zimo | discard | rob
-    tile: int | None
-    from_seat: int | None
-    pattern: Pattern
-    value: int
-    counts: tuple[int, ...]  # concealed tiles with the winning tile
-    owns_tile: bool  # whether the winning tile counts among this winner's chicken tiles
-    zimo: bool  # valued as a 自摸 (自摸 and 抢杠)
-    gangkai: bool
-    hot: bool
-    tianhu: bool
-    dihu: bool
-    declared: bool
-    shabao: bool
-    void: bool
-
-    def bonus_names(self, opts: RuleOptions) -> list[str]:
-        """The situations of the win, by their Chinese names (RULES.md §12.23)."""
-        names: list[str] = []
-        if self.how == "rob":
-            names.append("抢杠")
-        if self.zimo:
-            names.append("自摸")
-        if self.gangkai:
-            names.append("杠上开花")
-        if self.hot:
-            names.append("热炮")
-        if self.tianhu:
-            names.append("天胡")
-        if self.dihu:
-            names.append("地胡")
-        if self.declared:
-            names.append("天听" if opts.declare == "tianting" else "报听")
-        if self.shabao:
-            names.append("杀报")
-        return names
 
 
 class Round:
@@ -120,10 +64,14 @@ class Round:
         dealer: int = 0,
         streak: int = 0,
         base: int = 1,
+        weekday: int | None = None,
     ) -> None:
         _check_deal(hands, wall, dealer)
+        if weekday is not None and not 1 <= weekday <= 7:
+            raise DealError(f"weekday must be 1 (Monday) to 7 (Sunday), got {weekday}")
         self.opts = opts
         self.base = base
+        self.weekday = weekday  # the day of the deal, for 星期鸡 (RULES.md §13.12)
         self.dealer = dealer
         self.streak = streak
         self.wall: list[int] = list(wall)  # never mutated: `front` and `back` move instead
@@ -162,6 +110,7 @@ class Round:
         self.winners: list[WinInfo] = []
         self.flip: int | None = None
         self.exhausted = False
+        self.record: RoundRecord | None = None  # once OVER: what settlement reads
         self.result: Settlement | None = None  # once OVER
         # Deal scripts answer a discard even when nobody can claim it (§12.21): they set this so
         # that an empty window stays open until `resolve_window()`.
@@ -181,6 +130,7 @@ class Round:
         dealer: int = 0,
         streak: int = 0,
         base: int = 1,
+        weekday: int | None = None,
     ) -> Round:
         """A round dealt from the shuffled wall: the dealer takes 14, the others 13 each."""
         tiles = shuffled_wall(seed)
@@ -191,7 +141,9 @@ class Round:
             n = 14 if seat == dealer else 13
             hands[seat] = tiles[pos : pos + n]
             pos += n
-        return cls(opts, hands, tiles[pos:], dealer=dealer, streak=streak, base=base)
+        return cls(
+            opts, hands, tiles[pos:], dealer=dealer, streak=streak, base=base, weekday=weekday
+        )
 
     def clone(self) -> Round:
         """An independent copy (events and melds are immutable and shared)."""
@@ -736,8 +688,6 @@ class Round:
         self._finish()
 
     def _finish(self) -> None:
-        from rules.settle import settle  # settle imports this module's types
-
         self._close_window()
         self.phase = Phase.OVER
         for w in self.winners:
@@ -752,8 +702,28 @@ class Round:
         if valid and not any_void and self.wall_left > 0:
             self.flip = self.wall[self.front]
             self._emit(Flipped(self.flip))
-        self.result = settle(self)
+        self.record = self._make_record()
+        self.result = settle(self.record)
         self._emit(RoundEnded({**self.result.to_dict(), **self.revealed()}))
+
+    def _make_record(self) -> RoundRecord:
+        return RoundRecord(
+            opts=self.opts,
+            base=self.base,
+            dealer=self.dealer,
+            streak=self.streak,
+            weekday=self.weekday,
+            hands=tuple(tuple(h) for h in self.hands),
+            melds=tuple(tuple(m) for m in self.melds),
+            discards=tuple(tuple(d) for d in self.discards),
+            declared=tuple(self.declared),
+            winners=tuple(self.winners),
+            exhausted=self.exhausted,
+            flip=self.flip,
+            first_discards=tuple(FirstDiscard(k, s, i) for k, (s, i) in self.first_discard.items()),
+            zeren=tuple(ZerenClaim(k, c, d) for k, (c, d) in sorted(self.zeren.items())),
+            hot_gang=self.claim_hot_gang if any(w.hot for w in self.winners) else None,
+        )
 
     def revealed(self) -> dict[str, object]:
         """Every hand and meld, shown to all once the round is over (暗杠 tiles included)."""

@@ -1,6 +1,6 @@
 """Settlement of a finished round: RULES.md §5 (豆), §6 (鸡), §7 (查叫), §8 (hand, dealer).
 
-`settle(round)` lists every payment (payer, payee, item, amount × base, a readable detail) and
+`settle(record)` (a `rules.record.RoundRecord`, built by the Round when it ends) lists every payment (payer, payee, item, amount × base, a readable detail) and
 each seat's net; the nets always sum to zero.
 """
 
@@ -8,24 +8,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rules.chickens import ChickenTally, chicken_tallies, exposed_units, zeren_units
-from rules.patterns import Meld, ready_value
+from rules.chickens import ChickenTally, chicken_tallies, exposed_tally, zeren_tallies
+from rules.kinds import DOU_KIND_OF_MELD, ITEM_OF_KIND, BonusKind, PaymentKind
+from rules.options import PATTERN_KIND
+from rules.patterns import Meld, ready_pattern
+from rules.record import RoundRecord, WinInfo
 from rules.tiles import tile_name
-
-if TYPE_CHECKING:
-    from rules.round import Round, WinInfo
 
 
 @dataclass(frozen=True, slots=True)
 class Payment:
+    """One payment. `detail` is a readable line; `details` says the same in identifiers and
+    numbers (docs/ENGINE.md, "Settlement details"), for a client to word in its own language."""
+
     payer: int
     payee: int
     item: str  # hand | dou | chicken | chajiao (RULES.md §8: hand, 豆 and 鸡 are separate items)
     amount: int  # units × base
     detail: str
-    kind: str  # the finer label: the item itself, or repao / baopai (hand), baoji / zeren (chicken)
+    kind: str  # a `PaymentKind`: the item itself, or repao / baopai (hand), baoji / zeren (chicken)
+    details: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -35,6 +39,7 @@ class Payment:
             "amount": self.amount,
             "detail": self.detail,
             "kind": self.kind,
+            "details": self.details,
         }
 
 
@@ -50,11 +55,13 @@ class Settlement:
     ready: list[bool]
     chickens: list[dict[str, Any]] = field(default_factory=list)
     dou: list[dict[str, Any]] = field(default_factory=list)
+    wins: list[dict[str, Any]] = field(default_factory=list)  # `winners` in identifiers
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "outcome": self.outcome,
             "winners": self.winners,
+            "wins": self.wins,
             "flip": tile_name(self.flip) if self.flip is not None else None,
             "payments": [p.to_dict() for p in self.payments],
             "net": self.net,
@@ -64,9 +71,6 @@ class Settlement:
             "chickens": self.chickens,
             "dou": self.dou,
         }
-
-
-ITEM_OF_KIND = {"repao": "hand", "baopai": "hand", "baoji": "chicken", "zeren": "chicken"}
 
 
 def _after(seat: int) -> list[int]:
@@ -79,10 +83,22 @@ class _Ledger:
         self.base = base
         self.payments: list[Payment] = []
 
-    def pay(self, payer: int, payee: int, kind: str, units: int, detail: str) -> None:
+    def pay(
+        self,
+        payer: int,
+        payee: int,
+        kind: PaymentKind,
+        units: int,
+        detail: str,
+        details: dict[str, Any],
+    ) -> None:
+        """Record a payment of `units` × base; `details` gets its `units` added."""
         if units > 0 and payer != payee:
-            item = ITEM_OF_KIND.get(kind, kind)
-            self.payments.append(Payment(payer, payee, item, units * self.base, detail, kind))
+            item = ITEM_OF_KIND.get(kind, kind.value)
+            full = {**details, "units": units}
+            self.payments.append(
+                Payment(payer, payee, item, units * self.base, detail, kind.value, full)
+            )
 
     def net(self) -> list[int]:
         net = [0, 0, 0, 0]
@@ -92,7 +108,8 @@ class _Ledger:
         return net
 
 
-def settle(r: Round) -> Settlement:
+def settle(r: RoundRecord) -> Settlement:
+    """Settle a finished round from its record."""
     ledger = _Ledger(r.base)
     ready = [r.is_ready(s) for s in range(4)]
     winner_seats = {w.seat for w in r.winners}
@@ -115,7 +132,7 @@ def settle(r: Round) -> Settlement:
 
 
 def _settlement(
-    r: Round,
+    r: RoundRecord,
     ledger: _Ledger,
     ready: list[bool],
     dealer: int,
@@ -133,104 +150,171 @@ def _settlement(
         ready=ready,
         chickens=chickens,
         dou=dous,
+        wins=[_win_dict(r, w) for w in r.winners],
     )
 
 
-def _winner_dict(r: Round, w: WinInfo) -> dict[str, Any]:
-    d: dict[str, Any] = {"seat": w.seat, "pattern": w.pattern.value, "bonuses": w.bonus_names(r.opts)}
+def _winner_dict(r: RoundRecord, w: WinInfo) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "seat": w.seat,
+        "pattern": w.pattern.value,
+        "bonuses": w.bonus_names(r.opts),
+    }
     if w.void:
         d["void"] = True
     return d
 
 
+def _win_dict(r: RoundRecord, w: WinInfo) -> dict[str, Any]:
+    """A winner in identifiers: `pattern` a PatternKind, `bonuses` BonusKinds (every situation
+    of the win, as `winners[].bonuses`, whether or not the preset gives it units)."""
+    return {
+        "seat": w.seat,
+        "pattern": PATTERN_KIND[w.pattern].value,
+        "pattern_units": w.value,
+        "bonuses": [b.value for b in w.bonus_kinds(r.opts)],
+        "how": w.how,
+        "tile": tile_name(w.tile) if w.tile is not None else None,
+        "from": w.from_seat,
+        "void": w.void,
+    }
+
+
 # ----- hand payments (§8.1) -----
 
 
-def _dealer_extra(r: Round, a: int, b: int) -> int:
-    """坐庄 + 连庄 on a payment between a and b, where the preset has them."""
+def _dealer_extra(r: RoundRecord, a: int, b: int) -> tuple[int, int]:
+    """(坐庄, 连庄) units on a payment between a and b, where the preset has them."""
     if r.opts.dealer_bonus and r.dealer in (a, b):
-        return 1 + r.streak
-    return 0
+        return 1, r.streak
+    return 0, 0
 
 
-def _hand_units(r: Round, w: WinInfo) -> tuple[int, list[str]]:
-    """Pattern + bonuses, before the dealer and the multiplier, with a breakdown."""
+def _hand_units(r: RoundRecord, w: WinInfo) -> tuple[int, list[str], list[dict[str, Any]]]:
+    """Pattern + bonuses, before the dealer and the multiplier: units, readable parts, and the
+    bonuses as `{"kind", "units"}` (only those worth something)."""
     o = r.opts
     parts = [f"{w.pattern.value} {w.value}"]
     units = w.value
-    extras: list[tuple[bool, int, str]] = [
-        (w.declared and o.declare == "tianting", o.tianting_value, "天听"),
-        (w.zimo, o.zimo_bonus, "自摸"),
-        (w.gangkai, o.gangkai_bonus, "杠上开花"),
-        (w.hot, o.repao_bonus, "热炮"),
-        (w.tianhu, o.tianhu_bonus, "天胡"),
-        (w.dihu, o.dihu_bonus, "地胡"),
-        (w.declared and o.declare == "baoting", o.baoting_bonus, "报听"),
-        (w.shabao, o.shabao_value, "杀报"),
+    bonuses: list[dict[str, Any]] = []
+    extras: list[tuple[bool, int, BonusKind]] = [
+        (w.declared and o.declare == "tianting", o.tianting_value, BonusKind.TIANTING),
+        (w.zimo, o.zimo_bonus, BonusKind.ZIMO),
+        (w.gangkai, o.gangkai_bonus, BonusKind.GANGKAI),
+        (w.hot, o.repao_bonus, BonusKind.REPAO),
+        (w.tianhu, o.tianhu_bonus, BonusKind.TIANHU),
+        (w.dihu, o.dihu_bonus, BonusKind.DIHU),
+        (w.declared and o.declare == "baoting", o.baoting_bonus, BonusKind.BAOTING),
+        (w.shabao, o.shabao_value, BonusKind.SHABAO),
     ]
-    for applies, value, name in extras:
+    for applies, value, bonus in extras:
         if applies and value:
             units += value
-            parts.append(f"{name} {value}")
-    return units, parts
+            parts.append(f"{bonus.zh} {value}")
+            bonuses.append({"kind": bonus.value, "units": value})
+    return units, parts, bonuses
 
 
-def _share(r: Round, w: WinInfo, payer: int) -> tuple[int, str]:
+def _share(r: RoundRecord, w: WinInfo, payer: int) -> tuple[int, str, dict[str, Any]]:
     """What `payer` owes winner `w` for the hand, as if alone (before 抢杠 summing)."""
-    units, parts = _hand_units(r, w)
-    extra = _dealer_extra(r, payer, w.seat)
-    if extra:
-        units += extra
-        parts.append(f"坐庄/连庄 {extra}")
+    units, parts, bonuses = _hand_units(r, w)
+    dealer, streak = _dealer_extra(r, payer, w.seat)
+    if dealer or streak:
+        units += dealer + streak
+        parts.append(f"坐庄/连庄 {dealer + streak}")
     text = " + ".join(parts)
-    if r.opts.zimo_double and w.zimo:
-        units *= 2
-        text = f"({text}) × 2"
+    multiplier = 2 if r.opts.zimo_double and w.zimo else 1
+    if multiplier != 1:
+        units *= multiplier
+        text = f"({text}) × {multiplier}"
+    after: list[dict[str, Any]] = []
     if w.zimo and r.opts.declare == "tianting" and r.declared[payer]:
         units += r.opts.shabao_value  # 杀报: a 天听 player pays 10 more on another's 自摸
         text += f" + 杀报 {r.opts.shabao_value}"
-    return units, text
+        after.append({"kind": BonusKind.SHABAO.value, "units": r.opts.shabao_value})
+    details = {
+        "pattern": PATTERN_KIND[w.pattern].value,
+        "pattern_units": w.value,
+        "bonuses": bonuses,
+        "dealer": dealer,
+        "streak": streak,
+        "multiplier": multiplier,
+        "after_multiplier": after,
+        "units": units,
+    }
+    return units, text, details
 
 
-def _pay_hand(r: Round, ledger: _Ledger, w: WinInfo) -> None:
+def _pay_hand(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
     if w.how == "zimo":
         for payer in _after(w.seat):
-            units, text = _share(r, w, payer)
-            ledger.pay(payer, w.seat, "hand", units, f"自摸 {text}")
+            units, text, details = _share(r, w, payer)
+            ledger.pay(payer, w.seat, PaymentKind.HAND, units, f"自摸 {text}", details)
         return
     assert w.from_seat is not None
     discarder: int = w.from_seat
     if w.how == "rob":
         total = 0
         texts = []
+        shares = []
         for other in _after(w.seat):
-            units, text = _share(r, w, other)
+            units, text, details = _share(r, w, other)
             total += units
             texts.append(text)
-        ledger.pay(discarder, w.seat, "hand", total, "抢杠 (pays for three): " + "; ".join(texts))
+            shares.append({**details, "for": other})
+        detail = "抢杠 (pays for three): " + "; ".join(texts)
+        ledger.pay(discarder, w.seat, PaymentKind.HAND, total, detail, _rob_details(shares))
         return
-    units, text = _share(r, w, discarder)
-    ledger.pay(discarder, w.seat, "hand", units, f"discard win: {text}")
-    if w.hot and r.opts.repao_void_gang and r.claim_hot_gang is not None:
-        form = r.claim_hot_gang.form
+    units, text, details = _share(r, w, discarder)
+    ledger.pay(discarder, w.seat, PaymentKind.HAND, units, f"discard win: {text}", details)
+    if w.hot and r.opts.repao_void_gang and r.hot_gang is not None:
+        gang = r.hot_gang
+        form = gang.form
         value = {"men": r.opts.repao_men, "zhuanwan": r.opts.repao_zhuanwan}.get(
             form or "", r.opts.repao_dian
         )
-        ledger.pay(discarder, w.seat, "repao", value, f"热炮 after {_dou_name(r.claim_hot_gang)}")
+        details = {"dou": _dou_ref(gang, form)}
+        ledger.pay(
+            discarder, w.seat, PaymentKind.REPAO, value, f"热炮 after {_dou_name(gang)}", details
+        )
 
 
-def _pay_baopai(r: Round, ledger: _Ledger, w: WinInfo) -> None:
+def _rob_details(shares: list[dict[str, Any]]) -> dict[str, Any]:
+    """A 抢杠 payment: the three shares the robbed player pays for (§12.12), each `for` a seat."""
+    first = shares[0]
+    return {
+        "pattern": first["pattern"],
+        "pattern_units": first["pattern_units"],
+        "shares": shares,
+    }
+
+
+def _pay_baopai(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
     """包牌 (§2.5 penalty, §12.9): the void winner pays each other player its hand's value."""
     o = r.opts
-    value = w.value + (o.tianting_value if w.declared and o.declare == "tianting" else 0)
+    value = w.value
+    bonuses: list[dict[str, Any]] = []
+    if w.declared and o.declare == "tianting":
+        value += o.tianting_value
+        bonuses.append({"kind": BonusKind.TIANTING.value, "units": o.tianting_value})
     if w.declared and o.declare == "baoting":
         value += o.baoting_bonus
+        bonuses.append({"kind": BonusKind.BAOTING.value, "units": o.baoting_bonus})
     for other in _after(w.seat):
-        extra = _dealer_extra(r, other, w.seat)
+        dealer, streak = _dealer_extra(r, other, w.seat)
         detail = f"包牌: passed a win, then won on a discard: {w.pattern.value} {value}"
-        if extra:
-            detail += f" + 坐庄/连庄 {extra}"
-        ledger.pay(w.seat, other, "baopai", value + extra, detail)
+        if dealer or streak:
+            detail += f" + 坐庄/连庄 {dealer + streak}"
+        details = {
+            "pattern": PATTERN_KIND[w.pattern].value,
+            "pattern_units": w.value,
+            "bonuses": bonuses,
+            "dealer": dealer,
+            "streak": streak,
+            "multiplier": 1,
+            "after_multiplier": [],
+        }
+        ledger.pay(w.seat, other, PaymentKind.BAOPAI, value + dealer + streak, detail, details)
 
 
 # ----- 豆 (§5) -----
@@ -243,21 +327,32 @@ def _dou_name(m: Meld) -> str:
     return f"{_DOU_ZH[m.dou or 'hanbao']} {tile_name(m.tile)}"
 
 
-def _burned(r: Round) -> int | None:
+def _dou_ref(m: Meld, dou: str | None = None) -> dict[str, Any]:
+    """A 豆 in a payment's details: its DouKind (`dou` overrides the meld's, e.g. its form),
+    tile, and the discarder who fed a 点豆."""
+    kind = DOU_KIND_OF_MELD[dou or m.dou or "hanbao"]
+    return {
+        "kind": kind.value,
+        "tile": tile_name(m.tile),
+        "fed_by": m.from_seat if m.kind == "ming" else None,
+    }
+
+
+def _burned(r: RoundRecord) -> int | None:
     """The robbed player under 全烧 (guiyang): collects nothing this round."""
     if r.opts.qianggang_burn and r.winners and r.winners[0].how == "rob":
         return r.winners[0].from_seat
     return None
 
 
-def _voided_gang(r: Round) -> Meld | None:
+def _voided_gang(r: RoundRecord) -> Meld | None:
     """The discarder's fresh gang that a 热炮 win voids (chuan, anshun)."""
     if r.opts.repao_void_gang and any(w.hot for w in r.winners):
-        return r.claim_hot_gang
+        return r.hot_gang
     return None
 
 
-def _pay_dou(r: Round, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
+def _pay_dou(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
     o = r.opts
     burned = _burned(r)
     voided = _voided_gang(r)
@@ -278,18 +373,21 @@ def _pay_dou(r: Round, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any
                 scores, why = False, "holder not ready"
             listing.append(
                 {"seat": holder, "tile": tile_name(m.tile), "dou": m.dou, "kind": m.kind,
-                 "scores": scores, "why": why}
+                 "scores": scores, "why": why,
+                 "dou_kind": DOU_KIND_OF_MELD[m.dou or "hanbao"].value}
             )  # fmt: skip
             if not scores:
                 continue
             name = _dou_name(m)
+            details = {"dou": _dou_ref(m)}
             if m.dou == "dian":
                 assert m.from_seat is not None
-                ledger.pay(m.from_seat, holder, "dou", o.dou_dian, f"{name} (fed by seat {m.from_seat})")
+                detail = f"{name} (fed by seat {m.from_seat})"
+                ledger.pay(m.from_seat, holder, PaymentKind.DOU, o.dou_dian, detail, details)
             else:
                 value = o.dou_men if m.dou == "men" else o.dou_zhuanwan
                 for payer in _after(holder):
-                    ledger.pay(payer, holder, "dou", value, name)
+                    ledger.pay(payer, holder, PaymentKind.DOU, value, name, details)
     return listing
 
 
@@ -300,7 +398,7 @@ def _tally_dicts(tallies: Iterable[ChickenTally]) -> list[dict[str, Any]]:
     return [t.to_dict() for t in tallies]
 
 
-def _pay_chickens(r: Round, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
+def _pay_chickens(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[str, Any]]:
     o = r.opts
     burned = _burned(r)
     tallies = chicken_tallies(r, draw=False)
@@ -311,46 +409,57 @@ def _pay_chickens(r: Round, ledger: _Ledger, ready: list[bool]) -> list[dict[str
     for q in collectors:
         t = tallies[q]
         for payer in _after(q):
-            ledger.pay(payer, q, "chicken", t.units, f"鸡: {t.detail}")
+            ledger.pay(payer, q, PaymentKind.CHICKEN, t.units, f"鸡: {t.detail}", t.details())
     if o.chickens == "guiyang":
         for payer in range(4):
             if ready[payer]:
                 continue
-            units, detail = exposed_units(r, payer)
+            exposed = exposed_tally(r, payer)
             for q in collectors:
-                ledger.pay(payer, q, "baoji", units, f"包鸡: {detail}")
-        for claimer, discarder, units, detail in zeren_units(r):
+                ledger.pay(
+                    payer, q, PaymentKind.BAOJI, exposed.units, f"包鸡: {exposed.detail}",
+                    exposed.details(),
+                )  # fmt: skip
+        for claimer, discarder, zeren in zeren_tallies(r):
             if claimer in collectors:
-                ledger.pay(discarder, claimer, "zeren", units, f"责任鸡: {detail}")
+                detail = f"责任鸡: {zeren.lines[0]['tag']}"
+                ledger.pay(
+                    discarder, claimer, PaymentKind.ZEREN, zeren.units, detail, zeren.details()
+                )
     return _tally_dicts(tallies)
 
 
 # ----- 荒庄 (§7) -----
 
 
-def _settle_draw(r: Round, ledger: _Ledger, ready: list[bool]) -> Settlement:
+def _settle_draw(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> Settlement:
     o = r.opts
     ready_seats = [s for s in range(4) if ready[s]]
     unready = [s for s in range(4) if not ready[s]]
     if ready_seats and unready:
         for q in ready_seats:
-            value = ready_value(o, r.hands[q], r.melds[q]) or 0
+            best = ready_pattern(o, r.hands[q], r.melds[q])
+            assert best is not None, "a ready seat has a best wait"
+            pattern, value = best
+            detail = f"查叫: seat {q} is ready, best wait {value}"
+            details = {"pattern": PATTERN_KIND[pattern].value, "pattern_units": value}
             for p in unready:
-                ledger.pay(p, q, "chajiao", value, f"查叫: seat {q} is ready, best wait {value}")
+                ledger.pay(p, q, PaymentKind.CHAJIAO, value, detail, details)
     chickens: list[dict[str, Any]] = []
     if o.draw_chickens:
         tallies = chicken_tallies(r, draw=True)
         chickens = _tally_dicts(tallies)
         for q in ready_seats:
             for p in unready:
-                ledger.pay(p, q, "chicken", tallies[q].units, f"荒庄 鸡: {tallies[q].detail}")
+                t = tallies[q]
+                ledger.pay(p, q, PaymentKind.CHICKEN, t.units, f"荒庄 鸡: {t.detail}", t.details())
     return _settlement(r, ledger, ready, _next_dealer_after_draw(r, ready), chickens, [])
 
 
 # ----- next dealer (§8.3) -----
 
 
-def _next_dealer_after_win(r: Round) -> int:
+def _next_dealer_after_win(r: RoundRecord) -> int:
     seats = [w.seat for w in r.winners]
     if len(seats) == 1:
         return seats[0]
@@ -361,7 +470,7 @@ def _next_dealer_after_win(r: Round) -> int:
     return min(seats, key=lambda s: (s - r.dealer) % 4)
 
 
-def _next_dealer_after_draw(r: Round, ready: list[bool]) -> int:
+def _next_dealer_after_draw(r: RoundRecord, ready: list[bool]) -> int:
     if r.opts.draw_dealer == "stays":
         return r.dealer
     n = sum(ready)
