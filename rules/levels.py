@@ -3,6 +3,8 @@
 - `easy`: today's bot made a little weaker: some of its free discards are a random other
   tile that leaves the hand at most one step further from ready, and it takes only half the 碰 it would.
 - `normal`: today's bot, `rules.bot.Bot`.
+- `strong`: `rules.bot_strong.StrongBot`, which values each move on samples of its own future
+  draws from the unseen tiles.
 
 Every policy has `choose(round, seat)` and `choose_for(view)` (a `SeatView`), like `Bot`, and is
 deterministic from its seed.
@@ -74,9 +76,16 @@ def _near_best(hand: list[int], n_melds: int, best: int | None) -> list[int]:
     return [k for k, s in steps.items() if s <= low]
 
 
+def _strong(seed: int | str) -> LevelPolicy:
+    from rules.bot_strong import StrongBot  # the heaviest level, loaded when first asked for
+
+    return StrongBot(seed)
+
+
 LEVELS: dict[str, Callable[[int | str], LevelPolicy]] = {
     "easy": EasyBot,
     "normal": Bot,
+    "strong": _strong,
 }
 
 

@@ -28,8 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help='option overrides as a JSON object, e.g. \'{"zimo_bonus": 2}\'',
     )  # fmt: skip
     p.add_argument(
-        "--policies", default="normal,normal", metavar="A,B",
-        help="challenger,baseline (normal,normal); levels: easy, normal, strong",
+        "--policies", default="strong,normal", metavar="A,B",
+        help="challenger,baseline (strong,normal); levels: easy, normal, strong",
     )  # fmt: skip
     p.add_argument(
         "--workers", type=int, default=None, metavar="W",
@@ -81,7 +81,7 @@ def _work(
     from rules.options import make_options
 
     return play_deals(
-        make_options(preset, overrides), seed, deals, policy_for, a, b, time.perf_counter
+        make_options(preset, overrides), seed, deals, policy_for, a, b, time.process_time
     )
 
 
