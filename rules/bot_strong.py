@@ -46,6 +46,9 @@ DEAL_IN_WEIGHT = 0.4  # deal-in risk counts this much of its estimated cost
 SAMPLES = 12  # first-stage samples per decision
 MORE_SAMPLES = 28  # extra samples for the leading candidates
 LEADERS = 3
+FAR_SAMPLES = 8  # the same, two or more steps from ready
+FAR_MORE_SAMPLES = 16
+SCREEN = 5  # candidates kept by the live-tile screen
 _STATE_CACHE_MAX = 200_000
 
 
@@ -418,23 +421,43 @@ class _Context:
         return self._rank(hand, melds, need_value=False)[0]
 
     def _rank(self, hand: list[int], melds: list[Meld], need_value: bool) -> tuple[int, float]:
-        """The best discard from a 14-tile hand (melds counting 3) and its value: every discard
-        that keeps the hand closest to ready is valued on the first samples, the leaders again
-        on more."""
-        _, cands = best_discards(hand, len(melds))
+        """The best discard from a 14-tile hand (melds counting 3) and its value. The discards
+        that keep the hand closest to ready are screened by their live useful tiles (chickens
+        always stay in), valued on the first samples, and the leaders again on more. Far from
+        ready the samples are fewer: those decisions matter less and cost the most."""
+        low, cands = best_discards(hand, len(melds))
         if len(cands) == 1 and not need_value:
             return cands[0], 0.0
+        if len(cands) > SCREEN:
+            cands = self._screen(hand, melds, cands)
+        first, more = (SAMPLES, MORE_SAMPLES) if low <= 1 else (FAR_SAMPLES, FAR_MORE_SAMPLES)
         scored = sorted(
-            ((self._value_after(hand, melds, k, SAMPLES), k) for k in cands), reverse=True
+            ((self._value_after(hand, melds, k, first), k) for k in cands), reverse=True
         )
         leaders = [k for _, k in scored[:LEADERS]]
         if len(leaders) > 1 or need_value:
-            total = SAMPLES + MORE_SAMPLES
             scored = sorted(
-                ((self._value_after(hand, melds, k, total), k) for k in leaders), reverse=True
+                ((self._value_after(hand, melds, k, first + more), k) for k in leaders),
+                reverse=True,
             )
         value, k = scored[0]
         return k, value
+
+    def _screen(self, hand: list[int], melds: list[Meld], cands: list[int]) -> list[int]:
+        """The `SCREEN` discards leaving the most live useful tiles, and any chicken."""
+        pass_ok = has_pass(self.opts, melds)
+        sig = tuple(sorted((m.tile, m.size) for m in melds))
+        live = []
+        for k in cands:
+            after = list(hand)
+            after[k] -= 1
+            st = _state(self.opts, tuple(after), sig, pass_ok)
+            useful = sum(self.unseen[t] for t in range(NUM_KINDS) if st.mask >> t & 1)
+            live.append((useful, k))
+        live.sort(reverse=True)
+        kept = [k for _, k in live[:SCREEN]]
+        kept += [k for k in cands if k in (YAOJI, WUGUJI) and k not in kept]
+        return kept
 
     def _value_after(self, hand: list[int], melds: list[Meld], k: int, n_samples: int) -> float:
         """The value of discarding `k` from the 14-tile `hand`."""
