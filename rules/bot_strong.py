@@ -38,7 +38,8 @@ from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI
 from rules.wall import seed_to_int
 
 HAZARD = 0.06  # chance per step (one own draw and three discards) that another player wins
-COLLECTORS = 1.3  # players a non-ready seat pays 包鸡 to, on average
+COLLECTORS = 4.0  # 包鸡 weight: more than the 1-2 players paid, the samples being optimistic
+CLAIM_FACTOR = 0.8  # how often a seat that could 碰 a released chicken does
 DRAW_OTHERS = 1.5  # players on the other side of a 查叫 at 荒庄, on average
 OTHER_READY_COST = 3.0  # 查叫 + chickens a non-ready seat pays one ready player at 荒庄 (units)
 FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27)
@@ -557,7 +558,7 @@ class _Context:
                 standing = 1 if discarded == YAOJI or opts.chickens != "guiyang" else 2
                 if opts.chickens == "anshun" and discarded == WUGUJI:
                     standing = 0
-                p = _claim_chance(self.unseen[discarded], len(self.pool)) * 0.8
+                p = _claim_chance(self.unseen[discarded], len(self.pool)) * CLAIM_FACTOR
                 first = discarded not in self.first_done and standing
                 if first:
                     chongfeng.add(discarded)

@@ -87,9 +87,10 @@ POSITIONS: dict[str, tuple[Position, Action]] = {
         Position("11m 33m 55p 77p 99s 2s 4s 6p", claim="1m", offered=("pong",), wall_left=40),
         Action(0, "pass"),
     ),
-    # Close to ready (one step), the first 幺鸡 is released while it is still a 冲锋鸡.
-    "release the first 幺鸡 when one step from ready": (
-        Position("1s 9m 234m 567p 456s 78s 2p", wall_left=30, discards=("", "9m", "", "")),
+    # Ready either way (a single wait on 9m or on 1s): the first 幺鸡 is released while it is
+    # still a 冲锋鸡 (3 units from each player instead of 1, the hand being ready).
+    "release the first 幺鸡 when ready": (
+        Position("234m 567p 456s 789s 1s 9m", wall_left=30),
         discard("1s"),
     ),
     # A 碰 that would turn the two-sided 3m/6m wait into a single wait: pass.
@@ -129,6 +130,21 @@ POSITIONS: dict[str, tuple[Position, Action]] = {
             discards=("", "3m6m", "3m6m", "3m6m"),
         ),  # fmt: skip
         discard("3m"),
+    ),
+    # A 平胡 wins on a discard with a 豆 as its pass (通行证): take it.
+    "a 平胡 with a 豆 wins on the discard": (
+        Position(
+            "234m 567p 78s 99s",
+            melds=[Meld("an", parse_tile("5m"), None, "men")],
+            claim="6s",
+            offered=("hu",),
+        ),  # fmt: skip
+        Action(0, "hu"),
+    ),
+    # Three of a kind apart from the rest: 明杠 it (a 豆, the pass, a replacement draw).
+    "明杠 three of a kind that the hand does not need otherwise": (
+        Position("555m 234p 678s 99s 13p", claim="5m", offered=("pong", "gang")),
+        Action(0, "gang"),
     ),
     # A 暗杠 that keeps the hand where it is: a 豆 and the 通行证.
     "concealed gang that keeps the hand": (
