@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules.bot import SeatView
+from rules.bot_strong import StrongBot
 from rules.levels import LEVELS, policy_for
 from rules.options import PRESETS
 from rules.round import Phase, Round, legal_actions
@@ -37,6 +38,9 @@ def test_easy_is_deterministic_from_its_seed() -> None:
 
 
 def test_unknown_level_names_the_levels() -> None:
-    with pytest.raises(ValueError, match="unknown bot level 'hard': choose from easy, normal"):
+    with pytest.raises(
+        ValueError, match="unknown bot level 'hard': choose from easy, normal, strong"
+    ):
         policy_for("hard", 1)
-    assert {"easy", "normal"} <= set(LEVELS)
+    assert list(LEVELS) == ["easy", "normal", "strong"]
+    assert isinstance(policy_for("strong", 1), StrongBot)
