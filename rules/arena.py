@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from rules.actions import Action
 from rules.options import RuleOptions
 from rules.round import Phase, Round
+from rules.tiles import YAOJI
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 TIME_BIN_MS = 0.05  # the decision-time histogram's bin width
@@ -168,11 +169,19 @@ def tally(r: Round, seat: int, d: Diagnostics) -> None:
     if r.exhausted:
         d.draw_seat_rounds += 1
         d.ready_at_draw += r.result.ready[seat]
-    for who, idx in r.first_discard.values():
-        if who == seat and not r.discards[who][idx].claimed:
+    for kind, (who, idx) in r.first_discard.items():
+        if who == seat and not r.discards[who][idx].claimed and _has_chongfeng(r, kind):
             d.chongfeng += 1
     d.zeren += sum(1 for p in r.result.payments if p.kind == "zeren" and p.payer == seat)
     d.baoji += any(p.kind == "baoji" and p.payer == seat for p in r.result.payments)
+
+
+def _has_chongfeng(r: Round, kind: int) -> bool:
+    """Whether the preset makes the first discard of `kind` a 冲锋鸡 (chuan has none, anshun
+    only 幺鸡)."""
+    if r.opts.chickens == "chuan":
+        return False
+    return r.opts.chickens == "guiyang" or kind == YAOJI
 
 
 def play_deal(

@@ -141,3 +141,12 @@ def test_bad_flags_exit_2_with_a_clear_message(flags: list[str], message: str) -
     assert done.returncode == 2
     assert message in done.stderr
     assert done.stdout == ""
+
+
+def test_chongfeng_is_counted_only_where_the_preset_has_it() -> None:
+    from rules.options import PRESETS
+
+    chuan = play_deals(PRESETS["chuan"], 5, range(4), policy_for, "normal", "easy", fake_clock())
+    assert all(d.diag[role].chongfeng == 0 for d in chuan for role in d.diag)
+    guiyang = play_deals(GUIYANG, 5, range(4), policy_for, "normal", "easy", fake_clock())
+    assert sum(d.diag[role].chongfeng for d in guiyang for role in d.diag) > 0
