@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "play": ("zhuoji.cmd_play", "start a local server with three bots and play"),
     "join": ("zhuoji.cmd_join", "join a server's lobby"),
     "watch": ("zhuoji.cmd_watch", "watch a table on a server"),
+    "arena": ("zhuoji.cmd_arena", "play bot policies against each other on duplicate deals"),
 }
 
 

@@ -1,0 +1,602 @@
+"""The strong bot: each legal move valued by sampling the seat's own future from the unseen tiles.
+
+For every candidate (each discard, 碰 or pass, a gang) the bot takes the 13-tile hand it would
+keep and plays it forward on sampled futures: each sample is a random order of the tiles the
+seat has not seen (108 minus its own hand and melds, every discard and every meld on the table;
+never another seat's hidden tiles), read four at a time as the seat's next draw and three other
+players' discards. On a sample the hand keeps any draw that brings it closer to ready (the
+approximate shanten of `rules.bot`) and discards another tile; once ready it waits, winning by
+自摸 on a wait it draws, and on another's discard when §4 allows it (a pattern above 平胡, or a
+通行证). The same samples value every candidate (common random numbers), so the comparison is
+much sharper than each value.
+
+A sample's value counts what the seat would be paid: the hand (pattern + 自摸 + 报听 bonuses),
+its chickens (paid only if ready at the end: 3 × its units), its 豆, 查叫 at 荒庄 when ready and its
+cost when not, and 包鸡 on its exposed 幺鸡/乌骨鸡 when it is not ready. The round can end on any
+step by another player's win (a fixed hazard per step). Around the samples: releasing the first
+幺鸡/乌骨鸡 earns its 冲锋 value when unclaimed and risks a 碰 (责任鸡, and the claimer's chickens)
+by the live pairs; a gang scores as a 豆 and is the 通行证; 报听 adds its bonus. Deal-in risk gets a
+small weight (defence loses against bots).
+
+Decisions read only the seat's `SeatView` and the table's public record (`TableView`: discards,
+melds, declarations), and are deterministic from the seed.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import cache
+
+from rules.actions import Action
+from rules.bot import NEG, SeatView, _keep, _row_info, _rows, best_discards, may_declare, shanten
+from rules.hand import is_win_counts, wait_mask
+from rules.options import Pattern, RuleOptions
+from rules.patterns import Meld, best_pattern, has_pass
+from rules.round import Phase, Round
+from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI
+from rules.wall import seed_to_int
+
+HAZARD = 0.06  # chance per step (one own draw and three discards) that another player wins
+COLLECTORS = 4.0  # 包鸡 weight: more than the 1-2 players paid, the samples being optimistic
+CLAIM_FACTOR = 0.8  # how often a seat that could 碰 a released chicken does
+DRAW_OTHERS = 1.5  # players on the other side of a 查叫 at 荒庄, on average
+OTHER_READY_COST = 3.0  # 查叫 + chickens a non-ready seat pays one ready player at 荒庄 (units)
+FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27)
+DEAL_IN_WEIGHT = 0.4  # deal-in risk counts this much of its estimated cost
+SAMPLES = 12  # first-stage samples per decision
+MORE_SAMPLES = 28  # extra samples for the leading candidates
+LEADERS = 3
+FAR_SAMPLES = 8  # the same, two or more steps from ready
+FAR_MORE_SAMPLES = 16
+SCREEN = 5  # candidates kept by the live-tile screen
+_STATE_CACHE_MAX = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """What every seat sees of the table: the unclaimed discards and melds of each seat, who has
+    declared 报听/天听, and which chicken kinds (1s, 8p) have already been discarded once."""
+
+    discards: tuple[tuple[int, ...], ...]
+    melds: tuple[tuple[Meld, ...], ...]
+    declared: tuple[bool, ...]
+    first_discarded: frozenset[int]
+    first_discarder: tuple[tuple[int, int], ...]  # (kind, seat) of each first 1s/8p discard
+    dealer: int
+
+    @classmethod
+    def of(cls, r: Round) -> TableView:
+        return cls(
+            tuple(tuple(d.tile for d in row if not d.claimed) for row in r.discards),
+            tuple(tuple(m) for m in r.melds),
+            tuple(r.declared),
+            frozenset(r.first_discard),
+            tuple(
+                (k, seat)
+                for k, (seat, idx) in sorted(r.first_discard.items())
+                if not r.discards[seat][idx].claimed
+            ),
+            r.dealer,
+        )
+
+
+def unseen_counts(v: SeatView, table: TableView | None) -> list[int]:
+    """Per kind, the copies the seat has not seen: 4 minus its own hand and melds and, when the
+    table is known, every unclaimed discard and every other seat's meld."""
+    seen = list(v.hand)
+    own = table.melds[v.seat] if table is not None else tuple(v.melds)
+    for m in own:
+        seen[m.tile] += m.size
+    if table is not None:
+        for seat in range(4):
+            for k in table.discards[seat]:
+                seen[k] += 1
+            if seat != v.seat:
+                for m in table.melds[seat]:
+                    seen[m.tile] += m.size
+    return [max(0, COPIES - c) for c in seen]
+
+
+# ----- hand states: shanten, useful draws, waits (shared by every decision) -----
+
+
+class _State:
+    """A 13-tile hand (melds counting 3) with what the samples ask of it."""
+
+    __slots__ = ("hand", "melds", "s", "mask", "nxt", "values", "ron", "ready_value")
+
+    def __init__(self, hand: tuple[int, ...], melds: tuple[tuple[int, int], ...]) -> None:
+        self.hand = hand
+        self.melds = melds  # (kind, size) per meld
+        self.s = 0  # shanten, 0 = ready
+        self.mask = 0  # ready: the waits; otherwise the kinds whose draw lowers the shanten
+        self.nxt: dict[int, _State] = {}
+        self.values: dict[int, int] = {}
+        self.ron = 0
+        self.ready_value = 0
+
+
+_STATES: dict[tuple[object, ...], _State] = {}
+
+
+def _state(
+    opts: RuleOptions,
+    hand: tuple[int, ...],
+    melds: tuple[tuple[int, int], ...],
+    pass_ok: bool,
+    s: int | None = None,
+) -> _State:
+    """The cached state of a hand; `s`, when the caller knows it, is its shanten."""
+    key = (hand, melds, pass_ok, id(opts))
+    st = _STATES.get(key)
+    if st is not None:
+        return st
+    if len(_STATES) > _STATE_CACHE_MAX:
+        _STATES.clear()
+    st = _State(hand, melds)
+    n = len(melds)
+    held = list(hand)
+    for k, size in melds:
+        held[k] += size
+    waits = wait_mask(hand, n)
+    mask = 0
+    if waits:
+        meld_kinds = [k for k, _ in melds]
+        work = list(hand)
+        for k in range(NUM_KINDS):
+            if waits >> k & 1 and held[k] < COPIES:
+                work[k] += 1
+                found = best_pattern(opts, work, meld_kinds)
+                work[k] -= 1
+                if found is None:
+                    continue
+                mask |= 1 << k
+                st.values[k] = found[1]
+                if found[0] is not Pattern.PINGHU or pass_ok:
+                    st.ron |= 1 << k
+        st.ready_value = max(st.values.values(), default=0)
+    if mask:
+        st.s = 0
+        st.mask = mask
+    else:
+        st.s = max(1, s if s is not None else shanten(list(hand), n))
+        st.mask = _useful(hand, n, st.s, held)
+    _STATES[key] = st
+    return st
+
+
+@cache
+def _row_plus(row: tuple[int, ...]) -> tuple[tuple[int, int, int] | None, ...]:
+    """Per rank, the suit's (plain, eyed, pairs) values after drawing one more of it; None for
+    a rank with no held tile within two ranks (such a draw cannot lower the shanten)."""
+    out: list[tuple[int, int, int] | None] = []
+    work = list(row)
+    for r in range(9):
+        if row[r] >= COPIES or not any(row[max(0, r - 2) : r + 3]):
+            out.append(None)
+            continue
+        work[r] += 1
+        info = _row_info(tuple(work))
+        work[r] -= 1
+        out.append((info.plain, info.eyed, info.pairs))
+    return tuple(out)
+
+
+def _useful(hand: tuple[int, ...], n_melds: int, s: int, held: list[int]) -> int:
+    """The kinds whose draw lowers the hand's shanten. Drawing a kind changes one suit, so
+    the other two suits' values are computed once; the 14-tile hand's shanten stands for the
+    best discard's (it can be one too low, rarely: the sample then simply keeps a tile)."""
+    rows = [hand[0:9], hand[9:18], hand[18:27]]
+    infos = [_row_info(r) for r in rows]
+    cap = 9 - 2 * n_melds
+    base = 8 - 2 * n_melds
+    mask = 0
+    for suit in range(3):
+        o1, o2 = [infos[i] for i in range(3) if i != suit]
+        o_plain = o1.plain + o2.plain
+        o_gain = max(
+            0,
+            o1.eyed - o1.plain if o1.eyed > NEG else 0,
+            o2.eyed - o2.plain if o2.eyed > NEG else 0,
+        )
+        o_pairs = o1.pairs + o2.pairs
+        offset = 9 * suit
+        for r, plus in enumerate(_row_plus(rows[suit])):
+            if plus is None or held[offset + r] >= COPIES:
+                continue
+            plain, eyed, pairs = plus
+            best = o_plain + plain + o_gain
+            if eyed > NEG and o_plain + eyed > best:
+                best = o_plain + eyed
+            after = base - (best if best < cap else cap)
+            if not n_melds and 6 - o_pairs - pairs < after:
+                after = 6 - o_pairs - pairs
+            if after < s:
+                mask |= 1 << (offset + r)
+    return mask
+
+
+def _advance(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
+    """The state after drawing the useful tile `t` and discarding the best other tile."""
+    nxt = st.nxt.get(t)
+    if nxt is not None:
+        return nxt
+    work = list(st.hand)
+    work[t] += 1
+    infos = _rows(work)
+    low, cands = best_discards(work, len(st.melds), infos)
+    drop, keep = -1, 99
+    for c in cands:
+        if c != t:
+            score = _keep(c, infos[c // 9])
+            if score < keep:
+                drop, keep = c, score
+    if drop < 0:
+        drop = cands[0]
+    work[drop] -= 1
+    nxt = _state(opts, tuple(work), st.melds, pass_ok, low)
+    st.nxt[t] = nxt
+    return nxt
+
+
+# ----- values -----
+
+
+@dataclass(slots=True)
+class _Stakes:
+    """What the seat's outcomes are worth, in units, for one candidate."""
+
+    zimo_extra: int  # added to the pattern on a 自摸 (per payer)
+    ron_extra: int  # added to the pattern on a discard win
+    zimo_mult: int  # 2 where a 自摸 doubles
+    ready_gain: float  # chickens + 豆 collected when ready (or winning) at another's win
+    exposed_cost: float  # 包鸡 paid when not ready at another's win
+    draw_ready: float  # 荒庄, ready: collected besides the ready value
+    draw_unready: float  # 荒庄, not ready: paid
+
+
+def _chicken_units(opts: RuleOptions, counts: list[int], chongfeng: set[int]) -> float:
+    """The seat's standing chicken units (hand, melds, own discards) and its 冲锋 extras."""
+    if opts.chickens == "chuan":
+        return 0.0
+    units = float(counts[YAOJI])
+    if opts.chickens == "guiyang":
+        units += 2 * counts[WUGUJI]
+        units += 2 * (YAOJI in chongfeng) + 4 * (WUGUJI in chongfeng)
+    else:
+        units += 1 * (YAOJI in chongfeng)
+    return units + FLIP_UNITS
+
+
+def _exposed_units(opts: RuleOptions, exposed: list[int], chongfeng: set[int]) -> float:
+    if opts.chickens != "guiyang":
+        return 0.0
+    return (
+        exposed[YAOJI] + 2 * exposed[WUGUJI] + 2 * (YAOJI in chongfeng) + 4 * (WUGUJI in chongfeng)
+    )
+
+
+def _dou_units(opts: RuleOptions, melds: list[Meld]) -> float:
+    total = 0.0
+    for m in melds:
+        if m.dou == "dian":
+            total += opts.dou_dian
+        elif m.dou == "men":
+            total += 3 * opts.dou_men
+        elif m.dou == "zhuanwan":
+            total += 3 * opts.dou_zhuanwan
+    return total
+
+
+def _claim_chance(unseen: int, pool: int) -> float:
+    """The chance that some opponent holds two of the `unseen` live copies (so can 碰)."""
+    if unseen < 2 or pool <= 0:
+        return 0.0
+    f = min(1.0, 13 / pool)  # a live copy sits in a given opponent's hand
+    p_one = 1 - (1 - f) ** unseen - unseen * f * (1 - f) ** (unseen - 1)
+    return 1 - (1 - p_one) ** 3
+
+
+class StrongBot:
+    """`StrongBot(seed).choose(round, seat)` → one of `legal_actions(round, seat)`;
+    `choose_for(view, table)` decides the same from the seat's view and the public table."""
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(seed_to_int(seed))
+
+    def choose(self, r: Round, seat: int) -> Action:
+        view = SeatView.of(r, seat)
+        if not view.on_turn and not view.offered and seat not in r.claim_options:
+            raise ValueError(f"seat {seat} has nothing to do now")
+        if r.phase is Phase.OVER:
+            raise ValueError("the round is over")
+        return self.choose_for(view, TableView.of(r))
+
+    def choose_for(self, v: SeatView, table: TableView | None = None) -> Action:
+        ctx = _Context(v, table, self.rng)
+        return ctx.turn() if v.on_turn else ctx.answer()
+
+
+class _Context:
+    """One decision: the view, the unseen tiles, the shared samples."""
+
+    def __init__(self, v: SeatView, table: TableView | None, rng: random.Random) -> None:
+        self.v = v
+        self.opts = v.opts
+        self.table = table
+        self.rng = rng
+        self.unseen = unseen_counts(v, table)
+        self.pool = [k for k in range(NUM_KINDS) for _ in range(self.unseen[k])]
+        self.steps = max(0, min(v.wall_left // 4, len(self.pool) // 4))
+        self.samples: list[list[int]] = []
+        own_discards = table.discards[v.seat] if table is not None else ()
+        self.own_discards = list(own_discards)
+        self.first_done = table.first_discarded if table is not None else frozenset()
+        self.chongfeng = {k for k, s in (table.first_discarder if table else ()) if s == v.seat}
+        unit = self.opts.patterns.pinghu
+        self.unit = unit
+        self.decl_bonus = 0
+        if self.opts.declare == "baoting":
+            self.decl_bonus = self.opts.baoting_bonus
+        elif self.opts.declare == "tianting":
+            self.decl_bonus = self.opts.tianting_value
+
+    # --- samples ---
+
+    def _sample(self, k: int) -> list[list[int]]:
+        while len(self.samples) < k:
+            self.samples.append(self.rng.sample(self.pool, 4 * self.steps))
+        return self.samples[:k]
+
+    # --- the decisions ---
+
+    def turn(self) -> Action:
+        v = self.v
+        seat, hand = v.seat, v.hand
+        if not v.after_pong and is_win_counts(hand, len(v.melds)):
+            return Action(seat, "hu")
+        if v.declared and v.drawn is not None:
+            return Action(seat, "discard", v.drawn)
+        low, _ = best_discards(hand, len(v.melds))
+        if not v.after_pong and not v.declared and v.wall_left > 0:
+            gang = self._turn_gang(low)
+            if gang is not None:
+                return Action(seat, "gang", gang)
+        choice = self._best_discard(list(hand), list(v.melds))
+        if v.discard_count == 0 and may_declare(v, choice):
+            return Action(seat, "ready", choice)
+        return Action(seat, "discard", choice)
+
+    def _turn_gang(self, low: int) -> int | None:
+        """A 暗杠 or 补杠 that leaves the hand no further from ready: a 豆 and a 通行证."""
+        v = self.v
+        n = len(v.melds)
+        for k in range(NUM_KINDS):
+            if v.hand[k] == 4:
+                after = list(v.hand)
+                after[k] = 0
+                if shanten(after, n + 1) <= low:
+                    return k
+        for m in v.melds:
+            if m.kind == "pong" and v.hand[m.tile]:
+                after = list(v.hand)
+                after[m.tile] -= 1
+                if shanten(after, n) <= low:
+                    return m.tile
+        return None
+
+    def answer(self) -> Action:
+        v = self.v
+        seat, acts = v.seat, v.offered
+        tile = v.claim_tile
+        void = v.opts.pass_win == "penalty" and v.passed
+        if "hu" in acts and not void:
+            return Action(seat, "hu")
+        if tile is None or not ({"pong", "gang"} & set(acts)):
+            return Action(seat, "pass")
+        n = len(v.melds)
+        hand = list(v.hand)
+        before = shanten(hand, n)
+        if "gang" in acts:
+            after = list(hand)
+            after[tile] -= 3
+            if shanten(after, n + 1) <= before:
+                return Action(seat, "gang")
+        if "pong" in acts:
+            after = list(hand)
+            after[tile] -= 2
+            low, _ = best_discards(after, n + 1)
+            if low > before:
+                return Action(seat, "pass")
+            melds = [*v.melds, Meld("pong", tile, None)]
+            _, pong_value = self._rank(after, melds, need_value=True)
+            pass_value = self._value_of_hand(hand, list(v.melds), discarded=None)
+            if pong_value > pass_value:
+                return Action(seat, "pong")
+        return Action(seat, "pass")
+
+    # --- valuing candidates ---
+
+    def _best_discard(self, hand: list[int], melds: list[Meld]) -> int:
+        return self._rank(hand, melds, need_value=False)[0]
+
+    def _rank(self, hand: list[int], melds: list[Meld], need_value: bool) -> tuple[int, float]:
+        """The best discard from a 14-tile hand (melds counting 3) and its value. The discards
+        that keep the hand closest to ready are screened by their live useful tiles (chickens
+        always stay in), valued on the first samples, and the leaders again on more. Far from
+        ready the samples are fewer: those decisions matter less and cost the most."""
+        low, cands = best_discards(hand, len(melds))
+        if len(cands) == 1 and not need_value:
+            return cands[0], 0.0
+        if len(cands) > SCREEN:
+            cands = self._screen(hand, melds, cands)
+        first, more = (SAMPLES, MORE_SAMPLES) if low <= 1 else (FAR_SAMPLES, FAR_MORE_SAMPLES)
+        scored = sorted(
+            ((self._value_after(hand, melds, k, first), k) for k in cands), reverse=True
+        )
+        leaders = [k for _, k in scored[:LEADERS]]
+        if len(leaders) > 1 or need_value:
+            scored = sorted(
+                ((self._value_after(hand, melds, k, first + more), k) for k in leaders),
+                reverse=True,
+            )
+        value, k = scored[0]
+        return k, value
+
+    def _screen(self, hand: list[int], melds: list[Meld], cands: list[int]) -> list[int]:
+        """The `SCREEN` discards leaving the most live useful tiles, and any chicken."""
+        pass_ok = has_pass(self.opts, melds)
+        sig = tuple(sorted((m.tile, m.size) for m in melds))
+        live = []
+        for k in cands:
+            after = list(hand)
+            after[k] -= 1
+            st = _state(self.opts, tuple(after), sig, pass_ok)
+            useful = sum(self.unseen[t] for t in range(NUM_KINDS) if st.mask >> t & 1)
+            live.append((useful, k))
+        live.sort(reverse=True)
+        kept = [k for _, k in live[:SCREEN]]
+        kept += [k for k in cands if k in (YAOJI, WUGUJI) and k not in kept]
+        return kept
+
+    def _value_after(self, hand: list[int], melds: list[Meld], k: int, n_samples: int) -> float:
+        """The value of discarding `k` from the 14-tile `hand`."""
+        after = list(hand)
+        after[k] -= 1
+        value = self._value_of_hand(after, melds, discarded=k, n_samples=n_samples)
+        return value - self._deal_in_risk(k)
+
+    def _value_of_hand(
+        self,
+        hand13: list[int],
+        melds: list[Meld],
+        discarded: int | None,
+        n_samples: int = SAMPLES + MORE_SAMPLES,
+    ) -> float:
+        """Mean value over the samples of keeping the 13-tile `hand13` (`discarded` is the tile
+        just discarded to keep it, if any)."""
+        opts = self.opts
+        v = self.v
+        pass_ok = has_pass(opts, melds)
+        meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
+        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok)
+        stakes = self._stakes(hand13, melds, discarded)
+        declared = v.declared or (
+            v.discard_count == 0
+            and not v.any_claim
+            and not v.after_pong
+            and opts.declare != "none"
+            and st0.s == 0
+            and discarded is not None
+        )
+        decl = self.decl_bonus if declared else 0
+        samples = self._sample(n_samples)
+        steps = self.steps
+        keep = 1 - HAZARD
+        total = 0.0
+        for seq in samples:
+            st = st0
+            alive = 1.0
+            ev = 0.0
+            done = False
+            for i in range(steps):
+                t = seq[4 * i]
+                if st.mask >> t & 1:
+                    if st.s == 0:
+                        ev += (
+                            alive * (st.values[t] + stakes.zimo_extra + decl) * stakes.zimo_mult * 3
+                        )
+                        ev += alive * stakes.ready_gain
+                        done = True
+                        break
+                    if not declared:
+                        st = _advance(opts, st, t, pass_ok)
+                if st.s == 0 and st.ron:
+                    r = st.ron
+                    hit = -1
+                    for u in (seq[4 * i + 1], seq[4 * i + 2], seq[4 * i + 3]):
+                        if r >> u & 1:
+                            hit = u
+                            break
+                    if hit >= 0:
+                        ev += alive * (st.values[hit] + stakes.ron_extra + decl + stakes.ready_gain)
+                        done = True
+                        break
+                if st.s == 0:
+                    ev += alive * HAZARD * stakes.ready_gain
+                else:
+                    ev -= alive * HAZARD * stakes.exposed_cost
+                alive *= keep
+            if not done:
+                if st.s == 0:
+                    ev += alive * (DRAW_OTHERS * st.ready_value + stakes.draw_ready)
+                else:
+                    ev -= alive * stakes.draw_unready
+            total += ev
+        return total / len(samples)
+
+    def _stakes(self, hand13: list[int], melds: list[Meld], discarded: int | None) -> _Stakes:
+        opts = self.opts
+        v = self.v
+        counts = list(hand13)
+        exposed = [0] * NUM_KINDS
+        for m in melds:
+            counts[m.tile] += m.size
+            exposed[m.tile] += m.size
+        for k in self.own_discards:
+            exposed[k] += 1
+            if opts.chickens != "chuan":
+                counts[k] += 1
+        chongfeng = set(self.chongfeng)
+        claim_cost = 0.0
+        if discarded is not None:
+            exposed[discarded] += 1
+            if opts.chickens != "chuan":
+                counts[discarded] += 1
+            if discarded in (YAOJI, WUGUJI) and opts.chickens != "chuan":
+                standing = 1 if discarded == YAOJI or opts.chickens != "guiyang" else 2
+                if opts.chickens == "anshun" and discarded == WUGUJI:
+                    standing = 0
+                p = _claim_chance(self.unseen[discarded], len(self.pool)) * CLAIM_FACTOR
+                first = discarded not in self.first_done and standing
+                if first:
+                    chongfeng.add(discarded)
+                # A claimed chicken is the claimer's: three of them paid by us if they are
+                # ready, and 责任鸡 (2 per standing unit) when it was the first.
+                claim_cost = p * standing * (3 * 0.6 + (2 * 0.6 if first else 0) + 3 * 0.5)
+        ready_need = opts.chickens != "chuan"
+        units = _chicken_units(opts, counts, chongfeng)
+        dou = _dou_units(opts, melds) if opts.dou_need_ready else 0.0
+        ready_gain = (3 * units if ready_need else 0.0) + dou - claim_cost
+        exposed_cost = COLLECTORS * _exposed_units(opts, exposed, chongfeng) + claim_cost
+        draw_units = units - FLIP_UNITS if opts.draw_chickens else 0.0
+        dealer = self.table is not None and self.table.dealer == v.seat
+        dealer_extra = 1 if opts.dealer_bonus else 0
+        return _Stakes(
+            zimo_extra=opts.zimo_bonus + (dealer_extra if dealer else 0),
+            ron_extra=dealer_extra,
+            zimo_mult=2 if opts.zimo_double else 1,
+            ready_gain=ready_gain,
+            exposed_cost=exposed_cost,
+            draw_ready=DRAW_OTHERS * draw_units - claim_cost,
+            draw_unready=DRAW_OTHERS * OTHER_READY_COST * self.unit + claim_cost,
+        )
+
+    def _deal_in_risk(self, k: int) -> float:
+        """A small charge for discards that may complete a threatening opponent's hand."""
+        table = self.table
+        if table is None or not self.unseen[k]:
+            return 0.0
+        risk = 0.0
+        for seat in range(4):
+            if seat == self.v.seat or k in table.discards[seat]:
+                continue  # a tile an opponent discarded cannot win for them (过水 aside)
+            n_disc = len(table.discards[seat])
+            threat = (
+                1.0
+                if table.declared[seat]
+                else min(0.6, 0.03 * n_disc + 0.1 * len(table.melds[seat]))
+            )
+            risk += threat * 0.08 * (6 * self.unit)
+        return DEAL_IN_WEIGHT * risk

@@ -1,0 +1,97 @@
+"""Bot levels behind one registry: `policy_for(level, seed)`.
+
+- `easy`: today's bot made a little weaker: some of its free discards are a random other
+  tile that leaves the hand at most one step further from ready, and it takes only half the 碰 it would.
+- `normal`: today's bot, `rules.bot.Bot`.
+- `strong`: `rules.bot_strong.StrongBot`, which values each move on samples of its own future
+  draws from the unseen tiles.
+
+Every policy has `choose(round, seat)` and `choose_for(view)` (a `SeatView`), like `Bot`, and is
+deterministic from its seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from rules.actions import Action
+from rules.bot import Bot, SeatView, shanten
+from rules.round import Round
+from rules.tiles import NUM_KINDS, WUGUJI, YAOJI
+from rules.wall import SplitMix64
+
+
+class LevelPolicy(Protocol):
+    def choose(self, r: Round, seat: int) -> Action: ...
+
+    def choose_for(self, v: SeatView) -> Action: ...
+
+
+def _view(r: Round, seat: int) -> SeatView:
+    view = SeatView.of(r, seat)
+    if not view.on_turn and not view.offered and seat not in r.claim_options:
+        raise ValueError(f"seat {seat} has nothing to do now")
+    return view
+
+
+class EasyBot:
+    """`Bot` with slips: `SLIP_PERCENT` of its discards (not after 报听, not the 报听 discard
+    itself) go to a random other tile, and it passes `SKIP_PONG_PERCENT` of its 碰."""
+
+    SLIP_PERCENT = 5
+    SKIP_PONG_PERCENT = 25
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.bot = Bot(seed)
+        self.rng = SplitMix64(f"easy:{seed}")
+
+    def choose(self, r: Round, seat: int) -> Action:
+        return self.choose_for(_view(r, seat))
+
+    def choose_for(self, v: SeatView) -> Action:
+        a = self.bot.choose_for(v)
+        if a.act == "discard" and not v.declared and self.rng.below(100) < self.SLIP_PERCENT:
+            others = _near_best(v.hand, len(v.melds), a.tile)
+            if others:
+                return Action(v.seat, "discard", others[self.rng.below(len(others))])
+        if a.act == "pong" and self.rng.below(100) < self.SKIP_PONG_PERCENT:
+            return Action(v.seat, "pass")
+        return a
+
+
+def _near_best(hand: list[int], n_melds: int, best: int | None) -> list[int]:
+    """The other discards that leave the hand as close to ready as the best one (by the
+    approximate shanten: they lose the tie-break on connected tiles); never a chicken."""
+    after = list(hand)
+    steps: dict[int, int] = {}
+    for k in range(NUM_KINDS):
+        if hand[k] and k != best and k not in (YAOJI, WUGUJI):
+            after[k] -= 1
+            steps[k] = shanten(after, n_melds)
+            after[k] += 1
+    if not steps:
+        return []
+    low = min(steps.values())
+    return [k for k, s in steps.items() if s <= low]
+
+
+def _strong(seed: int | str) -> LevelPolicy:
+    from rules.bot_strong import StrongBot  # the heaviest level, loaded when first asked for
+
+    return StrongBot(seed)
+
+
+LEVELS: dict[str, Callable[[int | str], LevelPolicy]] = {
+    "easy": EasyBot,
+    "normal": Bot,
+    "strong": _strong,
+}
+
+
+def policy_for(level: str, seed: int | str = 0) -> LevelPolicy:
+    """A fresh policy of `level`, deterministic from `seed`; ValueError names the levels."""
+    make = LEVELS.get(level)
+    if make is None:
+        raise ValueError(f"unknown bot level {level!r}: choose from {', '.join(LEVELS)}")
+    return make(seed)

@@ -1,0 +1,27 @@
+"""A 200-deal arena smoke run: the strong bot is not weaker than the normal one beyond noise,
+and every round is zero-sum. (The measurement itself is `zhuoji arena`, in benchmarks/README.md;
+this only catches a strong bot that broke.)"""
+
+from __future__ import annotations
+
+from itertools import count
+
+from rules.arena import play_deals, report
+from rules.levels import policy_for
+from rules.options import GUIYANG
+
+
+def test_strong_is_not_weaker_than_normal_on_200_deals() -> None:
+    ticks = count()
+    # One game per deal, the strong seat rotating with the deal: a quarter of a full arena run.
+    results = play_deals(
+        GUIYANG, 2026, range(200), policy_for, "strong", "normal",
+        lambda: next(ticks) / 1000, rotate=True,
+    )  # fmt: skip
+    assert len(results) == 200
+    for d in results:
+        assert len(d.nets) == 1 and sum(d.nets[0]) == 0
+    out = report(results, "strong", "normal")
+    diff = out["difference"]
+    assert diff["mean"] > -3 * diff["se"], diff
+    assert out["diagnostics"]["challenger"]["decisions"] > 1000
