@@ -23,6 +23,7 @@ from rules.actions import Action
 from rules.options import RuleOptions
 from rules.round import Phase, Round
 from rules.tiles import YAOJI
+from rules.view import SeatView, view_of
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 TIME_BIN_MS = 0.05  # the decision-time histogram's bin width
@@ -30,7 +31,9 @@ MAX_ACTIONS = 2000  # a round never takes this many actions; a policy that loops
 
 
 class Policy(Protocol):
-    def choose(self, r: Round, seat: int) -> Action: ...
+    """A bot policy as the arena plays it: it decides from one seat's view alone."""
+
+    def choose_for(self, v: SeatView) -> Action: ...
 
 
 PolicyMaker = Callable[[str, str], Policy]  # (policy name, seed) → a fresh policy
@@ -136,15 +139,17 @@ def play_round(
     clock: Clock,
     timings: Sequence[Diagnostics],
 ) -> Round:
-    """Deal one round and play it to its settlement; each decision's time goes to its seat's
-    `timings`. Raises AssertionError if the round does not end or is not zero-sum."""
+    """Deal one round and play it to its settlement, each policy deciding from its seat's
+    `view_of` the round (whose making is timed with the decision: a bot would keep its view up
+    to date by `rules.view.reduce` instead); each decision's time goes to its seat's `timings`.
+    Raises AssertionError if the round does not end or is not zero-sum."""
     r = Round.deal(opts, seed=seed, dealer=dealer, streak=0, base=1)
     for _ in range(MAX_ACTIONS):
         if r.phase is Phase.OVER:
             break
         seat = r.awaiting()[0]
         start = clock()
-        action = policies[seat].choose(r, seat)
+        action = policies[seat].choose_for(view_of(r, seat))
         ms = (clock() - start) * 1000
         d = timings[seat]
         d.decisions += 1

@@ -81,8 +81,9 @@ def shanten(counts: Sequence[int], n_melds: int) -> int:
 
 
 @cache
-def _row_info(row: tuple[int, ...]) -> RowInfo:
-    """Everything the bot asks of one suit's nine counts, computed once per distinct row."""
+def row_info(row: tuple[int, ...]) -> RowInfo:
+    """Everything the bot asks of one suit's nine counts, computed once per distinct row
+    (cached: a bot asks of the same rows again and again)."""
     removals = []
     keep = []
     lonely = []
@@ -134,11 +135,12 @@ def _keep_score(row: tuple[int, ...], r: int) -> int:
 CHICKEN_KEEP = 3  # 幺鸡 and 乌骨鸡 are kept when the choice is otherwise even
 
 
-def _rows(counts: Sequence[int]) -> tuple[RowInfo, RowInfo, RowInfo]:
+def row_infos(counts: Sequence[int]) -> tuple[RowInfo, RowInfo, RowInfo]:
+    """`row_info` of each suit of a hand's 27 counts (man, pin, sou)."""
     return (
-        _row_info(tuple(counts[0:9])),
-        _row_info(tuple(counts[9:18])),
-        _row_info(tuple(counts[18:27])),
+        row_info(tuple(counts[0:9])),
+        row_info(tuple(counts[9:18])),
+        row_info(tuple(counts[18:27])),
     )
 
 
@@ -147,7 +149,7 @@ def best_discards(
 ) -> tuple[int, list[int]]:
     """The lowest `shanten` reachable by one discard, and every discard that reaches it."""
     if infos is None:
-        infos = _rows(counts)
+        infos = row_infos(counts)
     i0, i1, i2 = infos
     g0 = i0.eyed - i0.plain if i0.eyed > NEG else NEG
     g1 = i1.eyed - i1.plain if i1.eyed > NEG else NEG
@@ -179,7 +181,9 @@ def best_discards(
     return low, found
 
 
-def _keep(kind: int, info: RowInfo) -> int:
+def keep_value(kind: int, info: RowInfo) -> int:
+    """How much `kind` is worth keeping when discards are otherwise even (higher: keep), from
+    its suit's `row_info`: connected tiles and pairs, and 幺鸡/乌骨鸡 (`CHICKEN_KEEP`)."""
     return info.keep[kind % 9] + (CHICKEN_KEEP if kind in (YAOJI, WUGUJI) else 0)
 
 
@@ -252,7 +256,7 @@ class Bot:
     def _best_discard(self, hand: Sequence[int], n_melds: int) -> int:
         """The discard that keeps the hand closest to ready; ties keep connected tiles and
         chickens, then the seed decides."""
-        infos = _rows(hand)
+        infos = row_infos(hand)
         lonely = [
             s * 9 + rank
             for s in range(3)
@@ -264,7 +268,7 @@ class Bot:
         else:
             _, candidates = best_discards(hand, n_melds, infos)
         if len(candidates) > 1:
-            keeps = [_keep(k, infos[k // 9]) for k in candidates]
+            keeps = [keep_value(k, infos[k // 9]) for k in candidates]
             least = min(keeps)
             candidates = [k for k, v in zip(candidates, keeps, strict=True) if v == least]
         if len(candidates) == 1:

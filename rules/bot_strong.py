@@ -2,8 +2,8 @@
 
 For every candidate (each discard, 碰 or pass, a gang) the bot takes the 13-tile hand it would
 keep and plays it forward on sampled futures: each sample is a random order of the tiles the
-seat has not seen (108 minus its own hand and melds, every discard and every meld on the table;
-never another seat's hidden tiles), read four at a time as the seat's next draw and three other
+seat has not seen (108 minus its own hand and melds, every unclaimed discard and every meld it
+sees; never another seat's hidden tiles), read four at a time as the seat's next draw and three other
 players' discards. On a sample the hand keeps any draw that brings it closer to ready (the
 approximate shanten of `rules.bot`) and discards another tile; once ready it waits, winning by
 自摸 on a wait it draws, and on another's discard when §4 allows it (a pattern above 平胡, or a
@@ -18,8 +18,9 @@ step by another player's win (a fixed hazard per step). Around the samples: rele
 by the live pairs; a gang scores as a 豆 and is the 通行证; 报听 adds its bonus. Deal-in risk gets a
 small weight (defence loses against bots).
 
-Decisions read only the seat's `SeatView` and the table's public record (`TableView`: discards,
-melds, declarations), and are deterministic from the seed.
+Decisions read the seat's `rules.view.SeatView` alone (its own hand and the public record:
+discards, melds, declarations, the dealer; another seat's 暗杠 tile is not in it), and are
+deterministic from the seed.
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from rules.actions import Action
-from rules.bot import NEG, SeatView, _keep, _row_info, _rows, best_discards, may_declare, shanten
+from rules.bot import NEG, best_discards, keep_value, row_info, row_infos, shanten
 from rules.hand import is_win_counts, wait_mask
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
-from rules.round import Phase, Round
+from rules.round import Round, may_declare
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI
+from rules.view import MeldSeen, SeatView, view_of
 from rules.wall import seed_to_int
 
 HAZARD = 0.06  # chance per step (one own draw and three discards) that another player wins
@@ -53,49 +55,74 @@ SCREEN = 5  # candidates kept by the live-tile screen
 _STATE_CACHE_MAX = 200_000
 
 
-@dataclass(frozen=True, slots=True)
-class TableView:
-    """What every seat sees of the table: the unclaimed discards and melds of each seat, who has
-    declared 报听/天听, and which chicken kinds (1s, 8p) have already been discarded once."""
-
-    discards: tuple[tuple[int, ...], ...]
-    melds: tuple[tuple[Meld, ...], ...]
-    declared: tuple[bool, ...]
-    first_discarded: frozenset[int]
-    first_discarder: tuple[tuple[int, int], ...]  # (kind, seat) of each first 1s/8p discard
-    dealer: int
-
-    @classmethod
-    def of(cls, r: Round) -> TableView:
-        return cls(
-            tuple(tuple(d.tile for d in row if not d.claimed) for row in r.discards),
-            tuple(tuple(m) for m in r.melds),
-            tuple(r.declared),
-            frozenset(r.first_discard),
-            tuple(
-                (k, seat)
-                for k, (seat, idx) in sorted(r.first_discard.items())
-                if not r.discards[seat][idx].claimed
-            ),
-            r.dealer,
-        )
+def _meld_size(m: MeldSeen) -> int:
+    return 3 if m.kind == "pong" else 4
 
 
-def unseen_counts(v: SeatView, table: TableView | None) -> list[int]:
-    """Per kind, the copies the seat has not seen: 4 minus its own hand and melds and, when the
-    table is known, every unclaimed discard and every other seat's meld."""
-    seen = list(v.hand)
-    own = table.melds[v.seat] if table is not None else tuple(v.melds)
-    for m in own:
-        seen[m.tile] += m.size
-    if table is not None:
-        for seat in range(4):
-            for k in table.discards[seat]:
-                seen[k] += 1
-            if seat != v.seat:
-                for m in table.melds[seat]:
-                    seen[m.tile] += m.size
+def unseen_counts(v: SeatView) -> list[int]:
+    """Per kind, the copies the seat has not seen: 4 minus its own hand, every meld whose tile
+    it sees (its own, and every 碰 and open gang; not another seat's 暗杠) and every unclaimed
+    discard (a claimed one is in its claimer's meld)."""
+    seen = list(v.counts)
+    for row in v.melds:
+        for m in row:
+            if m.tile is not None:
+                seen[m.tile] += _meld_size(m)
+    for discards in v.discards:
+        for d in discards:
+            if not d.claimed:
+                seen[d.tile] += 1
     return [max(0, COPIES - c) for c in seen]
+
+
+def discard_order(v: SeatView) -> list[tuple[int, int]]:
+    """Every discard of the round as (seat, index in its row), in the order they were made,
+    replayed from the public record. The dealer discards first; after a discard the next seat
+    does, unless the discard was claimed by a 碰 or 明杠 (the claimer's meld of that tile from
+    that seat, 补杠 or not), when the claimer does. A claimed discard with no such meld was won
+    on: the round ended there."""
+    rows, melds = v.discards, v.melds
+    taken = [0, 0, 0, 0]
+    used: set[tuple[int, int]] = set()
+    order: list[tuple[int, int]] = []
+    seat = v.dealer
+    while taken[seat] < len(rows[seat]):
+        i = taken[seat]
+        taken[seat] += 1
+        order.append((seat, i))
+        d = rows[seat][i]
+        if not d.claimed:
+            seat = (seat + 1) % 4
+            continue
+        claim = next(
+            (
+                (s, j)
+                for s in range(4)
+                for j, m in enumerate(melds[s])
+                if m.from_seat == seat and m.tile == d.tile and (s, j) not in used
+            ),
+            None,
+        )
+        if claim is None:
+            break
+        used.add(claim)
+        seat = claim[0]
+    return order
+
+
+def first_chickens(v: SeatView) -> tuple[frozenset[int], frozenset[int]]:
+    """(the chicken kinds, 幺鸡 and 乌骨鸡, already discarded once this round; those whose first
+    discard is the viewer's and unclaimed: its 冲锋鸡 candidates)."""
+    done = frozenset(k for k in (YAOJI, WUGUJI) for row in v.discards for d in row if d.tile == k)
+    if not done:
+        return done, frozenset()
+    mine: set[int] = set()
+    rows = v.discards
+    for k in done:
+        seat, i = next((s, i) for s, i in discard_order(v) if rows[s][i].tile == k)
+        if seat == v.viewer and not rows[seat][i].claimed:
+            mine.add(k)
+    return done, frozenset(mine)
 
 
 # ----- hand states: shanten, useful draws, waits (shared by every decision) -----
@@ -104,7 +131,7 @@ def unseen_counts(v: SeatView, table: TableView | None) -> list[int]:
 class _State:
     """A 13-tile hand (melds counting 3) with what the samples ask of it."""
 
-    __slots__ = ("hand", "melds", "s", "mask", "nxt", "values", "ron", "ready_value")
+    __slots__ = ("hand", "melds", "s", "mask", "nxt", "values", "ron", "pinghu", "ready_value")
 
     def __init__(self, hand: tuple[int, ...], melds: tuple[tuple[int, int], ...]) -> None:
         self.hand = hand
@@ -113,7 +140,8 @@ class _State:
         self.mask = 0  # ready: the waits; otherwise the kinds whose draw lowers the shanten
         self.nxt: dict[int, _State] = {}
         self.values: dict[int, int] = {}
-        self.ron = 0
+        self.ron = 0  # the waits it may win on another's discard
+        self.pinghu = 0  # the waits that win as a 平胡
         self.ready_value = 0
 
 
@@ -153,6 +181,8 @@ def _state(
                     continue
                 mask |= 1 << k
                 st.values[k] = found[1]
+                if found[0] is Pattern.PINGHU:
+                    st.pinghu |= 1 << k
                 if found[0] is not Pattern.PINGHU or pass_ok:
                     st.ron |= 1 << k
         st.ready_value = max(st.values.values(), default=0)
@@ -177,7 +207,7 @@ def _row_plus(row: tuple[int, ...]) -> tuple[tuple[int, int, int] | None, ...]:
             out.append(None)
             continue
         work[r] += 1
-        info = _row_info(tuple(work))
+        info = row_info(tuple(work))
         work[r] -= 1
         out.append((info.plain, info.eyed, info.pairs))
     return tuple(out)
@@ -188,7 +218,7 @@ def _useful(hand: tuple[int, ...], n_melds: int, s: int, held: list[int]) -> int
     the other two suits' values are computed once; the 14-tile hand's shanten stands for the
     best discard's (it can be one too low, rarely: the sample then simply keeps a tile)."""
     rows = [hand[0:9], hand[9:18], hand[18:27]]
-    infos = [_row_info(r) for r in rows]
+    infos = [row_info(r) for r in rows]
     cap = 9 - 2 * n_melds
     base = 8 - 2 * n_melds
     mask = 0
@@ -224,12 +254,12 @@ def _advance(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
         return nxt
     work = list(st.hand)
     work[t] += 1
-    infos = _rows(work)
+    infos = row_infos(work)
     low, cands = best_discards(work, len(st.melds), infos)
     drop, keep = -1, 99
     for c in cands:
         if c != t:
-            score = _keep(c, infos[c // 9])
+            score = keep_value(c, infos[c // 9])
             if score < keep:
                 drop, keep = c, score
     if drop < 0:
@@ -250,6 +280,7 @@ class _Stakes:
     zimo_extra: int  # added to the pattern on a 自摸 (per payer)
     ron_extra: int  # added to the pattern on a discard win
     zimo_mult: int  # 2 where a 自摸 doubles
+    yikouer: int  # added to a 平胡 on a 自摸 (一扣二, per payer)
     ready_gain: float  # chickens + 豆 collected when ready (or winning) at another's win
     exposed_cost: float  # 包鸡 paid when not ready at another's win
     draw_ready: float  # 荒庄, ready: collected besides the ready value
@@ -299,41 +330,45 @@ def _claim_chance(unseen: int, pool: int) -> float:
 
 
 class StrongBot:
-    """`StrongBot(seed).choose(round, seat)` → one of `legal_actions(round, seat)`;
-    `choose_for(view, table)` decides the same from the seat's view and the public table."""
+    """`StrongBot(seed).choose_for(view)` → one of `legal_actions_for(view)`, decided from one
+    seat's view alone; `choose(round, seat)` is `choose_for(view_of(round, seat))`."""
 
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = random.Random(seed_to_int(seed))
 
     def choose(self, r: Round, seat: int) -> Action:
-        view = SeatView.of(r, seat)
-        if not view.on_turn and not view.offered and seat not in r.claim_options:
-            raise ValueError(f"seat {seat} has nothing to do now")
-        if r.phase is Phase.OVER:
-            raise ValueError("the round is over")
-        return self.choose_for(view, TableView.of(r))
+        return self.choose_for(view_of(r, seat))
 
-    def choose_for(self, v: SeatView, table: TableView | None = None) -> Action:
-        ctx = _Context(v, table, self.rng)
-        return ctx.turn() if v.on_turn else ctx.answer()
+    def choose_for(self, v: SeatView) -> Action:
+        """The move for the view's seat; ValueError if it has nothing to do."""
+        if v.on_turn:
+            return _Context(v, self.rng).turn()
+        if v.offered:
+            return _Context(v, self.rng).answer()
+        raise ValueError(f"seat {v.viewer} has nothing to do now")
 
 
 class _Context:
     """One decision: the view, the unseen tiles, the shared samples."""
 
-    def __init__(self, v: SeatView, table: TableView | None, rng: random.Random) -> None:
+    def __init__(self, v: SeatView, rng: random.Random) -> None:
+        assert v.viewer is not None and v.hand is not None
         self.v = v
+        self.seat = seat = v.viewer
+        self.hand = v.hand
+        self.melds = v.own_melds
+        self.declared = v.declared[seat]
+        self.discards_made = v.discard_count(seat)
         self.opts = v.opts
-        self.table = table
         self.rng = rng
-        self.unseen = unseen_counts(v, table)
+        self.unseen = unseen_counts(v)
         self.pool = [k for k in range(NUM_KINDS) for _ in range(self.unseen[k])]
         self.steps = max(0, min(v.wall_left // 4, len(self.pool) // 4))
         self.samples: list[list[int]] = []
-        own_discards = table.discards[v.seat] if table is not None else ()
-        self.own_discards = list(own_discards)
-        self.first_done = table.first_discarded if table is not None else frozenset()
-        self.chongfeng = {k for k, s in (table.first_discarder if table else ()) if s == v.seat}
+        # Each seat's discards still in its row (a claimed one went to its claimer).
+        self.live_discards = [[d.tile for d in row if not d.claimed] for row in v.discards]
+        self.own_discards = self.live_discards[seat]
+        self.first_done, self.chongfeng = first_chickens(v)
         unit = self.opts.patterns.pinghu
         self.unit = unit
         self.decl_bonus = 0
@@ -353,34 +388,37 @@ class _Context:
 
     def turn(self) -> Action:
         v = self.v
-        seat, hand = v.seat, v.hand
-        if not v.after_pong and is_win_counts(hand, len(v.melds)):
+        seat, hand, melds = self.seat, self.hand, self.melds
+        if not v.after_pong and is_win_counts(hand, len(melds)):
             return Action(seat, "hu")
-        if v.declared and v.drawn is not None:
+        if self.declared and v.drawn is not None:
             return Action(seat, "discard", v.drawn)
-        low, _ = best_discards(hand, len(v.melds))
-        if not v.after_pong and not v.declared and v.wall_left > 0:
+        low, _ = best_discards(hand, len(melds))
+        if not v.after_pong and not self.declared and v.wall_left > 0:
             gang = self._turn_gang(low)
             if gang is not None:
                 return Action(seat, "gang", gang)
-        choice = self._best_discard(list(hand), list(v.melds))
-        if v.discard_count == 0 and may_declare(v, choice):
+        choice = self._best_discard(list(hand), list(melds))
+        if self.discards_made == 0 and may_declare(
+            self.opts, hand, melds, choice, after_pong=v.after_pong, any_claim=v.any_claim,
+            discards=0, declared=self.declared,
+        ):  # fmt: skip
             return Action(seat, "ready", choice)
         return Action(seat, "discard", choice)
 
     def _turn_gang(self, low: int) -> int | None:
         """A 暗杠 or 补杠 that leaves the hand no further from ready: a 豆 and a 通行证."""
-        v = self.v
-        n = len(v.melds)
+        hand = self.hand
+        n = len(self.melds)
         for k in range(NUM_KINDS):
-            if v.hand[k] == 4:
-                after = list(v.hand)
+            if hand[k] == 4:
+                after = list(hand)
                 after[k] = 0
                 if shanten(after, n + 1) <= low:
                     return k
-        for m in v.melds:
-            if m.kind == "pong" and v.hand[m.tile]:
-                after = list(v.hand)
+        for m in self.melds:
+            if m.kind == "pong" and hand[m.tile]:
+                after = list(hand)
                 after[m.tile] -= 1
                 if shanten(after, n) <= low:
                     return m.tile
@@ -388,15 +426,15 @@ class _Context:
 
     def answer(self) -> Action:
         v = self.v
-        seat, acts = v.seat, v.offered
+        seat, acts = self.seat, v.offered
         tile = v.claim_tile
         void = v.opts.pass_win == "penalty" and v.passed
         if "hu" in acts and not void:
             return Action(seat, "hu")
         if tile is None or not ({"pong", "gang"} & set(acts)):
             return Action(seat, "pass")
-        n = len(v.melds)
-        hand = list(v.hand)
+        n = len(self.melds)
+        hand = list(self.hand)
         before = shanten(hand, n)
         if "gang" in acts:
             after = list(hand)
@@ -409,9 +447,9 @@ class _Context:
             low, _ = best_discards(after, n + 1)
             if low > before:
                 return Action(seat, "pass")
-            melds = [*v.melds, Meld("pong", tile, None)]
+            melds = [*self.melds, Meld("pong", tile, None)]
             _, pong_value = self._rank(after, melds, need_value=True)
-            pass_value = self._value_of_hand(hand, list(v.melds), discarded=None)
+            pass_value = self._value_of_hand(hand, list(self.melds), discarded=None)
             if pong_value > pass_value:
                 return Action(seat, "pong")
         return Action(seat, "pass")
@@ -482,8 +520,8 @@ class _Context:
         meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
         st0 = _state(opts, tuple(hand13), meld_sig, pass_ok)
         stakes = self._stakes(hand13, melds, discarded)
-        declared = v.declared or (
-            v.discard_count == 0
+        declared = self.declared or (
+            self.discards_made == 0
             and not v.any_claim
             and not v.after_pong
             and opts.declare != "none"
@@ -504,9 +542,10 @@ class _Context:
                 t = seq[4 * i]
                 if st.mask >> t & 1:
                     if st.s == 0:
-                        ev += (
-                            alive * (st.values[t] + stakes.zimo_extra + decl) * stakes.zimo_mult * 3
-                        )
+                        units = st.values[t] + stakes.zimo_extra + decl
+                        if st.pinghu >> t & 1:
+                            units += stakes.yikouer
+                        ev += alive * units * stakes.zimo_mult * 3
                         ev += alive * stakes.ready_gain
                         done = True
                         break
@@ -571,12 +610,14 @@ class _Context:
         ready_gain = (3 * units if ready_need else 0.0) + dou - claim_cost
         exposed_cost = COLLECTORS * _exposed_units(opts, exposed, chongfeng) + claim_cost
         draw_units = units - FLIP_UNITS if opts.draw_chickens else 0.0
-        dealer = self.table is not None and self.table.dealer == v.seat
-        dealer_extra = 1 if opts.dealer_bonus else 0
+        dealer = v.dealer == self.seat
+        # 坐庄/连庄 (§13.14): 1 + the streak on a payment with the dealer.
+        dealer_extra = 1 + v.streak if opts.dealer_scoring == "lianzhuang" else 0
         return _Stakes(
             zimo_extra=opts.zimo_bonus + (dealer_extra if dealer else 0),
             ron_extra=dealer_extra,
             zimo_mult=2 if opts.zimo_double else 1,
+            yikouer=1 if opts.dealer_scoring == "yikouer" else 0,
             ready_gain=ready_gain,
             exposed_cost=exposed_cost,
             draw_ready=DRAW_OTHERS * draw_units - claim_cost,
@@ -585,18 +626,18 @@ class _Context:
 
     def _deal_in_risk(self, k: int) -> float:
         """A small charge for discards that may complete a threatening opponent's hand."""
-        table = self.table
-        if table is None or not self.unseen[k]:
+        v = self.v
+        if not self.unseen[k]:
             return 0.0
         risk = 0.0
         for seat in range(4):
-            if seat == self.v.seat or k in table.discards[seat]:
+            discards = self.live_discards[seat]
+            if seat == self.seat or k in discards:
                 continue  # a tile an opponent discarded cannot win for them (过水 aside)
-            n_disc = len(table.discards[seat])
             threat = (
                 1.0
-                if table.declared[seat]
-                else min(0.6, 0.03 * n_disc + 0.1 * len(table.melds[seat]))
+                if v.declared[seat]
+                else min(0.6, 0.03 * len(discards) + 0.1 * len(v.melds[seat]))
             )
             risk += threat * 0.08 * (6 * self.unit)
         return DEAL_IN_WEIGHT * risk

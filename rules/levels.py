@@ -6,19 +6,21 @@
 - `strong`: `rules.bot_strong.StrongBot`, which values each move on samples of its own future
   draws from the unseen tiles.
 
-Every policy has `choose(round, seat)` and `choose_for(view)` (a `SeatView`), like `Bot`, and is
-deterministic from its seed.
+Every policy has `choose_for(view)`, deciding from one seat's `rules.view.SeatView` alone, and
+`choose(round, seat)` = `choose_for(view_of(round, seat))`, like `Bot`; each is deterministic
+from its seed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from rules.actions import Action
-from rules.bot import Bot, SeatView, shanten
+from rules.bot import Bot, shanten
 from rules.round import Round
 from rules.tiles import NUM_KINDS, WUGUJI, YAOJI
+from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
 
 
@@ -26,13 +28,6 @@ class LevelPolicy(Protocol):
     def choose(self, r: Round, seat: int) -> Action: ...
 
     def choose_for(self, v: SeatView) -> Action: ...
-
-
-def _view(r: Round, seat: int) -> SeatView:
-    view = SeatView.of(r, seat)
-    if not view.on_turn and not view.offered and seat not in r.claim_options:
-        raise ValueError(f"seat {seat} has nothing to do now")
-    return view
 
 
 class EasyBot:
@@ -47,20 +42,23 @@ class EasyBot:
         self.rng = SplitMix64(f"easy:{seed}")
 
     def choose(self, r: Round, seat: int) -> Action:
-        return self.choose_for(_view(r, seat))
+        return self.choose_for(view_of(r, seat))
 
     def choose_for(self, v: SeatView) -> Action:
+        """The move for the view's seat; ValueError if it has nothing to do."""
         a = self.bot.choose_for(v)
-        if a.act == "discard" and not v.declared and self.rng.below(100) < self.SLIP_PERCENT:
-            others = _near_best(v.hand, len(v.melds), a.tile)
+        seat, hand = v.viewer, v.hand
+        assert seat is not None and hand is not None  # `Bot` refuses a spectator's view
+        if a.act == "discard" and not v.declared[seat] and self.rng.below(100) < self.SLIP_PERCENT:
+            others = _near_best(hand, len(v.melds[seat]), a.tile)
             if others:
-                return Action(v.seat, "discard", others[self.rng.below(len(others))])
+                return Action(seat, "discard", others[self.rng.below(len(others))])
         if a.act == "pong" and self.rng.below(100) < self.SKIP_PONG_PERCENT:
-            return Action(v.seat, "pass")
+            return Action(seat, "pass")
         return a
 
 
-def _near_best(hand: list[int], n_melds: int, best: int | None) -> list[int]:
+def _near_best(hand: Sequence[int], n_melds: int, best: int | None) -> list[int]:
     """The other discards that leave the hand as close to ready as the best one (by the
     approximate shanten: they lose the tie-break on connected tiles); never a chicken."""
     after = list(hand)

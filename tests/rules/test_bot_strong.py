@@ -12,12 +12,17 @@ from dataclasses import dataclass, field
 import pytest
 
 from rules.actions import Action
-from rules.bot import SeatView
-from rules.bot_strong import StrongBot, TableView, unseen_counts
+from rules.bot import Bot
+from rules.bot_strong import StrongBot, discard_order, first_chickens, unseen_counts
+from rules.events import Discarded
 from rules.options import GUIYANG, PRESETS
 from rules.patterns import Meld
+from rules.record import DiscardRecord
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tile, parse_tiles, to_counts
+from rules.view import MeldSeen, SeatView, reduce, start, view_of
+
+FILLER = "1m 9m 1p 9p"  # seat 0's own earlier discards, away from every position's point
 
 
 @dataclass
@@ -29,37 +34,37 @@ class Position:
     others_melds: tuple[list[Meld], list[Meld], list[Meld]] = ([], [], [])
     claim: str | None = None  # the discard being answered (seat 3 discarded it)
     offered: tuple[str, ...] = ()
-    discard_count: int = 4
-    first_discarded: str = ""  # chicken kinds already discarded once (e.g. "1s")
+    discard_count: int = 4  # seat 0's row: its `discards` then `FILLER` tiles up to this count
     declared: tuple[bool, bool, bool, bool] = (False, False, False, False)
-    any_claim: bool = True
 
-    def views(self) -> tuple[SeatView, TableView]:
+    def view(self) -> SeatView:
+        """Seat 0's view of the position (seat 1 deals)."""
         on_turn = self.claim is None
-        size = len(parse_tiles(self.hand)) + 3 * len(self.melds)
+        tiles = parse_tiles(self.hand)
+        size = len(tiles) + 3 * len(self.melds)
         assert size == (14 if on_turn else 13), f"{self.hand}: {size} tiles"
-        v = SeatView(
-            seat=0, opts=GUIYANG, on_turn=on_turn, hand=to_counts(parse_tiles(self.hand)),
-            melds=list(self.melds), drawn=None, after_pong=False, declared=self.declared[0],
-            discard_count=self.discard_count, any_claim=self.any_claim, passed=False,
-            wall_left=self.wall_left,
-            claim_tile=parse_tile(self.claim) if self.claim else None, offered=self.offered,
-        )  # fmt: skip
-        firsts = frozenset(parse_tiles(self.first_discarded))
-        table = TableView(
-            discards=tuple(tuple(parse_tiles(d)) for d in self.discards),
-            melds=(tuple(self.melds), *(tuple(m) for m in self.others_melds)),
+        own = parse_tiles(self.discards[0])
+        own += parse_tiles(FILLER)[: max(0, self.discard_count - len(own))]
+        rows = [own, *(parse_tiles(d) for d in self.discards[1:])]
+        if self.claim is not None:
+            rows[3].append(parse_tile(self.claim))
+        melds = (self.melds, *self.others_melds)
+        return SeatView(
+            viewer=0, opts=GUIYANG, dealer=1, streak=0,
+            phase=Phase.TURN if on_turn else Phase.CLAIM, turn=0 if on_turn else 3,
+            wall_left=self.wall_left, hand=tuple(to_counts(tiles)), drawn=None,
+            hand_sizes=(len(tiles), *(13 - 3 * len(m) for m in self.others_melds)),
+            melds=tuple(tuple(MeldSeen(m.kind, m.tile, m.from_seat, m.dou) for m in row)
+                        for row in melds),
+            discards=tuple(tuple(DiscardRecord(k) for k in row) for row in rows),
             declared=self.declared,
-            first_discarded=firsts,
-            first_discarder=tuple((k, 1) for k in sorted(firsts)),
-            dealer=1,
-        )
-        return v, table
+            claim_tile=parse_tile(self.claim) if self.claim else None,
+            claim_from=None if on_turn else 3, offered=self.offered,
+        )  # fmt: skip
 
 
 def decide(p: Position, seed: int = 1) -> Action:
-    v, table = p.views()
-    return StrongBot(seed).choose_for(v, table)
+    return StrongBot(seed).choose_for(p.view())
 
 
 def discard(tile: str) -> Action:
@@ -79,7 +84,7 @@ POSITIONS: dict[str, tuple[Position, Action]] = {
     ),
     # 报听 with the first discard when it leaves the hand ready: +10 on any win.
     "declare 报听 when the first discard leaves the hand ready": (
-        Position("123p 456p 789s 11s 34m 9p", discard_count=0, any_claim=False, wall_left=52),
+        Position("123p 456p 789s 11s 34m 9p", discard_count=0, wall_left=52),
         Action(0, "ready", parse_tile("9p")),
     ),
     # Five pairs: a 碰 would end the seven-pairs hand (no melds) for a worse standard one.
@@ -172,30 +177,71 @@ def test_what_would_you_discard(name: str) -> None:
 
 def test_unseen_tiles_count_only_what_the_seat_sees() -> None:
     p = Position(
-        "123p 456p 789s 111s 4m 7m", discards=("9m", "4m", "4m", "4m"),
-        others_melds=([Meld("pong", parse_tile("5s"), 0)], [], []),
+        "123p 456p 789s 111s 4m 7m", discards=("9m", "4m", "4m", "4m 6s"),
+        others_melds=([Meld("pong", parse_tile("5s"), 0)], [Meld("an", parse_tile("2m"))], []),
     )  # fmt: skip
-    v, table = p.views()
-    unseen = unseen_counts(v, table)
+    v = p.view()
+    # Seat 1's 碰 took seat 3's 6s, and seat 2's 暗杠 is hidden, as in a real view.
+    v = v._replace(
+        discards=v.discards[:3] + ((DiscardRecord(parse_tile("4m")),
+                                    DiscardRecord(parse_tile("6s"), claimed=True)),),
+        melds=(v.melds[0], (MeldSeen("pong", parse_tile("6s"), 3),), (MeldSeen("an", None),), ()),
+    )  # fmt: skip
+    unseen = unseen_counts(v)
     assert unseen[parse_tile("4m")] == 0  # one in hand, three discarded
     assert unseen[parse_tile("7m")] == 3
-    assert unseen[parse_tile("5s")] == 1
+    assert unseen[parse_tile("6s")] == 1  # the 碰 (the claimed discard is not counted twice)
     assert unseen[parse_tile("1s")] == 1
-    assert unseen[parse_tile("9m")] == 3
-    assert sum(unseen) == 108 - 14 - 4 - 3
+    assert unseen[parse_tile("9m")] == 2  # seat 0's own 9m and its filler 9m
+    assert unseen[parse_tile("2m")] == 4  # behind another seat's 暗杠: not seen
+    # 14 in hand, 4 own discards, 3 others' unclaimed, one 碰
+    assert sum(unseen) == 108 - 14 - 4 - 3 - 3
+
+
+def play_with_views(preset: str, seed: int, make: type[Bot] | type[StrongBot]) -> Round:
+    """A round played by `make(seed:seat)` bots, each decision checked: legal, the same from
+    the seat's `view_of` and from a view reduced from the events projected for that seat (which
+    hold nothing the seat may not know), and the public discard order replayed exactly."""
+    bots = [make(f"{seed}:{s}") for s in range(4)]
+    twins = [make(f"{seed}:{s}") for s in range(4)]
+    r = Round.deal(PRESETS[preset], seed=seed, dealer=seed % 4)
+    views = [start(r.opts, s, r.events[0]) for s in range(4)]
+    seen = 1
+    while r.phase is not Phase.OVER:
+        seat = r.awaiting()[0]
+        for e in r.events[seen:]:
+            views = [reduce(v, e) for v in views]
+        seen = len(r.events)
+        action = bots[seat].choose(r, seat)
+        assert action in legal_actions(r, seat)
+        assert twins[seat].choose_for(views[seat]) == action
+        r.apply(action)
+        made = [e.seat for e in r.events if isinstance(e, Discarded)]
+        order = discard_order(view_of(r, seat))
+        assert [s for s, _ in order] == made
+        assert all(i == made[: n + 1].count(s) - 1 for n, (s, i) in enumerate(order))
+    assert r.result is not None and sum(r.result.net) == 0
+    return r
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_strong_plays_legal_moves_from_its_view_only(preset: str) -> None:
     for seed in range(3):
-        bots = [StrongBot(f"{seed}:{s}") for s in range(4)]
-        twins = [StrongBot(f"{seed}:{s}") for s in range(4)]
-        r = Round.deal(PRESETS[preset], seed=seed, dealer=seed % 4)
-        while r.phase is not Phase.OVER:
-            seat = r.awaiting()[0]
-            action = bots[seat].choose(r, seat)
-            assert action in legal_actions(r, seat)
-            # the same decision from the seat's view and the public table alone
-            assert twins[seat].choose_for(SeatView.of(r, seat), TableView.of(r)) == action
-            r.apply(action)
-        assert r.result is not None and sum(r.result.net) == 0
+        play_with_views(preset, seed, StrongBot)
+
+
+def test_first_chickens_are_read_from_the_public_record() -> None:
+    """Whose first 幺鸡/乌骨鸡 is an unclaimed 冲锋鸡, replayed from the discard rows and the
+    melds' sources, agrees with the engine's own record, over rounds with claims."""
+    checked = 0
+    for seed in range(40):
+        r = play_with_views("guiyang", seed, Bot)
+        for seat in range(4):
+            done, mine = first_chickens(view_of(r, seat))
+            assert done == frozenset(r.first_discard)
+            assert mine == frozenset(
+                k for k, (s, i) in r.first_discard.items()
+                if s == seat and not r.discards[s][i].claimed
+            )  # fmt: skip
+            checked += len(mine)
+    assert checked > 10

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from rules.bot import SeatView
 from rules.bot_strong import StrongBot
 from rules.levels import LEVELS, policy_for
 from rules.options import PRESETS
 from rules.round import Phase, Round, legal_actions
+from rules.view import view_of
 
 
 def play(level: str, preset: str, seed: int) -> Round:
@@ -19,7 +19,7 @@ def play(level: str, preset: str, seed: int) -> Round:
         seat = r.awaiting()[0]
         action = bots[seat].choose(r, seat)
         assert action in legal_actions(r, seat)
-        assert twins[seat].choose_for(SeatView.of(r, seat)) == action
+        assert twins[seat].choose_for(view_of(r, seat)) == action
         r.apply(action)
     assert r.result is not None and sum(r.result.net) == 0
     return r
@@ -44,3 +44,13 @@ def test_unknown_level_names_the_levels() -> None:
         policy_for("hard", 1)
     assert list(LEVELS) == ["easy", "normal", "strong"]
     assert isinstance(policy_for("strong", 1), StrongBot)
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_a_seat_with_nothing_to_do_is_refused(level: str) -> None:
+    r = Round.deal(PRESETS["guiyang"], seed=4, dealer=0)
+    policy = policy_for(level, 1)
+    with pytest.raises(ValueError, match="seat 2 has nothing to do now"):
+        policy.choose(r, 2)
+    with pytest.raises(ValueError, match="seat None has nothing to do now"):
+        policy.choose_for(view_of(r, None))
