@@ -247,7 +247,10 @@ def payment_words(p: Payment, lang: Lang, name: Name, tile: TileLabel) -> str:
     if isinstance(p, BaopaiPayment):
         return hand_words(p.details, lang)
     if isinstance(p, RepaoPayment):
-        return lang.s("repao_dou", dou=dou_words(p.details.dou, lang, name, tile))
+        text = lang.s("repao_dou", dou=dou_words(p.details.dou, lang, name, tile))
+        if p.details.cap is not None:
+            text = lang.s("repao_capped", text=text, n=p.details.cap)
+        return text
     if isinstance(p, DouPayment):
         words = dou_words(p.details.dou, lang, name, tile)
         return lang.s("baodou", dou=words) if p.kind == "baodou" else words

@@ -119,10 +119,17 @@ class DouRef(_Part):
 
 
 class DouDetails(_Part):
-    """A `dou`, `baodou` or `repao` payment (a 热炮's `dou` is the voided gang, by its form)."""
+    """A `dou` or `baodou` (包豆, §13.15: an unready holder pays its 豆 to each ready player)."""
 
     dou: DouRef
     units: Units
+
+
+class RepaoDetails(DouDetails):
+    """A `repao` payment: `dou` is the voided gang, by its form; `cap` is present when 封顶
+    (§13.17, covering hand and 热炮 together) cut it."""
+
+    cap: Units | None = Field(default=None, description="present when a cap cut the amount")
 
 
 class ChickenCount(_Part):
@@ -194,7 +201,7 @@ class RepaoPayment(_PaymentBase):
 
     item: Literal["hand"]
     kind: Literal["repao"]
-    details: DouDetails
+    details: RepaoDetails
 
 
 class DouPayment(_PaymentBase):
