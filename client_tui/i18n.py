@@ -157,6 +157,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "sheet": ("结算", "settlement"),
     "flip": ("翻牌", "Flip"),
     "no_flip": ("不翻牌", "no flip"),
+    "blown": ("吹风鸡：本局鸡不计分", "吹风鸡 blown away: no chicken scores this round"),
     "flip_makes": ("{tile} → 鸡：{chickens}", "{tile} → chicken: {chickens}"),
     "chickens": ("鸡", "Chickens 鸡"),
     "dou": ("豆", "豆 (kongs)"),

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from client_tui.i18n import Lang
 from client_tui.screens.sheets import sheet_renderable
-from client_tui.sheet import build_sheet, payment_words
+from client_tui.sheet import Sheet, build_sheet, payment_words
 from client_tui.view import ResultV
 from protocol.settlement import parse_result
 from rules.bot import Bot
@@ -77,7 +77,7 @@ def check_settlement(r: Round, where: str) -> None:
     # Optional fields the engine leaves out (a winner's `void`, a payment's `cap`) stay out.
     assert model.model_dump(mode="json", exclude_unset=True) == wire, where
     assert parse_result(engine).model_dump(mode="json", exclude_unset=True) == wire, where
-    sheet = build_sheet(ResultV(1, wire, tuple(wire["net"])), r.opts.chickens)
+    sheet = build_sheet(ResultV(1, wire, tuple(wire["net"])), r.opts)
     console = Console(width=100, record=True, color_system=None, file=io.StringIO())
     console.print(sheet_renderable(sheet, lambda s: ZH_NAMES[s], Lang("zh"), False))
     text = console.export_text()
@@ -105,11 +105,57 @@ def test_bot_rounds_under_random_option_mixes_are_on_the_wire_as_settled() -> No
     for n in range(300):
         opts = random_options(rng)
         bots = [Bot(f"{n}:{s}") for s in range(4)]
-        r = Round.deal(opts, seed=n, dealer=n % 4)
+        r = Round.deal(opts, seed=n, dealer=n % 4, streak=n % 3, weekday=n % 7 + 1)
         while r.phase is not Phase.OVER:
             seat = r.awaiting()[0]
             r.apply(bots[seat].choose(r, seat))
         check_settlement(r, f"round {n}: {opts.model_dump()}")
         assert r.result is not None
-        kinds |= {p.kind for p in r.result.payments}
-    assert {"hand", "chicken", "dou"} <= kinds
+        for p in r.result.to_dict()["payments"]:
+            kinds.add(p["kind"])
+            kinds |= {c["kind"] for c in p["details"].get("chickens", ())}
+            kinds |= {b["kind"] for b in p["details"].get("bonuses", ())}
+            kinds |= {"cap"} if "cap" in p["details"] else set()
+    # The mixes reach the house options' payments (the seed is fixed, so this is stable).
+    assert {"hand", "repao", "dou", "baodou", "chicken", "baoji", "zeren", "chajiao"} <= kinds
+    assert {"yikouer", "benji", "xingqi", "yaobai", "cap"} <= kinds
+
+
+def sheet_of_script(name: str) -> Sheet:
+    path = next(p for p in SCRIPTS if p.name == name)
+    r = run_script(json.loads(path.read_text(encoding="utf-8")))
+    assert r.result is not None
+    wire = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    return build_sheet(ResultV(1, wire, tuple(wire["net"])), r.opts)
+
+
+def test_the_sheet_says_what_the_flip_makes_under_the_options() -> None:
+    benji = sheet_of_script("opt_benji_01_flip_kind.json")
+    assert benji.flip == "4m" and not benji.blown
+    assert benji.flip_makes == (("5m", ChickenKind.FANPAI), ("4m", ChickenKind.BENJI))
+    both = sheet_of_script("opt_flip_chickens_01_both_guiyang.json")
+    assert both.flip is not None and len(both.flip_makes) == 2
+    assert {kind for _, kind in both.flip_makes} <= {ChickenKind.YAOBAI, ChickenKind.JIN}
+    blown = sheet_of_script("opt_chuifengji_01_flip_5p.json")
+    assert blown.flip == "5p" and blown.blown and blown.flip_makes == ()
+    assert not any(p.payment.item == "chicken" for p in blown.payments)
+    for code, words in (("zh", "吹风鸡：本局鸡不计分"), ("en", "no chicken scores this round")):
+        console = Console(width=100, record=True, color_system=None, file=io.StringIO())
+        console.print(sheet_renderable(blown, lambda s: EN_NAMES[s], Lang(code), True))
+        assert words in console.export_text()
+
+
+def test_a_capped_repao_and_a_baodou_are_worded() -> None:
+    sheet = sheet_of_script("opt_hand_cap_03_repao_inside_cap.json")
+    repao = next(p.payment for p in sheet.payments if p.kind == "repao")
+    assert payment_words(repao, Lang("zh"), lambda s: ZH_NAMES[s], str) == (
+        "杠后热炮，转弯豆 5m作废，与牌型合计封顶25"
+    )
+    assert payment_words(repao, Lang("en"), lambda s: EN_NAMES[s], str) == (
+        "hot discard after 转弯豆 added kong 5m, which is void, capped at 25 with the hand"
+    )
+    baodou = sheet_of_script("opt_baodou_01_unready_mendou_pays.json")
+    pays = [p.payment for p in baodou.payments if p.kind == "baodou"]
+    assert [payment_words(p, Lang("zh"), lambda s: ZH_NAMES[s], str) for p in pays] == [
+        "未叫牌，包豆：闷豆 9m"
+    ] * 2
