@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from rich.console import Console
 
 from client_tui.i18n import Lang
@@ -159,3 +160,16 @@ def test_a_capped_repao_and_a_baodou_are_worded() -> None:
     assert [payment_words(p, Lang("zh"), lambda s: ZH_NAMES[s], str) for p in pays] == [
         "未叫牌，包豆：闷豆 9m"
     ] * 2
+
+
+def test_a_cap_out_of_bounds_or_an_unknown_detail_is_refused() -> None:
+    path = next(p for p in SCRIPTS if p.name == "opt_hand_cap_03_repao_inside_cap.json")
+    r = run_script(json.loads(path.read_text(encoding="utf-8")))
+    assert r.result is not None
+    wire = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    at = next(i for i, p in enumerate(wire["payments"]) if p["kind"] == "repao")
+    for bad, field in (({"cap": 0}, "cap"), ({"why": "cap"}, "why")):
+        broken = json.loads(json.dumps(wire))
+        broken["payments"][at]["details"].update(bad)
+        with pytest.raises(ValidationError, match=rf"payments\.{at}\.repao\.details\.{field}"):
+            parse_result(broken)
