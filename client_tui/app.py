@@ -315,7 +315,7 @@ class ZhuojiApp(App[int]):
         from client_tui.screens.sheets import SheetScreen, sheet_renderable
         from client_tui.sheet import build_sheet
 
-        sheet = build_sheet(res, options_for(self.view.table).chickens)
+        sheet = build_sheet(res, options_for(self.view.table))
         body = sheet_renderable(sheet, self._names(), self.lang, self.ascii)
         if self._sheet_open():
             self.pop_screen()

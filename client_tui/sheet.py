@@ -40,7 +40,10 @@ from protocol.settlement import (
     Win,
     parse_result,
 )
+from rules.chickens import CHUIFENG_FLIP
+from rules.chickens import flip_chickens as rules_flip_chickens
 from rules.kinds import BonusKind, ChickenKind, DouKind, ExtraKind, PatternKind
+from rules.options import RuleOptions
 from rules.tiles import WUGUJI, YAOJI, next_kind, parse_tile, prev_kind, tile_name
 
 ITEM_ORDER = ("hand", "repao", "baopai", "chajiao", "dou", "baodou", "chicken", "zeren", "baoji")
@@ -145,6 +148,7 @@ class Sheet:
     scores: tuple[int, ...]
     hands: tuple[HandRow, ...] = ()
     fair: bool | None = None  # the fair-deal check (`ResultV.fair`)
+    blown: bool = False  # 吹风鸡 (§13.13): the flip blew the round's chickens away
 
     @property
     def adds_up(self) -> bool:
@@ -167,6 +171,27 @@ def flip_chickens(flip: str | None, chickens: str) -> tuple[tuple[str, ChickenKi
     if chickens == "guiyang" and nxt in (YAOJI, WUGUJI):
         return ((tile_name(nxt), ChickenKind.JIN),)
     return ((tile_name(nxt), ChickenKind.FANPAI),)
+
+
+def flip_chickens_under(o: RuleOptions, result: RoundResult) -> tuple[tuple[str, ChickenKind], ...]:
+    """What the flip makes a chicken of under the table's options (§6, §13.10–13): 翻牌鸡 or
+    摇摆鸡 by `flip_chickens`, 本鸡, a standing kind turned gold (金鸡), and the 星期鸡 the
+    tallies show (the weekday is not on the wire). Nothing under 吹风鸡 (a blown round)."""
+    if result.flip is None or blown(o, result.flip):
+        return ()
+    made = rules_flip_chickens(o, parse_tile(result.flip), None)
+    out = [(tile_name(k), ChickenKind.JIN if k in made.gold else what)
+           for k, (_, what) in made.extra.items()]  # fmt: skip
+    for c in result.chickens:
+        for ln in c.lines:
+            if ln.kind is ChickenKind.XINGQI and (ln.tile, ln.kind) not in out:
+                out.append((ln.tile, ln.kind))
+    return tuple(out)
+
+
+def blown(o: RuleOptions, flip: str | None) -> bool:
+    """吹风鸡 (§13.13): under the option, a 5p flip blows every chicken of the round away."""
+    return o.chuifengji and flip == tile_name(CHUIFENG_FLIP)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,7 +272,10 @@ def payment_words(p: Payment, lang: Lang, name: Name, tile: TileLabel) -> str:
     if isinstance(p, BaopaiPayment):
         return hand_words(p.details, lang)
     if isinstance(p, RepaoPayment):
-        return lang.s("repao_dou", dou=dou_words(p.details.dou, lang, name, tile))
+        text = lang.s("repao_dou", dou=dou_words(p.details.dou, lang, name, tile))
+        if p.details.cap is not None:
+            text = lang.s("repao_capped", text=text, n=p.details.cap)
+        return text
     if isinstance(p, DouPayment):
         words = dou_words(p.details.dou, lang, name, tile)
         return lang.s("baodou", dou=words) if p.kind == "baodou" else words
@@ -335,9 +363,15 @@ def _chicken_rows(result: RoundResult, payments: Sequence[PaymentRow],
     return tuple(rows)
 
 
-def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
-    """The sheet for one finished round."""
+def build_sheet(res: ResultV, rules: str | RuleOptions = "guiyang") -> Sheet:
+    """The sheet for one finished round, under the table's options (`rules`; or only its chicken
+    family's name, `guiyang`/`chuan`/`anshun`, for the preset's flip)."""
     result = settlement_of(res)
+    chickens_rule = rules if isinstance(rules, str) else rules.chickens
+    if isinstance(rules, str):
+        flip_makes, blown_away = flip_chickens(result.flip, rules), False
+    else:
+        flip_makes, blown_away = flip_chickens_under(rules, result), blown(rules, result.flip)
     winners = _winners(result)
     how = {w.seat: w.how for w in winners}
     payments = tuple(
@@ -357,7 +391,8 @@ def build_sheet(res: ResultV, chickens_rule: str = "guiyang") -> Sheet:
         outcome=result.outcome,
         winners=winners,
         flip=result.flip,
-        flip_makes=flip_chickens(result.flip, chickens_rule),
+        flip_makes=flip_makes,
+        blown=blown_away,
         chickens=chicken_rows,
         dou=dou_rows,
         payments=payments,

@@ -41,6 +41,8 @@ Amount = Annotated[int, Field(ge=1, le=2**53)]
 """A payment's amount: units × base, never zero (the engine records no empty payment)."""
 Units = Annotated[int, Field(ge=0, le=10**9)]
 """A count of units (× base gives money); never negative: a payment has a payer and a payee."""
+Cap = Annotated[int, Field(ge=1, le=1_000_000)]
+"""封顶 (§13.17): a table's `hand_cap`, the most units one payer pays one winner for the hand."""
 Note = Annotated[str, StringConstraints(max_length=500)]
 
 # The identifiers are StrEnums (rules.kinds); JSON carries their values. Lax on these fields
@@ -92,7 +94,7 @@ class HandDetails(_Part):
         max_length=4, description="added after the multiplier: 杀报 on another's 自摸"
     )
     units: Units
-    cap: Units | None = Field(default=None, description="present when a cap cut the amount")
+    cap: Cap | None = Field(default=None, description="present when a cap cut the amount")
 
 
 class HandShare(HandDetails):
@@ -119,10 +121,17 @@ class DouRef(_Part):
 
 
 class DouDetails(_Part):
-    """A `dou`, `baodou` or `repao` payment (a 热炮's `dou` is the voided gang, by its form)."""
+    """A `dou` or `baodou` (包豆, §13.15: an unready holder pays its 豆 to each ready player)."""
 
     dou: DouRef
     units: Units
+
+
+class RepaoDetails(DouDetails):
+    """A `repao` payment: `dou` is the voided gang, by its form; `cap` is present when 封顶
+    (§13.17, covering hand and 热炮 together) cut it."""
+
+    cap: Cap | None = Field(default=None, description="present when a cap cut the amount")
 
 
 class ChickenCount(_Part):
@@ -194,7 +203,7 @@ class RepaoPayment(_PaymentBase):
 
     item: Literal["hand"]
     kind: Literal["repao"]
-    details: DouDetails
+    details: RepaoDetails
 
 
 class DouPayment(_PaymentBase):

@@ -117,6 +117,8 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
                 flip.append(lang.s("line_sep"))
             flip.append_text(tl.text(tile, ascii))
             flip.append(f" {lang.name(kind)}", style=GOLD)
+    if sheet.blown:  # 吹风鸡: the flip scores no chicken
+        flip.append("  " + lang.t("blown"), style=GOLD)
     if sheet.fair is not None:  # the fair deal, checked against the commitment
         flip.append("    ")
         flip.append(lang.t("fair_ok" if sheet.fair else "fair_bad"),
