@@ -80,8 +80,9 @@ def unseen_counts(r: RoundV, seat: int) -> list[int]:
     return [max(0, 4 - n) for n in seen]
 
 
-def readiness(opts: RuleOptions, hand: Sequence[str], melds: Sequence[MeldV],
-              unseen: Sequence[int]) -> Readiness | None:  # fmt: skip
+def readiness(
+    opts: RuleOptions, hand: Sequence[str], melds: Sequence[MeldV], unseen: Sequence[int]
+) -> Readiness | None:
     """The waits of a hand of 13 tiles (melds counting 3), or None when it is not ready."""
     if len(hand) + 3 * len(melds) != 13:
         return None

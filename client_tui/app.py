@@ -184,8 +184,9 @@ class ZhuojiApp(App[int]):
         if fresh is not None:
             # The text may come from the server: never markup.
             text = self.lang.t("seat_gone") if fresh.code == "bad_token" else fresh.text
-            self.notify(text, severity="error" if fresh.error else "information", timeout=4,
-                        markup=False)  # fmt: skip
+            self.notify(
+                text, severity="error" if fresh.error else "information", timeout=4, markup=False
+            )
         self._keep_seat(old, new, bad_token=fresh is not None and fresh.code == "bad_token")
         if new.status == "connected" and old.status != "connected":
             self._connected(new)
@@ -227,11 +228,13 @@ class ZhuojiApp(App[int]):
             if (new.table_id, new.token, new.seat) != (old.table_id, old.token, old.seat):
                 self._resume = None
                 store.put(url, new.table_id, token=new.token, seat=new.seat)
-            ended = new.match_end is not None or (new.table is not None
-                                                  and new.table.state == "finished")  # fmt: skip
+            ended = new.match_end is not None or (
+                new.table is not None and new.table.state == "finished"
+            )
             was_ended = old.table_id == new.table_id and (
-                old.match_end is not None or (old.table is not None
-                                              and old.table.state == "finished"))  # fmt: skip
+                old.match_end is not None
+                or (old.table is not None and old.table.state == "finished")
+            )
             if ended and not was_ended:
                 store.forget(url, new.table_id)
         if old.table_id is not None and new.table_id is None and old.token is not None:
@@ -319,8 +322,9 @@ class ZhuojiApp(App[int]):
         body = sheet_renderable(sheet, self._names(), self.lang, self.ascii)
         if self._sheet_open():
             self.pop_screen()
-        self.push_screen(SheetScreen(body, self.lang.t("close_hint"), name="settlement"),
-                         self._sheet_closed)  # fmt: skip
+        self.push_screen(
+            SheetScreen(body, self.lang.t("close_hint"), name="settlement"), self._sheet_closed
+        )
 
     def _sheet_closed(self, _: None) -> None:
         if self._summary_pending:
@@ -353,8 +357,12 @@ class ZhuojiApp(App[int]):
     def mid_match(self) -> bool:
         """Seated at a match that has not ended: leaving hands the seat to the bot."""
         v = self.view
-        return (v.seat is not None and v.table is not None and v.table.state == "playing"
-                and v.match_end is None)  # fmt: skip
+        return (
+            v.seat is not None
+            and v.table is not None
+            and v.table.state == "playing"
+            and v.match_end is None
+        )
 
     def confirm(self, title: str, body: str, ok: str, then: Callable[[], None]) -> None:
         """Ask first (what will happen, in `body`); run `then` on yes."""
@@ -374,8 +382,9 @@ class ZhuojiApp(App[int]):
         t = self.lang.t
         if self.play_mode == "play":
             if self.mid_match():
-                self.confirm(t("quit_play_title"), t("quit_play_body"), t("btn_quit"),
-                             lambda: self.exit(0))  # fmt: skip
+                self.confirm(
+                    t("quit_play_title"), t("quit_play_body"), t("btn_quit"), lambda: self.exit(0)
+                )
             else:
                 self.exit(0)
             return
@@ -396,8 +405,9 @@ class ZhuojiApp(App[int]):
         if isinstance(self.screen, SheetScreen) and self.screen.name == "help":
             self.pop_screen()
             return
-        self.push_screen(SheetScreen(help_renderable(self.lang), self.lang.t("close_hint"),
-                                     name="help"))  # fmt: skip
+        self.push_screen(
+            SheetScreen(help_renderable(self.lang), self.lang.t("close_hint"), name="help")
+        )
 
     def action_toggle_tiles(self) -> None:
         self.ascii = not self.ascii

@@ -50,8 +50,14 @@ class Link:
     `send(frame)` queues a frame for the current socket (dropped while disconnected: a move
     answering an old prompt would only be refused as stale)."""
 
-    def __init__(self, url: str, hello: Callable[[], dict[str, Any]], deliver: Deliver,
-                 *, open_timeout: float = 5.0) -> None:  # fmt: skip
+    def __init__(
+        self,
+        url: str,
+        hello: Callable[[], dict[str, Any]],
+        deliver: Deliver,
+        *,
+        open_timeout: float = 5.0,
+    ) -> None:
         self.url = url
         self.hello = hello
         self.deliver = deliver
@@ -93,9 +99,14 @@ class Link:
             reason = "connection failed"
             try:
                 async with connect(
-                    self.url, compression=None, max_size=2**22, open_timeout=self.open_timeout,
-                    ping_interval=10, ping_timeout=10, close_timeout=2,
-                ) as ws:  # fmt: skip
+                    self.url,
+                    compression=None,
+                    max_size=2**22,
+                    open_timeout=self.open_timeout,
+                    ping_interval=10,
+                    ping_timeout=10,
+                    close_timeout=2,
+                ) as ws:
                     attempt = 0
                     self._out = asyncio.Queue()
                     self.connected = True

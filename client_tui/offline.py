@@ -23,22 +23,39 @@ from rules.round import Phase, Round, legal_actions
 from rules.tiles import tile_name
 
 
-def table_info(table: str = "1", *, preset: str = "guiyang", names: list[str] | None = None,
-               state: str = "playing", scores: list[int] | None = None, round_no: int = 1,
-               rounds: int = 8, me: int | None = 0) -> dict[str, Any]:  # fmt: skip
+def table_info(
+    table: str = "1",
+    *,
+    preset: str = "guiyang",
+    names: list[str] | None = None,
+    state: str = "playing",
+    scores: list[int] | None = None,
+    round_no: int = 1,
+    rounds: int = 8,
+    me: int | None = 0,
+) -> dict[str, Any]:
     """A `TableInfo` dict: four seats, the viewer human, the others bots."""
     names = names or ["me", "Bot-2", "Bot-3", "Bot-4"]
     return {
-        "id": table, "name": "offline", "preset": preset, "options": {}, "base": 1,
-        "rounds": rounds, "turn_seconds": 15.0, "bank_seconds": 30.0, "claim_min_ms": 0,
+        "id": table,
+        "name": "offline",
+        "preset": preset,
+        "options": {},
+        "base": 1,
+        "rounds": rounds,
+        "turn_seconds": 15.0,
+        "bank_seconds": 30.0,
+        "claim_min_ms": 0,
         "has_password": False,
         "seats": [
             {"name": n, "kind": "human" if i == me else "bot", "connected": True, "auto": False}
             for i, n in enumerate(names)
         ],
-        "spectators": 0, "state": state, "round_no": round_no,
+        "spectators": 0,
+        "state": state,
+        "round_no": round_no,
         "scores": scores or [0, 0, 0, 0],
-    }  # fmt: skip
+    }
 
 
 def project(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
@@ -50,8 +67,16 @@ def project(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
 class OfflineTable:
     """One round of an offline table as seen from `viewer`; `seq` numbers every frame."""
 
-    def __init__(self, r: Round, viewer: int | None, *, table: str = "1", round_no: int = 1,
-                 scores: list[int] | None = None, names: list[str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        r: Round,
+        viewer: int | None,
+        *,
+        table: str = "1",
+        round_no: int = 1,
+        scores: list[int] | None = None,
+        names: list[str] | None = None,
+    ) -> None:
         self.round = r
         self.viewer = viewer
         self.table = table
@@ -68,18 +93,36 @@ class OfflineTable:
         """Hello to the start of the round: welcome, joined, snapshot, match_started and the
         round's events so far."""
         self.seq = 1
-        info = table_info(self.table, names=self.names, state="waiting", round_no=0,
-                          me=self.viewer)  # fmt: skip
+        info = table_info(self.table, names=self.names, state="waiting", round_no=0, me=self.viewer)
         frames = [
             {"type": "welcome", "version": 1, "server": "offline", "name": self.names[0]},
-            {"type": "joined", "table": self.table, "seq": 1, "seat": self.viewer,
-             "token": None if self.viewer is None else "offline-token-0000", "resume": "snapshot"},
-            {"type": "snapshot", "table": self.table, "seq": 1, "info": info,
-             "seat": self.viewer, "round": None},
-        ]  # fmt: skip
+            {
+                "type": "joined",
+                "table": self.table,
+                "seq": 1,
+                "seat": self.viewer,
+                "token": None if self.viewer is None else "offline-token-0000",
+                "resume": "snapshot",
+            },
+            {
+                "type": "snapshot",
+                "table": self.table,
+                "seq": 1,
+                "info": info,
+                "seat": self.viewer,
+                "round": None,
+            },
+        ]
         self.seq += 1
-        frames.append({"type": "match_started", "table": self.table, "seq": self.seq,
-                       "rounds": 8, "names": self.names})  # fmt: skip
+        frames.append(
+            {
+                "type": "match_started",
+                "table": self.table,
+                "seq": self.seq,
+                "rounds": 8,
+                "names": self.names,
+            }
+        )
         return [self._parse(f) for f in frames] + self.events()
 
     def events(self) -> list[ServerMessage]:
@@ -114,9 +157,15 @@ class OfflineTable:
                 d["tile"] = tile_name(a.tile)
             return d
 
-        return self._parse({
-            "type": "prompt", "table": self.table, "seq": self.seq, "seat": seat,
-            "actions": [choice(a) for a in legal_actions(self.round, seat)],
-            "default": choice(self.round.default_action(seat)),
-            "deadline_ms": deadline_ms, "bank_ms": None if deadline_ms is None else 30000,
-        })  # fmt: skip
+        return self._parse(
+            {
+                "type": "prompt",
+                "table": self.table,
+                "seq": self.seq,
+                "seat": seat,
+                "actions": [choice(a) for a in legal_actions(self.round, seat)],
+                "default": choice(self.round.default_action(seat)),
+                "deadline_ms": deadline_ms,
+                "bank_ms": None if deadline_ms is None else 30000,
+            }
+        )

@@ -72,8 +72,12 @@ Message = ServerMessage | LocalMessage
 
 # Frames that are table events: numbered, applied once, in order.
 TABLE_EVENT_TYPES = ROUND_EVENT_TYPES | {
-    "table", "match_started", "match_ended", "seat_status", "auto_played",
-}  # fmt: skip
+    "table",
+    "match_started",
+    "match_ended",
+    "seat_status",
+    "auto_played",
+}
 
 
 def reduce(view: View, message: Message, *, at: float = 0.0) -> View:
@@ -85,8 +89,14 @@ def reduce(view: View, message: Message, *, at: float = 0.0) -> View:
     if kind in TABLE_EVENT_TYPES:
         return _table_event(view, message)
     if isinstance(message, Welcome):
-        return replace(view, status="connected", status_detail="", attempt=0,
-                       server=message.server, my_name=message.name)  # fmt: skip
+        return replace(
+            view,
+            status="connected",
+            status_detail="",
+            attempt=0,
+            server=message.server,
+            my_name=message.name,
+        )
     if isinstance(message, Tables):
         return replace(view, tables=tuple(table_v(t) for t in message.tables))
     if isinstance(message, Joined):
@@ -121,8 +131,13 @@ def _local(view: View, m: LocalMessage) -> View:
         # The prompt cannot be answered any more; the server sends it again after the resume.
         return replace(view, status="reconnecting", status_detail=m.reason, prompt=None)
     if isinstance(m, ConnectionClosed):
-        return replace(view, status="closed", status_detail=m.reason, prompt=None,
-                       notice=_notice(view, m.reason, "closed"))  # fmt: skip
+        return replace(
+            view,
+            status="closed",
+            status_detail=m.reason,
+            prompt=None,
+            notice=_notice(view, m.reason, "closed"),
+        )
     if isinstance(m, Acted):
         if view.prompt is None:
             return view
@@ -151,9 +166,22 @@ def table_v(info: TableInfo) -> TableV:
 
 
 def _left_table(view: View) -> View:
-    return replace(view, table_id=None, table=None, seat=None, token=None, seq=0, round_seq=0,
-                   names=("", "", "", ""), round=None, prompt=None, result=None, history=(),
-                   scores=(0, 0, 0, 0), match_end=None)  # fmt: skip
+    return replace(
+        view,
+        table_id=None,
+        table=None,
+        seat=None,
+        token=None,
+        seq=0,
+        round_seq=0,
+        names=("", "", "", ""),
+        round=None,
+        prompt=None,
+        result=None,
+        history=(),
+        scores=(0, 0, 0, 0),
+        match_end=None,
+    )
 
 
 def _joined(view: View, m: Joined) -> View:
@@ -170,15 +198,29 @@ def _snapshot(view: View, m: Snapshot) -> View:
     info = table_v(m.info)
     rnd = round_v(m.round, m.seat, _rules(info)) if m.round is not None else None
     # The snapshot does not say which event the round last moved on: the next prompt decides.
-    return replace(view, table=info, seat=m.seat, seq=m.seq, round_seq=0, round=rnd, prompt=None,
-                   scores=info.scores, dealt=None,
-                   names=tuple(s.name or "" for s in info.seats))  # fmt: skip
+    return replace(
+        view,
+        table=info,
+        seat=m.seat,
+        seq=m.seq,
+        round_seq=0,
+        round=rnd,
+        prompt=None,
+        scores=info.scores,
+        dealt=None,
+        names=tuple(s.name or "" for s in info.seats),
+    )
 
 
 def round_v(rv: RoundView, viewer: int | None, opts: RuleOptions) -> RoundV:
     """A snapshot's round as a view value."""
-    base = RoundV(round_no=rv.round_no, dealer=rv.dealer, streak=rv.streak, base=rv.base,
-                  commitment=rv.commitment)  # fmt: skip
+    base = RoundV(
+        round_no=rv.round_no,
+        dealer=rv.dealer,
+        streak=rv.streak,
+        base=rv.base,
+        commitment=rv.commitment,
+    )
     return shown(snapshot_view(rv, viewer, opts), base)
 
 
@@ -216,7 +258,7 @@ def shown(sv: SeatView, r: RoundV) -> RoundV:
                 for m in row
             )
             for row in sv.melds
-        ),  # fmt: skip
+        ),
         discards=tuple(
             tuple(DiscardV(NAMES[d.tile], d.claimed, d.declared) for d in row)
             for row in sv.discards
@@ -236,7 +278,7 @@ def shown(sv: SeatView, r: RoundV) -> RoundV:
                 tuple(NAMES[k] for k in w.hand),
             )
             for w in sv.wins
-        ),  # fmt: skip
+        ),
         exhausted=sv.exhausted,
         flip=None if sv.flip is None else NAMES[sv.flip],
         hands=None if sv.hands is None else tuple(_names(h) for h in sv.hands),
@@ -290,8 +332,15 @@ def _table_event(view: View, m: Any) -> View:
         table = view.table
         if table is not None:
             table = replace(table, state="playing", rounds=m.rounds)
-        return replace(view, names=tuple(m.names), table=table, history=(), match_end=None,
-                       result=None, scores=(0, 0, 0, 0))  # fmt: skip
+        return replace(
+            view,
+            names=tuple(m.names),
+            table=table,
+            history=(),
+            match_end=None,
+            result=None,
+            scores=(0, 0, 0, 0),
+        )
     if isinstance(m, MatchEnded):
         table = view.table
         if table is not None:
@@ -316,8 +365,16 @@ def _table_event(view: View, m: Any) -> View:
             sv = start(_rules(view.table), view.seat, deal)
         except Leak:
             return view  # a deal showing a spectator a hand: not ours to keep
-        rnd = shown(sv, RoundV(round_no=m.round_no, dealer=m.dealer, streak=m.streak, base=m.base,
-                               commitment=m.commitment))  # fmt: skip
+        rnd = shown(
+            sv,
+            RoundV(
+                round_no=m.round_no,
+                dealer=m.dealer,
+                streak=m.streak,
+                base=m.base,
+                commitment=m.commitment,
+            ),
+        )
         dealt = tuple(m.hand) if m.hand is not None and view.seat is not None else None
         return replace(view, round=rnd, table=table, dealt=dealt)
     if view.round is None:
@@ -327,17 +384,23 @@ def _table_event(view: View, m: Any) -> View:
         fair = None
         if r.commitment is not None:  # the fair deal: does the reveal open the commitment?
             reveal = m.deal.model_dump() if m.deal is not None else None
-            fair = not check_deal(r.commitment, reveal, dealer=r.dealer, seat=view.seat,
-                                  hand=view.dealt)  # fmt: skip
-        res = ResultV(r.round_no, m.result, tuple(m.scores), r.dealer, r.winners, r.discards,
-                      fair)  # fmt: skip
+            fair = not check_deal(
+                r.commitment, reveal, dealer=r.dealer, seat=view.seat, hand=view.dealt
+            )
+        res = ResultV(r.round_no, m.result, tuple(m.scores), r.dealer, r.winners, r.discards, fair)
         table = view.table
         if table is not None:
             table = replace(table, scores=tuple(m.scores))
         # Everything is shown once the round is over: every hand, and the 暗杠 tiles.
         over = _round_event(r, m, view.seat)
-        return replace(view, round=over, result=res, history=view.history + (res,),
-                       scores=tuple(m.scores), table=table)  # fmt: skip
+        return replace(
+            view,
+            round=over,
+            result=res,
+            history=view.history + (res,),
+            scores=tuple(m.scores),
+            table=table,
+        )
     return replace(view, round=_round_event(r, m, view.seat))
 
 

@@ -140,9 +140,8 @@ def discards_text(r: RoundV, seat: int, ascii: bool) -> Text:
         if i:
             out.append(" ")
         live = (
-            i == len(row) - 1 and r.phase in ("claim",) and r.claim_from == seat
-            and not d.claimed
-        )  # fmt: skip
+            i == len(row) - 1 and r.phase in ("claim",) and r.claim_from == seat and not d.claimed
+        )
         t = tl.text(d.tile, ascii, dim=d.claimed, strike=d.claimed, underline=d.declared)
         if live:
             t.stylize(Style(reverse=True, bold=True))
@@ -210,11 +209,15 @@ def conn_text(view: View, lang: Lang) -> Text:
     if view.status == "connected":
         return Text("● " + lang.t("connected"), style=Style(color="green"))
     if view.status == "reconnecting":
-        return Text("◌ " + lang.t("reconnecting", n=max(1, view.attempt)),
-                    style=Style(color="black", bgcolor="#e0b040", bold=True))  # fmt: skip
+        return Text(
+            "◌ " + lang.t("reconnecting", n=max(1, view.attempt)),
+            style=Style(color="black", bgcolor="#e0b040", bold=True),
+        )
     if view.status == "closed":
-        return Text("✕ " + lang.t("closed", why=view.status_detail),
-                    style=Style(color="white", bgcolor="#b03030", bold=True))  # fmt: skip
+        return Text(
+            "✕ " + lang.t("closed", why=view.status_detail),
+            style=Style(color="white", bgcolor="#b03030", bold=True),
+        )
     return Text("◌ " + lang.t("connecting", url=view.url), style=Style(color="yellow"))
 
 
@@ -235,8 +238,9 @@ def last_text(view: View, lang: Lang, ascii: bool) -> Text:
                 line = lang.t("won_rob", name=name, tile=tile, pattern=pattern)
             else:
                 from_name = view.name_of(w.from_seat) if w.from_seat is not None else "?"
-                line = lang.t("won_discard", name=name, from_name=from_name, tile=tile,
-                              pattern=pattern)  # fmt: skip
+                line = lang.t(
+                    "won_discard", name=name, from_name=from_name, tile=tile, pattern=pattern
+                )
             if w.bonuses:
                 line += " + " + " ".join(w.bonuses)
             out.append(line + "   ", style=Style(bold=True, color="#f0c040"))
@@ -277,8 +281,9 @@ def last_text(view: View, lang: Lang, ascii: bool) -> Text:
     return out
 
 
-def waits_text(ready: Readiness | None, lang: Lang, ascii: bool, *,
-               after: str | None = None) -> Text:  # fmt: skip
+def waits_text(
+    ready: Readiness | None, lang: Lang, ascii: bool, *, after: str | None = None
+) -> Text:
     """`听 一条 平胡1 剩3 · 四条 …` and whether discard wins are allowed (通行证) or 自摸 only."""
     out = Text()
     if ready is None:
@@ -336,8 +341,16 @@ def hand_tiles(r: RoundV) -> tuple[str, ...]:
     return tuple(hand)
 
 
-def hand_text(r: RoundV, me: int, *, ascii: bool, cursor: int | None, marks: frozenset[str],
-              playable: bool, lang: Lang) -> tuple[Text, list[HandSlot]]:  # fmt: skip
+def hand_text(
+    r: RoundV,
+    me: int,
+    *,
+    ascii: bool,
+    cursor: int | None,
+    marks: frozenset[str],
+    playable: bool,
+    lang: Lang,
+) -> tuple[Text, list[HandSlot]]:
     """The hand as four lines: keys, two face lines (rank over suit), and a marker line (▲ the
     cursor, • a tile whose discard keeps the hand ready). The drawn tile stands apart; own melds
     follow on the right."""
@@ -357,8 +370,10 @@ def hand_text(r: RoundV, me: int, *, ascii: bool, cursor: int | None, marks: fro
         selected = cursor == i
         bg = "#ffe08a" if selected else tl.FACE_BG
         face_style = Style(color=tl.SUIT_COLOURS[tile[1]], bgcolor=bg, bold=True)
-        keys.append((HAND_KEYS[i] if i < len(HAND_KEYS) else " ") + " ",
-                    style=DIM if not playable else Style(color="cyan"))  # fmt: skip
+        keys.append(
+            (HAND_KEYS[i] if i < len(HAND_KEYS) else " ") + " ",
+            style=DIM if not playable else Style(color="cyan"),
+        )
         top.append(rank, style=face_style)
         bottom.append(suit, style=face_style)
         top.append(" ")

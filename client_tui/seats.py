@@ -87,9 +87,12 @@ class SeatStore:
     def put(self, url: str, table: str, *, token: str, seat: int, left: bool = False) -> None:
         data = self._load()
         data.setdefault(url, {})[table] = {
-            "token": token, "seat": seat, "saved_at": self.clock(), "left": left,
+            "token": token,
+            "seat": seat,
+            "saved_at": self.clock(),
+            "left": left,
             "pid": os.getpid(),
-        }  # fmt: skip
+        }
         self._save(data)
 
     def forget(self, url: str, table: str) -> None:
@@ -133,10 +136,15 @@ def _seat(url: str, table: str, entry: Any) -> SavedSeat | None:
     if not isinstance(token, str) or not isinstance(seat, int) or not 0 <= seat <= 3:
         return None
     saved_at, pid = entry.get("saved_at"), entry.get("pid")
-    return SavedSeat(url, table, token, seat,
-                     float(saved_at) if isinstance(saved_at, int | float) else 0.0,
-                     bool(entry.get("left", False)),
-                     pid if isinstance(pid, int) and pid > 0 else None)  # fmt: skip
+    return SavedSeat(
+        url,
+        table,
+        token,
+        seat,
+        float(saved_at) if isinstance(saved_at, int | float) else 0.0,
+        bool(entry.get("left", False)),
+        pid if isinstance(pid, int) and pid > 0 else None,
+    )
 
 
 def held_elsewhere(pid: int | None) -> bool:

@@ -180,8 +180,10 @@ def flip_chickens_under(o: RuleOptions, result: RoundResult) -> tuple[tuple[str,
     if result.flip is None or blown(o, result.flip):
         return ()
     made = rules_flip_chickens(o, parse_tile(result.flip), None)
-    out = [(tile_name(k), ChickenKind.JIN if k in made.gold else what)
-           for k, (_, what) in made.extra.items()]  # fmt: skip
+    out = [
+        (tile_name(k), ChickenKind.JIN if k in made.gold else what)
+        for k, (_, what) in made.extra.items()
+    ]
     for c in result.chickens:
         for ln in c.lines:
             if ln.kind is ChickenKind.XINGQI and (ln.tile, ln.kind) not in out:
@@ -266,8 +268,9 @@ def payment_words(p: Payment, lang: Lang, name: Name, tile: TileLabel) -> str:
         d = p.details
         if isinstance(d, HandDetails):
             return hand_words(d, lang)
-        shares = [lang.s("rob_share", name=name(s.for_seat), parts=hand_words(s, lang))
-                  for s in d.shares]  # fmt: skip
+        shares = [
+            lang.s("rob_share", name=name(s.for_seat), parts=hand_words(s, lang)) for s in d.shares
+        ]
         return lang.s("rob", shares=lang.s("rob_sep").join(shares))
     if isinstance(p, BaopaiPayment):
         return hand_words(p.details, lang)
@@ -308,21 +311,28 @@ def _winners(result: RoundResult) -> tuple[WinLine, ...]:
     )
 
 
-def _hand_rows(res: ResultV, result: RoundResult, winners: tuple[WinLine, ...],
-               chickens: tuple[ChickenRow, ...], chickens_rule: str) -> tuple[HandRow, ...]:  # fmt: skip
+def _hand_rows(
+    res: ResultV,
+    result: RoundResult,
+    winners: tuple[WinLine, ...],
+    chickens: tuple[ChickenRow, ...],
+    chickens_rule: str,
+) -> tuple[HandRow, ...]:
     """Each seat's revealed hand."""
     hands = res.hands
     assert hands is not None, "a settlement reveals every hand"
-    melds = tuple(tuple(MeldV(m.kind, m.tile, m.from_seat, m.dou) for m in row)
-                  for row in result.melds)  # fmt: skip
+    melds = tuple(
+        tuple(MeldV(m.kind, m.tile, m.from_seat, m.dou) for m in row) for row in result.melds
+    )
     marks = {row.seat: frozenset(ln.tile for ln in row.lines) for row in chickens}
     rows = []
     for seat in range(4):
         mine = marks.get(seat, frozenset())
         discarded: tuple[str, ...] = ()
         if chickens_rule != "chuan" and len(res.discards) == 4:
-            discarded = tuple(d.tile for d in res.discards[seat]
-                              if not d.claimed and d.tile in mine)  # fmt: skip
+            discarded = tuple(
+                d.tile for d in res.discards[seat] if not d.claimed and d.tile in mine
+            )
         tiles = list(hands[seat])
         win = next((w for w in winners if w.seat == seat), None)
         tile = win.tile if win is not None else None
@@ -346,8 +356,9 @@ def _totals(payments: Sequence[PaymentRow]) -> tuple[list[int], dict[str, list[i
     return computed, per_item
 
 
-def _chicken_rows(result: RoundResult, payments: Sequence[PaymentRow],
-                  chickens_rule: str) -> tuple[ChickenRow, ...]:  # fmt: skip
+def _chicken_rows(
+    result: RoundResult, payments: Sequence[PaymentRow], chickens_rule: str
+) -> tuple[ChickenRow, ...]:
     # 责任鸡 and 包鸡 per seat and kind, summed (a 包鸡 is paid to each collector in turn).
     extras: dict[int, dict[str, int]] = {s: {} for s in range(4)}
     for p in payments:
@@ -356,8 +367,9 @@ def _chicken_rows(result: RoundResult, payments: Sequence[PaymentRow],
             extras[p.payer][p.kind] = extras[p.payer].get(p.kind, 0) - p.amount
     rows = []
     for c in result.chickens:
-        lines = tuple(ChickenLine(ln.tile, ln.count, ln.each, ln.kind, ln.units, ln.gold)
-                      for ln in c.lines)  # fmt: skip
+        lines = tuple(
+            ChickenLine(ln.tile, ln.count, ln.each, ln.kind, ln.units, ln.gold) for ln in c.lines
+        )
         collects = chickens_rule == "chuan" or result.ready[c.seat]  # winners are ready
         rows.append(ChickenRow(c.seat, lines, c.units, collects, tuple(extras[c.seat].items())))
     return tuple(rows)
@@ -375,17 +387,25 @@ def build_sheet(res: ResultV, rules: str | RuleOptions = "guiyang") -> Sheet:
     winners = _winners(result)
     how = {w.seat: w.how for w in winners}
     payments = tuple(
-        PaymentRow(p.payer, p.payee, p.kind, p.amount, p.item, p,
-                   how.get(p.payee) if p.kind == "hand" else None)
+        PaymentRow(
+            p.payer,
+            p.payee,
+            p.kind,
+            p.amount,
+            p.item,
+            p,
+            how.get(p.payee) if p.kind == "hand" else None,
+        )
         for p in result.payments
-    )  # fmt: skip
+    )
     computed, per_item = _totals(payments)
     items = tuple(i for i in ITEM_ORDER if i in per_item) + tuple(
         sorted(i for i in per_item if i not in ITEM_ORDER)
     )
     chicken_rows = _chicken_rows(result, payments, chickens_rule)
-    dou_rows = tuple(DouRow(d.seat, d.tile, d.dou_kind, d.kind, d.scores, d.why)
-                     for d in result.dou)  # fmt: skip
+    dou_rows = tuple(
+        DouRow(d.seat, d.tile, d.dou_kind, d.kind, d.scores, d.why) for d in result.dou
+    )
     return Sheet(
         round_no=res.round_no,
         outcome=result.outcome,

@@ -45,8 +45,14 @@ def style(tile: str, *, dim: bool = False, bold: bool = False) -> Style:
     return Style(color=SUIT_COLOURS[tile[1]], dim=dim, bold=bold or tile in CHICKENS)
 
 
-def text(tile: str | None, ascii: bool, *, dim: bool = False, strike: bool = False,
-         underline: bool = False) -> Text:  # fmt: skip
+def text(
+    tile: str | None,
+    ascii: bool,
+    *,
+    dim: bool = False,
+    strike: bool = False,
+    underline: bool = False,
+) -> Text:
     """A tile as coloured inline text; None is a face-down tile (an opponent's 暗杠)."""
     if tile is None:
         return Text("##" if ascii else "▒▒", style=Style(color="grey50"))
@@ -64,8 +70,9 @@ def tiles_text(tiles: list[str] | tuple[str, ...], ascii: bool, sep: str = " ") 
     return out
 
 
-def grouped(tiles: list[str] | tuple[str, ...], ascii: bool, *,
-            marks: frozenset[str] = frozenset()) -> Text:  # fmt: skip
+def grouped(
+    tiles: list[str] | tuple[str, ...], ascii: bool, *, marks: frozenset[str] = frozenset()
+) -> Text:
     """A whole hand the way players write one: ranks grouped by suit (`五六万 幺四条`, or `56m 14s`),
     sorted, each rank in its suit colour; a tile in `marks` is underlined."""
     out = Text()

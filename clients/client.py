@@ -46,9 +46,12 @@ class Client:
         open_timeout: float = 20,
     ) -> Client:
         ws = await connect(
-            url, compression=None, max_size=4 * 2**20, open_timeout=open_timeout,
+            url,
+            compression=None,
+            max_size=4 * 2**20,
+            open_timeout=open_timeout,
             ping_interval=None,
-        )  # fmt: skip
+        )
         client = cls(ws, name)
         hello: dict[str, Any] = {"type": "hello", "version": version, "name": name}
         if token is not None:

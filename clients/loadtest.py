@@ -187,10 +187,13 @@ class SeatClient:
                 info = frame["info"]
                 if info["state"] == "finished":  # it ended while we were away: the standings
                     return {
-                        "type": "match_ended", "table": frame["table"], "seq": frame["seq"],
-                        "scores": info["scores"], "rounds_played": info["round_no"],
+                        "type": "match_ended",
+                        "table": frame["table"],
+                        "seq": frame["seq"],
+                        "scores": info["scores"],
+                        "rounds_played": info["round_no"],
                         "reason": "finished" if info["round_no"] == info["rounds"] else "abandoned",
-                    }  # fmt: skip
+                    }
             if kind == "error" and frame["code"] in ("bad_token", "table_frozen"):
                 raise ConnectionError(f"{self.name}: {frame['code']}: {frame['message']}")
             if kind == "joined" and self.sync_pending:
@@ -222,9 +225,12 @@ class SeatClient:
         while True:
             try:
                 client = await Client.connect(
-                    self.url, self.name, token=self.player.token, last_seq=last_seq,
+                    self.url,
+                    self.name,
+                    token=self.player.token,
+                    last_seq=last_seq,
                     open_timeout=5,
-                )  # fmt: skip
+                )
                 break
             except (OSError, TimeoutError, InvalidHandshake) as err:
                 if time.monotonic() > deadline:
@@ -261,8 +267,9 @@ async def run_table(
             clients.append(await Client.connect(url, f"lt{index}-{seat}"))
         host = clients[0]
         await host.recv_type("welcome")
-        await host.send({"type": "create_table", "name": f"load {index}", "rounds": rounds,
-                         **table_options})  # fmt: skip
+        await host.send(
+            {"type": "create_table", "name": f"load {index}", "rounds": rounds, **table_options}
+        )
         joined = [await host.recv_type("joined")]
         table = joined[0]["table"]
         for c in clients[1:]:
@@ -280,12 +287,18 @@ async def run_table(
             player.on_frame(j)
         seats = [
             SeatClient(
-                url, f"lt{index}-{i}", c, p, report, chaos=chaos,
-                rng=random.Random(f"chaos:{index}:{i}"), think=pause,
+                url,
+                f"lt{index}-{i}",
+                c,
+                p,
+                report,
+                chaos=chaos,
+                rng=random.Random(f"chaos:{index}:{i}"),
+                think=pause,
                 reconnect_for=reconnect_for,
             )
             for i, (c, p) in enumerate(zip(clients, players, strict=True))
-        ]  # fmt: skip
+        ]
         for s, j in zip(seats, joined, strict=True):
             s.tracker.on_frame(j)
         ended: set[int] = set()  # the seqs of the round ends seen at this table
@@ -381,9 +394,16 @@ async def run(
     async def delayed(i: int) -> None:
         await asyncio.sleep(i * ramp)
         await run_table(
-            url, i, report, rounds=rounds, think=think, table_options=options, timeout=timeout,
-            chaos=chaos, reconnect_for=reconnect_for,
-        )  # fmt: skip
+            url,
+            i,
+            report,
+            rounds=rounds,
+            think=think,
+            table_options=options,
+            timeout=timeout,
+            chaos=chaos,
+            reconnect_for=reconnect_for,
+        )
 
     await asyncio.gather(*(delayed(i) for i in range(tables)))
     report.elapsed_s = time.perf_counter() - start

@@ -22,11 +22,24 @@ from rules.view import SeatView, reduce, start
 
 EVENT_TYPES = frozenset(
     {
-        "round_started", "drew", "discarded", "claimed", "concealed_gang", "add_gang_declared",
-        "added_gang", "won", "exhausted", "flipped", "round_ended", "auto_played", "seat_status",
-        "match_ended", "match_started", "table",
+        "round_started",
+        "drew",
+        "discarded",
+        "claimed",
+        "concealed_gang",
+        "add_gang_declared",
+        "added_gang",
+        "won",
+        "exhausted",
+        "flipped",
+        "round_ended",
+        "auto_played",
+        "seat_status",
+        "match_ended",
+        "match_started",
+        "table",
     }
-)  # fmt: skip
+)
 
 
 class SeatTracker:
@@ -117,9 +130,14 @@ class SeatTracker:
             return
         self.fair_checked += 1
         problems = check_deal(
-            self.commitment, f.get("deal"), dealer=self.view.dealer, seat=self.seat,
-            hand=self._dealt, draws=self._draws, flip=self._flip,
-        )  # fmt: skip
+            self.commitment,
+            f.get("deal"),
+            dealer=self.view.dealer,
+            seat=self.seat,
+            hand=self._dealt,
+            draws=self._draws,
+            flip=self._flip,
+        )
         self.fair_problems += [f"round {self.round_no}: {p}" for p in problems]
 
     # ----- comparing -----
@@ -133,8 +151,12 @@ class SeatTracker:
             return []  # between rounds after a restart: no round to compare
         if self.view is None:
             return [f"no round in the view; the server is in round {rv['round_no']}"]
-        theirs = _comparable(snapshot_view(rv, self.seat, self.view.opts), rv["round_no"],
-                             rv.get("commitment"), self.seat)  # fmt: skip
+        theirs = _comparable(
+            snapshot_view(rv, self.seat, self.view.opts),
+            rv["round_no"],
+            rv.get("commitment"),
+            self.seat,
+        )
         ours = _comparable(self.view, self.round_no, self.commitment, self.seat)
         return [
             f"{key}: the view has {ours[key]}, the server {value}"

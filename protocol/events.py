@@ -114,9 +114,13 @@ def _event(d: Source, *, seen: bool) -> Event | None:
     if kind == "round_started":
         if seen:
             hand = get("hand")
-            return DealSeen(get("dealer"), get("streak"), get("wall_left"),
-                            None if hand is None else _tiles(hand),
-                            tuple(get("hand_sizes")))  # fmt: skip
+            return DealSeen(
+                get("dealer"),
+                get("streak"),
+                get("wall_left"),
+                None if hand is None else _tiles(hand),
+                tuple(get("hand_sizes")),
+            )
         hands = tuple(_tiles(h) for h in get("hands"))
         return RoundStarted(get("dealer"), get("streak"), hands, get("wall_left"))
     if kind == "drew":
@@ -139,9 +143,15 @@ def _event(d: Source, *, seen: bool) -> Event | None:
         return AddedGang(get("seat"), parse_tile(get("tile")), get("dou"))
     if kind == "won":
         return Won(
-            get("seat"), get("how"), _tile(get("tile")), get("from_seat"), get("pattern"),
-            tuple(get("bonuses")), get("void"), _tiles(get("hand")),
-        )  # fmt: skip
+            get("seat"),
+            get("how"),
+            _tile(get("tile")),
+            get("from_seat"),
+            get("pattern"),
+            tuple(get("bonuses")),
+            get("void"),
+            _tiles(get("hand")),
+        )
     if kind == "exhausted":
         return Exhausted()
     if kind == "flipped":
@@ -166,31 +176,48 @@ def snapshot_view(rv: Source, viewer: int | None, opts: RuleOptions) -> SeatView
             counts[k] += 1
         hand = tuple(counts)
     melds = tuple(
-        tuple(MeldSeen(_m(m, "kind"), _tile(_m(m, "tile")), _m(m, "from_seat"), _m(m, "dou"))
-              for m in row)
+        tuple(
+            MeldSeen(_m(m, "kind"), _tile(_m(m, "tile")), _m(m, "from_seat"), _m(m, "dou"))
+            for m in row
+        )
         for row in get("melds")
-    )  # fmt: skip
+    )
     discards = tuple(
-        tuple(DiscardRecord(parse_tile(_m(d, "tile")), _m(d, "claimed"), _m(d, "declared"))
-              for d in row)
+        tuple(
+            DiscardRecord(parse_tile(_m(d, "tile")), _m(d, "claimed"), _m(d, "declared"))
+            for d in row
+        )
         for row in get("discards")
-    )  # fmt: skip
+    )
     phase = Phase(get("phase"))
     drawn = _tile(get("drawn"))
     after_pong = False
     if viewer is not None and hand is not None and phase is Phase.TURN and get("turn") == viewer:
         mine = melds[viewer]
         after_pong = (
-            drawn is None and bool(mine) and mine[-1].kind == "pong"
+            drawn is None
+            and bool(mine)
+            and mine[-1].kind == "pong"
             and sum(hand) + 3 * len(mine) == 14
-        )  # fmt: skip
+        )
     return SeatView(
-        viewer=viewer, opts=opts, dealer=get("dealer"), streak=get("streak"), phase=phase,
-        turn=get("turn"), wall_left=get("wall_left"), hand=hand, drawn=drawn,
-        hand_sizes=tuple(get("hand_sizes")), melds=melds, discards=discards,
-        declared=tuple(get("declared")), claim_tile=_tile(get("claim_tile")),
-        claim_from=get("claim_from"), after_pong=after_pong,
-    )  # fmt: skip
+        viewer=viewer,
+        opts=opts,
+        dealer=get("dealer"),
+        streak=get("streak"),
+        phase=phase,
+        turn=get("turn"),
+        wall_left=get("wall_left"),
+        hand=hand,
+        drawn=drawn,
+        hand_sizes=tuple(get("hand_sizes")),
+        melds=melds,
+        discards=discards,
+        declared=tuple(get("declared")),
+        claim_tile=_tile(get("claim_tile")),
+        claim_from=get("claim_from"),
+        after_pong=after_pong,
+    )
 
 
 def _getter(d: Source) -> Callable[[str], Any]:

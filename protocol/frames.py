@@ -126,9 +126,15 @@ def prompt(
     bank_ms: int | None,
 ) -> Prompt:
     return _make(
-        Prompt, table=table, seq=seq, seat=seat, actions=list(actions), default=default,
-        deadline_ms=deadline_ms, bank_ms=bank_ms,
-    )  # fmt: skip
+        Prompt,
+        table=table,
+        seq=seq,
+        seat=seat,
+        actions=list(actions),
+        default=default,
+        deadline_ms=deadline_ms,
+        bank_ms=bank_ms,
+    )
 
 
 def snapshot(

@@ -48,10 +48,34 @@ MAX_FRAME_BYTES = 16 * 1024
 """The server closes a connection that sends a bigger frame (close code 1009)."""
 
 TileName = Literal[
-    "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m",
-    "1p", "2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p",
-    "1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s",
-]  # fmt: skip
+    "1m",
+    "2m",
+    "3m",
+    "4m",
+    "5m",
+    "6m",
+    "7m",
+    "8m",
+    "9m",
+    "1p",
+    "2p",
+    "3p",
+    "4p",
+    "5p",
+    "6p",
+    "7p",
+    "8p",
+    "9p",
+    "1s",
+    "2s",
+    "3s",
+    "4s",
+    "5s",
+    "6s",
+    "7s",
+    "8s",
+    "9s",
+]
 Seat = Annotated[int, Field(ge=0, le=3)]
 Seq = Annotated[int, Field(ge=0, le=2**53)]
 TableId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
@@ -90,13 +114,17 @@ def _name_schema(max_length: int) -> Any:
 
 # Names are what other players see: printable, no control or bidi characters.
 PlayerName = Annotated[
-    str, StringConstraints(min_length=1, max_length=24), AfterValidator(_refuse_unsafe),
+    str,
+    StringConstraints(min_length=1, max_length=24),
+    AfterValidator(_refuse_unsafe),
     _name_schema(24),
-]  # fmt: skip
+]
 TableName = Annotated[
-    str, StringConstraints(min_length=1, max_length=32), AfterValidator(_refuse_unsafe),
+    str,
+    StringConstraints(min_length=1, max_length=32),
+    AfterValidator(_refuse_unsafe),
     _name_schema(32),
-]  # fmt: skip
+]
 Password = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Token = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]
 Text = Annotated[str, StringConstraints(max_length=500)]
@@ -618,10 +646,19 @@ SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 ROUND_EVENT_TYPES: frozenset[str] = frozenset(
     {
-        "round_started", "drew", "discarded", "claimed", "concealed_gang", "add_gang_declared",
-        "added_gang", "won", "exhausted", "flipped", "round_ended",
+        "round_started",
+        "drew",
+        "discarded",
+        "claimed",
+        "concealed_gang",
+        "add_gang_declared",
+        "added_gang",
+        "won",
+        "exhausted",
+        "flipped",
+        "round_ended",
     }
-)  # fmt: skip
+)
 
 
 def parse_client(raw: str | bytes) -> ClientMessage:

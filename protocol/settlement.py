@@ -31,10 +31,34 @@ from pydantic import (
 from rules.kinds import BonusKind, ChickenKind, DouKind, PatternKind
 
 TileName = Literal[
-    "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m",
-    "1p", "2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p",
-    "1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s",
-]  # fmt: skip
+    "1m",
+    "2m",
+    "3m",
+    "4m",
+    "5m",
+    "6m",
+    "7m",
+    "8m",
+    "9m",
+    "1p",
+    "2p",
+    "3p",
+    "4p",
+    "5p",
+    "6p",
+    "7p",
+    "8p",
+    "9p",
+    "1s",
+    "2s",
+    "3s",
+    "4s",
+    "5s",
+    "6s",
+    "7s",
+    "8s",
+    "9s",
+]
 Seat = Annotated[int, Field(ge=0, le=3)]
 Money = Annotated[int, Field(ge=-(2**53), le=2**53)]
 Amount = Annotated[int, Field(ge=1, le=2**53)]

@@ -208,9 +208,13 @@ def play_deal(
         names = [challenger if s == cseat else baseline for s in range(4)]
         policies = [make_policy(names[s], seat_seed(seed, deal, s)) for s in range(4)]
         r = play_round(
-            opts, deal_seed(seed, deal), deal_dealer(deal), policies, clock,
+            opts,
+            deal_seed(seed, deal),
+            deal_dealer(deal),
+            policies,
+            clock,
             [diag[role] for role in roles],
-        )  # fmt: skip
+        )
         assert r.result is not None
         for s in range(4):
             tally(r, s, diag[roles[s]])
@@ -233,11 +237,17 @@ def play_deals(
     deal mod 4 (a quarter of the work, for smoke tests; the deal's luck no longer cancels)."""
     return [
         play_deal(
-            opts, seed, d, make_policy, challenger, baseline, clock,
+            opts,
+            seed,
+            d,
+            make_policy,
+            challenger,
+            baseline,
+            clock,
             (d % 4,) if rotate else (0, 1, 2, 3),
         )
         for d in deals
-    ]  # fmt: skip
+    ]
 
 
 # ----- statistics -----

@@ -103,9 +103,14 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
     pairs = sum(c // 2 for c in row)
     present = tuple((r, removals[r][0], removals[r][1], 1 - row[r] % 2) for r in range(9) if row[r])
     return RowInfo(
-        _suit_value(row, False), _suit_value(row, True), pairs,
-        tuple(removals), tuple(lonely), tuple(keep), present,
-    )  # fmt: skip
+        _suit_value(row, False),
+        _suit_value(row, True),
+        pairs,
+        tuple(removals),
+        tuple(lonely),
+        tuple(keep),
+        present,
+    )
 
 
 class RowInfo(NamedTuple):
@@ -224,9 +229,15 @@ class Bot:
         choice = self._best_discard(hand, len(melds))
         discards = v.discard_count(seat)
         if discards == 0 and may_declare(
-            v.opts, hand, melds, choice, after_pong=v.after_pong, any_claim=v.any_claim,
-            discards=discards, declared=declared,
-        ):  # fmt: skip
+            v.opts,
+            hand,
+            melds,
+            choice,
+            after_pong=v.after_pong,
+            any_claim=v.any_claim,
+            discards=discards,
+            declared=declared,
+        ):
             return Action(seat, "ready", choice)  # 报听/天听 with the first discard
         return Action(seat, "discard", choice)
 

@@ -400,9 +400,15 @@ class _Context:
                 return Action(seat, "gang", gang)
         choice = self._best_discard(list(hand), list(melds))
         if self.discards_made == 0 and may_declare(
-            self.opts, hand, melds, choice, after_pong=v.after_pong, any_claim=v.any_claim,
-            discards=0, declared=self.declared,
-        ):  # fmt: skip
+            self.opts,
+            hand,
+            melds,
+            choice,
+            after_pong=v.after_pong,
+            any_claim=v.any_claim,
+            discards=0,
+            declared=self.declared,
+        ):
             return Action(seat, "ready", choice)
         return Action(seat, "discard", choice)
 

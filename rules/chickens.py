@@ -51,9 +51,16 @@ class ChickenTally:
             return
         self.units += count * each
         self.lines.append(
-            {"tile": tile_name(kind), "count": count, "each": each, "tag": tag,
-             "units": count * each, "kind": what.value, "gold": gold}
-        )  # fmt: skip
+            {
+                "tile": tile_name(kind),
+                "count": count,
+                "each": each,
+                "tag": tag,
+                "units": count * each,
+                "kind": what.value,
+                "gold": gold,
+            }
+        )
 
     @property
     def detail(self) -> str:

@@ -237,9 +237,21 @@ def is_win(tiles: Sequence[int], n_melds: int = 0) -> bool:
         a, b, c, d, e, f, g, h, i, j, k, l, m, o = tiles  # noqa: E741
         u = TILE_UNIT
         key = (
-            u[a] + u[b] + u[c] + u[d] + u[e] + u[f] + u[g]
-            + u[h] + u[i] + u[j] + u[k] + u[l] + u[m] + u[o]
-        )  # fmt: skip
+            u[a]
+            + u[b]
+            + u[c]
+            + u[d]
+            + u[e]
+            + u[f]
+            + u[g]
+            + u[h]
+            + u[i]
+            + u[j]
+            + u[k]
+            + u[l]
+            + u[m]
+            + u[o]
+        )
         cl = _CLASS
         try:
             return _WIN_CONCEALED[
@@ -352,9 +364,8 @@ def waits(tiles: Sequence[int], n_melds: int = 0) -> list[str]:
     if n == 13:
         a, b, c, d, e, f, g, h, i, j, k, l, m = tiles  # noqa: E741
         key = (
-            u[a] + u[b] + u[c] + u[d] + u[e] + u[f] + u[g]
-            + u[h] + u[i] + u[j] + u[k] + u[l] + u[m]
-        )  # fmt: skip
+            u[a] + u[b] + u[c] + u[d] + u[e] + u[f] + u[g] + u[h] + u[i] + u[j] + u[k] + u[l] + u[m]
+        )
     else:
         key = 0
         for t in tiles:

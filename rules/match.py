@@ -58,9 +58,13 @@ class Match:
             raise ValueError("the match is over")
         self.round_no += 1
         return Round.deal(
-            self.options, seed=self.round_seed(self.round_no),
-            dealer=self.dealer, streak=self.streak, base=self.base, weekday=weekday,
-        )  # fmt: skip
+            self.options,
+            seed=self.round_seed(self.round_no),
+            dealer=self.dealer,
+            streak=self.streak,
+            base=self.base,
+            weekday=weekday,
+        )
 
     def record(self, r: Round) -> None:
         """Add a finished round's nets to the scores and pass the deal."""

@@ -259,10 +259,15 @@ class Round:
     def may_declare_with(self, seat: int, tile: int) -> bool:
         """报听/天听 with this discard (§8.4, §12.26): see `may_declare`."""
         return may_declare(
-            self.opts, self.hands[seat], self.melds[seat], tile, after_pong=self.after_pong,
-            any_claim=self.any_claim, discards=self.discard_count[seat],
+            self.opts,
+            self.hands[seat],
+            self.melds[seat],
+            tile,
+            after_pong=self.after_pong,
+            any_claim=self.any_claim,
+            discards=self.discard_count[seat],
             declared=self.declared[seat],
-        )  # fmt: skip
+        )
 
     def _is_plain_ready(self, a: Action) -> bool:
         return (
@@ -488,15 +493,25 @@ class Round:
 
     def _claim_options(self, seat: int, tile: int, from_seat: int) -> tuple[str, ...]:
         return discard_claims(
-            self.opts, self.hands[seat], self.melds[seat], tile,
-            wins=bool(self.wait_mask(seat) >> tile & 1), declared=self.declared[seat],
-            passed=self.passed[seat], wall_left=self.wall_left, hot=self.claim_hot,
-            after_diandou=self._after_diandou(), from_declared=self.declared[from_seat],
-        )  # fmt: skip
+            self.opts,
+            self.hands[seat],
+            self.melds[seat],
+            tile,
+            wins=bool(self.wait_mask(seat) >> tile & 1),
+            declared=self.declared[seat],
+            passed=self.passed[seat],
+            wall_left=self.wall_left,
+            hot=self.claim_hot,
+            after_diandou=self._after_diandou(),
+            from_declared=self.declared[from_seat],
+        )
 
     def _can_rob(self, seat: int, tile: int) -> bool:
-        return bool(rob_claims(self.opts, wins=bool(self.wait_mask(seat) >> tile & 1),
-                               passed=self.passed[seat]))  # fmt: skip
+        return bool(
+            rob_claims(
+                self.opts, wins=bool(self.wait_mask(seat) >> tile & 1), passed=self.passed[seat]
+            )
+        )
 
     def _answer(self, a: Action) -> None:
         self.claim_answers[a.seat] = a
@@ -623,14 +638,18 @@ class Round:
             hot=on_discard and self.claim_hot,
             tianhu=how == "zimo" and seat == self.dealer and self.draws[seat] == 0,
             dihu=(
-                (how == "zimo" and seat != self.dealer and self.draws[seat] == 1
-                 and not self.any_claim)
+                (
+                    how == "zimo"
+                    and seat != self.dealer
+                    and self.draws[seat] == 1
+                    and not self.any_claim
+                )
                 or (on_discard and self.claim_dihu)
             ),
             declared=self.declared[seat],
             shabao=on_discard and self.opts.declare == "tianting" and self.claim_declared,
             void=void,
-        )  # fmt: skip
+        )
 
     def _win_zimo(self, seat: int) -> None:
         counts = list(self.hands[seat])
@@ -710,11 +729,13 @@ class Round:
         return {
             "hands": [[tile_name(k) for k in _kinds(h)] for h in self.hands],
             "melds": [
-                [{"kind": m.kind, "tile": tile_name(m.tile), "from": m.from_seat, "dou": m.dou}
-                 for m in row]
+                [
+                    {"kind": m.kind, "tile": tile_name(m.tile), "from": m.from_seat, "dou": m.dou}
+                    for m in row
+                ]
                 for row in self.melds
             ],
-        }  # fmt: skip
+        }
 
     def _emit(self, event: Event) -> None:
         self.events.append(event)
@@ -737,10 +758,17 @@ def legal_actions(r: Round, seat: int) -> list[Action]:
 
 def _turn_actions(r: Round, seat: int) -> list[Action]:
     return turn_actions(
-        r.opts, seat, r.hands[seat], r.melds[seat], drawn=r.drawn, after_pong=r.after_pong,
-        declared=r.declared[seat], wall_left=r.wall_left, any_claim=r.any_claim,
+        r.opts,
+        seat,
+        r.hands[seat],
+        r.melds[seat],
+        drawn=r.drawn,
+        after_pong=r.after_pong,
+        declared=r.declared[seat],
+        wall_left=r.wall_left,
+        any_claim=r.any_claim,
         discards=r.discard_count[seat],
-    )  # fmt: skip
+    )
 
 
 def seat_wait_mask(opts: RuleOptions, hand: Sequence[int], melds: Sequence[Meld]) -> int:
@@ -755,9 +783,15 @@ def seat_wait_mask(opts: RuleOptions, hand: Sequence[int], melds: Sequence[Meld]
 def won_event(w: WinInfo, opts: RuleOptions) -> Won:
     """The win as announced (the winner's hand revealed, the winning tile included)."""
     return Won(
-        w.seat, w.how, w.tile, w.from_seat, w.pattern.value, tuple(w.bonus_names(opts)), w.void,
+        w.seat,
+        w.how,
+        w.tile,
+        w.from_seat,
+        w.pattern.value,
+        tuple(w.bonus_names(opts)),
+        w.void,
         tuple(_kinds(list(w.counts))),
-    )  # fmt: skip
+    )
 
 
 # ----- legality over plain data (shared with `rules.view`, which knows only one seat) -----
@@ -806,7 +840,7 @@ def turn_actions(
             any_claim=any_claim,
             discards=discards,
             declared=declared,
-        )  # fmt: skip
+        )
     )
     return actions
 
@@ -853,8 +887,15 @@ def discard_claims(
     if wins:
         counts = list(hand)
         counts[tile] += 1
-        if _hu_allowed_on_discard(opts, counts, melds, passed=passed, hot=hot,
-                                  after_diandou=after_diandou, from_declared=from_declared):  # fmt: skip
+        if _hu_allowed_on_discard(
+            opts,
+            counts,
+            melds,
+            passed=passed,
+            hot=hot,
+            after_diandou=after_diandou,
+            from_declared=from_declared,
+        ):
             options.append("hu")
     if not declared:
         if hand[tile] >= 2:

@@ -162,9 +162,14 @@ def _answer_window(r: Round, actions: list[Action], start: int) -> int:
 def play_script(script: Script) -> Round:
     try:
         r = Round(
-            script.options, script.hands, script.wall,
-            dealer=script.dealer, streak=script.streak, base=script.base, weekday=script.weekday,
-        )  # fmt: skip
+            script.options,
+            script.hands,
+            script.wall,
+            dealer=script.dealer,
+            streak=script.streak,
+            base=script.base,
+            weekday=script.weekday,
+        )
     except DealError as err:
         raise ScriptError(str(err)) from None
     r.hold_empty_windows = True

@@ -398,10 +398,16 @@ def _pay_dou(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[st
             elif o.dou_need_ready and not ready[holder]:
                 scores, why = False, "holder not ready"
             listing.append(
-                {"seat": holder, "tile": tile_name(m.tile), "dou": m.dou, "kind": m.kind,
-                 "scores": scores, "why": why,
-                 "dou_kind": DOU_KIND_OF_MELD[m.dou or "hanbao"].value}
-            )  # fmt: skip
+                {
+                    "seat": holder,
+                    "tile": tile_name(m.tile),
+                    "dou": m.dou,
+                    "kind": m.kind,
+                    "scores": scores,
+                    "why": why,
+                    "dou_kind": DOU_KIND_OF_MELD[m.dou or "hanbao"].value,
+                }
+            )
             if not scores:
                 if why == "holder not ready" or (why == "全烧" and not ready[holder]):
                     _pay_baodou(r, ledger, ready, holder, m)
@@ -463,9 +469,13 @@ def _pay_chickens(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[di
             exposed = exposed_tally(r, payer)
             for q in collectors:
                 ledger.pay(
-                    payer, q, PaymentKind.BAOJI, exposed.units, f"包鸡: {exposed.detail}",
+                    payer,
+                    q,
+                    PaymentKind.BAOJI,
+                    exposed.units,
+                    f"包鸡: {exposed.detail}",
                     exposed.details(),
-                )  # fmt: skip
+                )
         for claimer, discarder, zeren in zeren_tallies(r):
             if claimer in collectors:
                 detail = f"责任鸡: {zeren.lines[0]['tag']}"

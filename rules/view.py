@@ -225,10 +225,17 @@ def legal_actions_for(v: SeatView) -> list[Action]:
         if seat != v.turn:
             return []
         return turn_actions(
-            v.opts, seat, v.hand, v.own_melds, drawn=v.drawn, after_pong=v.after_pong,
-            declared=v.declared[seat], wall_left=v.wall_left, any_claim=v.any_claim,
+            v.opts,
+            seat,
+            v.hand,
+            v.own_melds,
+            drawn=v.drawn,
+            after_pong=v.after_pong,
+            declared=v.declared[seat],
+            wall_left=v.wall_left,
+            any_claim=v.any_claim,
             discards=v.discard_count(seat),
-        )  # fmt: skip
+        )
     if not v.offered:
         return []
     return [Action(seat, act) for act in v.offered] + [Action(seat, "pass")]  # type: ignore[arg-type]
@@ -282,10 +289,16 @@ def _melds_seen(
             rows.append(())
             continue
         shown = over or seat == viewer
-        rows.append(tuple([
-            MeldSeen(m.kind, m.tile if shown or m.kind != "an" else None, m.from_seat, m.dou)
-            for m in row
-        ]))  # fmt: skip
+        rows.append(
+            tuple(
+                [
+                    MeldSeen(
+                        m.kind, m.tile if shown or m.kind != "an" else None, m.from_seat, m.dou
+                    )
+                    for m in row
+                ]
+            )
+        )
     return tuple(rows)
 
 
@@ -310,11 +323,20 @@ def start(opts: RuleOptions, viewer: Viewer, deal: Event) -> SeatView:
             counts[k] += 1
         hand = tuple(counts)
     return SeatView(
-        viewer=viewer, opts=opts, dealer=seen.dealer, streak=seen.streak, phase=Phase.TURN,
-        turn=seen.dealer, wall_left=seen.wall_left, hand=hand, drawn=None,
-        hand_sizes=tuple(seen.hand_sizes), melds=((), (), (), ()), discards=((), (), (), ()),
+        viewer=viewer,
+        opts=opts,
+        dealer=seen.dealer,
+        streak=seen.streak,
+        phase=Phase.TURN,
+        turn=seen.dealer,
+        wall_left=seen.wall_left,
+        hand=hand,
+        drawn=None,
+        hand_sizes=tuple(seen.hand_sizes),
+        melds=((), (), (), ()),
+        discards=((), (), (), ()),
         declared=(False, False, False, False),
-    )  # fmt: skip
+    )
 
 
 class Leak(ValueError):
@@ -368,12 +390,26 @@ def _drew(v: SeatView, e: DrawSeen) -> SeatView:
     if _mine(v, seat) and e.tile is not None and hand is not None:
         hand, drawn, passed = _bump(hand, e.tile, 1), e.tile, False
     if e.replacement:  # a gang's replacement: the same turn goes on
-        return v._replace(hand=hand, drawn=drawn, passed=passed, wall_left=e.wall_left,
-                       hand_sizes=_bump(v.hand_sizes, seat, 1))  # fmt: skip
-    return v._replace(phase=Phase.TURN, turn=seat, hand=hand, drawn=drawn, passed=passed,
-        wall_left=e.wall_left, hand_sizes=_bump(v.hand_sizes, seat, 1), claim_tile=None,
-        claim_from=None, after_pong=False, turn_gang=None,
-    )  # fmt: skip
+        return v._replace(
+            hand=hand,
+            drawn=drawn,
+            passed=passed,
+            wall_left=e.wall_left,
+            hand_sizes=_bump(v.hand_sizes, seat, 1),
+        )
+    return v._replace(
+        phase=Phase.TURN,
+        turn=seat,
+        hand=hand,
+        drawn=drawn,
+        passed=passed,
+        wall_left=e.wall_left,
+        hand_sizes=_bump(v.hand_sizes, seat, 1),
+        claim_tile=None,
+        claim_from=None,
+        after_pong=False,
+        turn_gang=None,
+    )
 
 
 def _discarded(v: SeatView, e: Discarded) -> SeatView:
@@ -384,10 +420,18 @@ def _discarded(v: SeatView, e: Discarded) -> SeatView:
     declared = _set(v.declared, seat, True) if e.declared else v.declared
     row = v.discards[seat] + (DiscardRecord(tile, False, e.declared),)
     return v._replace(
-        phase=Phase.CLAIM, turn=seat, hand=hand, drawn=drawn, declared=declared,
-        hand_sizes=_bump(v.hand_sizes, seat, -1), discards=_set(v.discards, seat, row),
-        claim_tile=tile, claim_from=seat, hot=e.hot, offered=_claims(v, e, hand, declared),
-    )  # fmt: skip
+        phase=Phase.CLAIM,
+        turn=seat,
+        hand=hand,
+        drawn=drawn,
+        declared=declared,
+        hand_sizes=_bump(v.hand_sizes, seat, -1),
+        discards=_set(v.discards, seat, row),
+        claim_tile=tile,
+        claim_from=seat,
+        hot=e.hot,
+        offered=_claims(v, e, hand, declared),
+    )
 
 
 def _claims(
@@ -401,10 +445,18 @@ def _claims(
         return ()  # no pair of it and nothing it could complete: the common case
     own = v.own_melds
     return discard_claims(
-        v.opts, hand, own, tile, wins=bool(seat_wait_mask(v.opts, hand, own) >> tile & 1),
-        declared=declared[me], passed=v.passed, wall_left=v.wall_left, hot=e.hot,
-        after_diandou=e.hot and v.turn_gang == "ming", from_declared=declared[e.seat],
-    )  # fmt: skip
+        v.opts,
+        hand,
+        own,
+        tile,
+        wins=bool(seat_wait_mask(v.opts, hand, own) >> tile & 1),
+        declared=declared[me],
+        passed=v.passed,
+        wall_left=v.wall_left,
+        hot=e.hot,
+        after_diandou=e.hot and v.turn_gang == "ming",
+        from_declared=declared[e.seat],
+    )
 
 
 def _claimed_last(v: SeatView, seat: int) -> tuple[tuple[DiscardRecord, ...], ...]:
@@ -421,13 +473,22 @@ def _claimed(v: SeatView, e: Claimed) -> SeatView:
     hand = v.hand
     if _mine(v, seat) and hand is not None:
         hand = _bump(hand, tile, -n)
-    meld = MeldSeen("pong", tile, e.from_seat) if pong else MeldSeen("ming", tile, e.from_seat,
-                                                                     "dian")  # fmt: skip
-    return v._replace(phase=Phase.TURN, turn=seat, hand=hand, drawn=None,
+    meld = (
+        MeldSeen("pong", tile, e.from_seat) if pong else MeldSeen("ming", tile, e.from_seat, "dian")
+    )
+    return v._replace(
+        phase=Phase.TURN,
+        turn=seat,
+        hand=hand,
+        drawn=None,
         hand_sizes=_bump(v.hand_sizes, seat, -n),
-        melds=_set(v.melds, seat, v.melds[seat] + (meld,)), discards=_claimed_last(v, e.from_seat),
-        claim_tile=None, claim_from=None, after_pong=pong, turn_gang=None if pong else "ming",
-    )  # fmt: skip
+        melds=_set(v.melds, seat, v.melds[seat] + (meld,)),
+        discards=_claimed_last(v, e.from_seat),
+        claim_tile=None,
+        claim_from=None,
+        after_pong=pong,
+        turn_gang=None if pong else "ming",
+    )
 
 
 def _concealed_gang(v: SeatView, e: ConcealedGangSeen) -> SeatView:
@@ -437,9 +498,13 @@ def _concealed_gang(v: SeatView, e: ConcealedGangSeen) -> SeatView:
     if _mine(v, seat) and hand is not None and e.tile is not None:
         hand = _bump(hand, e.tile, -4)
     meld = MeldSeen("an", e.tile, None, e.dou)  # type: ignore[arg-type]
-    return v._replace(hand=hand, drawn=None, hand_sizes=_bump(v.hand_sizes, seat, -4),
-        melds=_set(v.melds, seat, v.melds[seat] + (meld,)), turn_gang="an",
-    )  # fmt: skip
+    return v._replace(
+        hand=hand,
+        drawn=None,
+        hand_sizes=_bump(v.hand_sizes, seat, -4),
+        melds=_set(v.melds, seat, v.melds[seat] + (meld,)),
+        turn_gang="an",
+    )
 
 
 def _add_gang_declared(v: SeatView, e: AddGangDeclared) -> SeatView:
@@ -460,10 +525,17 @@ def _added_gang(v: SeatView, e: AddedGang) -> SeatView:
     row = v.melds[seat]
     i = next(i for i, m in enumerate(row) if m.kind == "pong" and m.tile == tile)
     bu = MeldSeen("bu", tile, row[i].from_seat, e.dou)  # type: ignore[arg-type]
-    return v._replace(phase=Phase.TURN, turn=seat, hand=hand, drawn=None,
-        hand_sizes=_bump(v.hand_sizes, seat, -1), melds=_set(v.melds, seat, _set(row, i, bu)),
-        claim_tile=None, claim_from=None, turn_gang="bu",
-    )  # fmt: skip
+    return v._replace(
+        phase=Phase.TURN,
+        turn=seat,
+        hand=hand,
+        drawn=None,
+        hand_sizes=_bump(v.hand_sizes, seat, -1),
+        melds=_set(v.melds, seat, _set(row, i, bu)),
+        claim_tile=None,
+        claim_from=None,
+        turn_gang="bu",
+    )
 
 
 def _won(v: SeatView, e: Won) -> SeatView:
@@ -476,9 +548,15 @@ def _won(v: SeatView, e: Won) -> SeatView:
             sizes = _bump(sizes, e.from_seat, -1)
             if _mine(v, e.from_seat) and hand is not None:
                 hand = _bump(hand, e.tile, -1)
-    return v._replace(phase=Phase.OVER, wins=v.wins + (e,), discards=discards, hand_sizes=sizes, hand=hand,
-        claim_tile=None, claim_from=None,
-    )  # fmt: skip
+    return v._replace(
+        phase=Phase.OVER,
+        wins=v.wins + (e,),
+        discards=discards,
+        hand_sizes=sizes,
+        hand=hand,
+        claim_tile=None,
+        claim_from=None,
+    )
 
 
 def _exhausted(v: SeatView, e: Exhausted) -> SeatView:
@@ -511,8 +589,14 @@ def _round_ended(v: SeatView, e: RoundEnded) -> SeatView:
             for row, shown_row in zip(v.melds, result["melds"], strict=True)
         )
     net = tuple(result["net"]) if "net" in result else v.net
-    return v._replace(phase=Phase.OVER, hands=hands, melds=melds, net=net, claim_tile=None, claim_from=None,
-    )  # fmt: skip
+    return v._replace(
+        phase=Phase.OVER,
+        hands=hands,
+        melds=melds,
+        net=net,
+        claim_tile=None,
+        claim_from=None,
+    )
 
 
 _STEPS: dict[type, Any] = {

@@ -315,8 +315,9 @@ class Server:
             self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
             return
         if len(self.tables) >= self.max_tables:
-            self._error(conn, codes.TOO_MANY_TABLES, "the server has no room for more tables",
-                        msg.type)  # fmt: skip
+            self._error(
+                conn, codes.TOO_MANY_TABLES, "the server has no room for more tables", msg.type
+            )
             return
         try:
             options = make_options(msg.preset, dict(msg.options))
@@ -400,8 +401,9 @@ class Server:
         if resumed or closed:
             log.warning(
                 "resumed %d unfinished matches; closed %d tables that had not started",
-                resumed, len(closed),
-            )  # fmt: skip
+                resumed,
+                len(closed),
+            )
         return resumed
 
     async def shutdown(self, ws_server: WsServer | None = None, *, restart: bool = False) -> None:

@@ -31,9 +31,16 @@ from rules.tiles import NUM_KINDS, tile_name
 from rules.view import PRIVATE_TYPES, Viewer, view_of
 
 __all__ = [
-    "PRIVATE_TYPES", "ErrorItem", "Item", "PromptItem", "SnapshotItem", "Viewer", "round_view",
-    "view_for", "view_key",
-]  # fmt: skip
+    "PRIVATE_TYPES",
+    "ErrorItem",
+    "Item",
+    "PromptItem",
+    "SnapshotItem",
+    "Viewer",
+    "round_view",
+    "view_for",
+    "view_key",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +93,15 @@ def view_for(item: Item, viewer: Viewer) -> dict[str, Any] | None:
         if viewer != item.seat:
             return None
         return {
-            "type": "prompt", "table": item.table, "seq": item.seq, "seat": item.seat,
-            "actions": item.actions, "default": item.default, "deadline_ms": item.deadline_ms,
+            "type": "prompt",
+            "table": item.table,
+            "seq": item.seq,
+            "seat": item.seat,
+            "actions": item.actions,
+            "default": item.default,
+            "deadline_ms": item.deadline_ms,
             "bank_ms": item.bank_ms,
-        }  # fmt: skip
+        }
     if isinstance(item, SnapshotItem):
         return {
             "type": "snapshot",
@@ -160,14 +172,14 @@ def round_view(
                 for kind, tile, from_seat, dou in row
             ]
             for row in v.melds
-        ],  # fmt: skip
+        ],
         "discards": [
             [
                 {"tile": NAMES[t], "claimed": claimed, "declared": declared}
                 for t, claimed, declared in row
             ]
             for row in v.discards
-        ],  # fmt: skip
+        ],
         "declared": list(v.declared),
         "claim_tile": None if v.claim_tile is None else NAMES[v.claim_tile],
         "claim_from": v.claim_from,

@@ -237,8 +237,10 @@ class Store:
             log.error(
                 "storage fault: %s%s; the tables wait (nothing unsaved is sent), writes are"
                 " retried every %g s at most, /healthz answers 503 until one succeeds",
-                reason, saved, self._retry_max,
-            )  # fmt: skip
+                reason,
+                saved,
+                self._retry_max,
+            )
             if self.on_fault is not None:
                 self.on_fault(reason)
         else:
@@ -332,8 +334,9 @@ class Store:
                 log.error(
                     "%d writes were not stored at the stop (%s); their tables resume from"
                     " their last stored event, which is the last their players were shown",
-                    len(pending), err,
-                )  # fmt: skip
+                    len(pending),
+                    err,
+                )
                 for _, fut in pending:  # their tables stop where they stood, as told
                     with contextlib.suppress(RuntimeError):
                         fut.cancel()
@@ -342,8 +345,7 @@ class Store:
                     _done(fut)
         if self._lost() is not None:
             self._rescue()  # the last word of a deleted database
-            log.error("the database was lost while serving; its last state is in %s",
-                      self.rescued)  # fmt: skip
+            log.error("the database was lost while serving; its last state is in %s", self.rescued)
         self._stop.set()
         self._checkpointer.join(timeout=30)
         with self._ckpt_lock:
@@ -414,12 +416,18 @@ class Store:
             ).fetchall():
                 stored.rounds.append(
                     StoredRound(
-                        round_no=r["round_no"], seed=r["seed"], dealer=r["dealer"],
-                        streak=r["streak"], base=r["base"], hands=json.loads(r["hands"]),
-                        wall=json.loads(r["wall"]), salt=r["salt"], commitment=r["commitment"],
+                        round_no=r["round_no"],
+                        seed=r["seed"],
+                        dealer=r["dealer"],
+                        streak=r["streak"],
+                        base=r["base"],
+                        hands=json.loads(r["hands"]),
+                        wall=json.loads(r["wall"]),
+                        salt=r["salt"],
+                        commitment=r["commitment"],
                         result=None if r["result"] is None else json.loads(r["result"]),
                     )
-                )  # fmt: skip
+                )
             if stored.rounds:
                 last = stored.rounds[-1].round_no
                 stored.actions = [
@@ -503,12 +511,22 @@ def op_insert_table(row: dict[str, Any]) -> Op:
         " claim_min_ms, has_password, created_at, state, seed, password_hash)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
-            row["id"], row["name"], row["preset"], json.dumps(row["options"]), row["base"],
-            row["rounds"], row["turn_seconds"], row["bank_seconds"], row["claim_min_ms"],
-            int(row["has_password"]), row["created_at"], "waiting", row.get("seed"),
+            row["id"],
+            row["name"],
+            row["preset"],
+            json.dumps(row["options"]),
+            row["base"],
+            row["rounds"],
+            row["turn_seconds"],
+            row["bank_seconds"],
+            row["claim_min_ms"],
+            int(row["has_password"]),
+            row["created_at"],
+            "waiting",
+            row.get("seed"),
             row.get("password_hash"),
         ),
-    )  # fmt: skip
+    )
 
 
 def op_start_table(
@@ -553,9 +571,20 @@ def op_insert_round(
     return (
         "INSERT INTO rounds (table_id, round_no, seed, dealer, streak, base, hands, wall,"
         " started_at, salt, commitment) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        (table_id, round_no, seed, dealer, streak, base, json.dumps(hands), json.dumps(wall), now,
-         salt, commitment),
-    )  # fmt: skip
+        (
+            table_id,
+            round_no,
+            seed,
+            dealer,
+            streak,
+            base,
+            json.dumps(hands),
+            json.dumps(wall),
+            now,
+            salt,
+            commitment,
+        ),
+    )
 
 
 def op_end_round(
@@ -600,10 +629,14 @@ def op_insert_event(table_id: str, round_no: int, event: dict[str, Any], now: fl
     return (
         "INSERT INTO events (table_id, seq, round_no, type, data, at) VALUES (?,?,?,?,?,?)",
         (
-            table_id, event["seq"], round_no, event["type"],
-            json.dumps(event, ensure_ascii=False, separators=(",", ":")), now,
+            table_id,
+            event["seq"],
+            round_no,
+            event["type"],
+            json.dumps(event, ensure_ascii=False, separators=(",", ":")),
+            now,
         ),
-    )  # fmt: skip
+    )
 
 
 # ----- reading back -----
@@ -642,9 +675,12 @@ def load_round_script(db: str | Path, table: str | int, round_no: int) -> dict[s
             (str(table), round_no),
         ).fetchone()
         if rrow is None:
-            have = [r[0] for r in conn.execute(
-                "SELECT round_no FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
-            )]  # fmt: skip
+            have = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT round_no FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
+                )
+            ]
             raise RoundNotFound(
                 f"table {table} has no round {round_no}"
                 + (f" (rounds stored: {', '.join(map(str, have))})" if have else " (no rounds)")
@@ -745,12 +781,17 @@ def stored_rounds(
             "SELECT * FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
         ).fetchall():
             rnd = StoredRound(
-                round_no=r["round_no"], seed=r["seed"], dealer=r["dealer"], streak=r["streak"],
-                base=r["base"], hands=json.loads(r["hands"]), wall=json.loads(r["wall"]),
+                round_no=r["round_no"],
+                seed=r["seed"],
+                dealer=r["dealer"],
+                streak=r["streak"],
+                base=r["base"],
+                hands=json.loads(r["hands"]),
+                wall=json.loads(r["wall"]),
                 salt=r["salt"] if "salt" in r.keys() else None,
                 commitment=r["commitment"] if "commitment" in r.keys() else None,
                 result=None if r["result"] is None else json.loads(r["result"]),
-            )  # fmt: skip
+            )
             actions = [
                 (a["seat"], a["act"], a["tile"], a["phase"])
                 for a in conn.execute(

@@ -141,9 +141,13 @@ class Table:
         frozen: BaseException | None = None
         try:
             core: TableCore[Conn] = restore_core(
-                stored, settings, timing=server.timing, now=asyncio.get_running_loop().time(),
-                wall=time.time(), problem=problem,
-            )  # fmt: skip
+                stored,
+                settings,
+                timing=server.timing,
+                now=asyncio.get_running_loop().time(),
+                wall=time.time(),
+                problem=problem,
+            )
         except Unrestorable as err:
             core, frozen = err.core, err.err
         table = cls(server, stored.id, settings, core=core)
@@ -153,8 +157,9 @@ class Table:
         if frozen is not None:
             log.error(
                 "table %s: cannot resume its match: %s; the table is frozen, its log kept",
-                stored.id, frozen,
-            )  # fmt: skip
+                stored.id,
+                frozen,
+            )
             table.post("freeze")
         elif core.state == "playing":
             table.post("resumed")

@@ -158,9 +158,16 @@ class Remove:
 
 
 Effect = (
-    Write | Send[Any] | Bind[Any] | Unbind[Any] | Close[Any] | IssueToken | DropToken
-    | Accepted[Any] | Remove
-)  # fmt: skip
+    Write
+    | Send[Any]
+    | Bind[Any]
+    | Unbind[Any]
+    | Close[Any]
+    | IssueToken
+    | DropToken
+    | Accepted[Any]
+    | Remove
+)
 
 
 # ----- what the core holds -----
@@ -333,13 +340,20 @@ class TableCore(Generic[M]):
     def row(self, now: float) -> dict[str, Any]:
         """The table's database row as created."""
         return {
-            "id": self.id, "name": self.s.name, "preset": self.s.preset,
-            "options": self.s.overrides, "base": self.s.base, "rounds": self.s.rounds,
-            "turn_seconds": self.s.turn_seconds, "bank_seconds": self.s.bank_seconds,
+            "id": self.id,
+            "name": self.s.name,
+            "preset": self.s.preset,
+            "options": self.s.overrides,
+            "base": self.s.base,
+            "rounds": self.s.rounds,
+            "turn_seconds": self.s.turn_seconds,
+            "bank_seconds": self.s.bank_seconds,
             "claim_min_ms": self.s.claim_min_ms,
             "has_password": self.s.password_hash is not None,
-            "password_hash": self.s.password_hash, "seed": self.seed, "created_at": now,
-        }  # fmt: skip
+            "password_hash": self.s.password_hash,
+            "seed": self.seed,
+            "created_at": now,
+        }
 
     def next_wakeup(self) -> float | None:
         """When the core next has something to do by itself (call `tick` then), or None."""
@@ -454,10 +468,14 @@ class TableCore(Generic[M]):
         self._frame(
             member,
             {
-                "type": "joined", "table": self.id, "seq": self.seq, "seat": seat,
-                "token": token, "resume": "snapshot",
+                "type": "joined",
+                "table": self.id,
+                "seq": self.seq,
+                "seat": seat,
+                "token": token,
+                "resume": "snapshot",
             },
-        )  # fmt: skip
+        )
         self._send(member, seat, self._snapshot())
 
     def resume(
@@ -506,10 +524,14 @@ class TableCore(Generic[M]):
         self._frame(
             member,
             {
-                "type": "joined", "table": self.id, "seq": self.seq, "seat": index,
-                "token": token, "resume": "events" if catch_up else "snapshot",
+                "type": "joined",
+                "table": self.id,
+                "seq": self.seq,
+                "seat": index,
+                "token": token,
+                "resume": "events" if catch_up else "snapshot",
             },
-        )  # fmt: skip
+        )
         if catch_up:
             assert last_seq is not None
             for event in self.log:
@@ -822,14 +844,24 @@ class TableCore(Generic[M]):
         )
         for member, viewer in list(self.members.items()):
             self._send(
-                member, viewer,
-                ErrorItem("table_frozen", "this table stopped after a server fault", None,
-                          self.id, self.seq),
-            )  # fmt: skip
+                member,
+                viewer,
+                ErrorItem(
+                    "table_frozen",
+                    "this table stopped after a server fault",
+                    None,
+                    self.id,
+                    self.seq,
+                ),
+            )
         event = self._event(
-            {"type": "match_ended", "scores": list(self.scores),
-             "rounds_played": self.round_no, "reason": "abandoned"}
-        )  # fmt: skip
+            {
+                "type": "match_ended",
+                "scores": list(self.scores),
+                "rounds_played": self.round_no,
+                "reason": "abandoned",
+            }
+        )
         self._broadcast(event, stored=False)  # not logged: it goes with the errors
         self.linger_until = now + self.timing.finished_linger
         return self._done()
@@ -865,9 +897,18 @@ class TableCore(Generic[M]):
         events = [self._engine_event(e.to_dict()) for e in r.events]
         hands = events[0]["hands"]
         op = st.op_insert_round(
-            self.id, self.round_no, seed, r.dealer, r.streak, r.base, hands,
-            [tile_name(k) for k in r.wall], self._wall, self.salt, self.commitment,
-        )  # fmt: skip
+            self.id,
+            self.round_no,
+            seed,
+            r.dealer,
+            r.streak,
+            r.base,
+            hands,
+            [tile_name(k) for k in r.wall],
+            self._wall,
+            self.salt,
+            self.commitment,
+        )
         self._commit(events, [op], now, round_no=self.round_no)
         self._advance(now)
 
@@ -918,18 +959,28 @@ class TableCore(Generic[M]):
         if reason is not None:
             pre.append(
                 self._event(
-                    {"type": "auto_played", "seat": action.seat, "act": action.act,
-                     "reason": reason}
+                    {
+                        "type": "auto_played",
+                        "seat": action.seat,
+                        "act": action.act,
+                        "reason": reason,
+                    }
                 )
-            )  # fmt: skip
+            )
         self.seats[action.seat].answered_seq = answered
         ops: list[st.Op] = [
             st.op_insert_action(
-                self.id, self.round_no, self.action_idx, action.seat, action.act,
+                self.id,
+                self.round_no,
+                self.action_idx,
+                action.seat,
+                action.act,
                 None if action.tile is None or phase != "turn" else tile_name(action.tile),
-                phase, reason is not None, self._wall,
+                phase,
+                reason is not None,
+                self._wall,
             )
-        ]  # fmt: skip
+        ]
         self.action_idx += 1
         if r.phase is Phase.OVER:
             self.match.record(r)
@@ -967,9 +1018,13 @@ class TableCore(Generic[M]):
         self.state = "finished" if reason == "finished" else "abandoned"
         self.next_round_at = None
         event = self._event(
-            {"type": "match_ended", "scores": list(self.scores), "rounds_played": self.round_no,
-             "reason": reason}
-        )  # fmt: skip
+            {
+                "type": "match_ended",
+                "scores": list(self.scores),
+                "rounds_played": self.round_no,
+                "reason": reason,
+            }
+        )
         op = st.op_end_table(self.id, self.state, self.scores, self.round_no, self._wall)
         self._commit([event], [op], now, round_no=0)
         # The server's bots are done and leave their seats; humans may look at the result
@@ -1029,11 +1084,14 @@ class TableCore(Generic[M]):
                 clock = self.s.turn_seconds > 0 or self.s.bank_seconds > 0
                 deadline = start + self.s.turn_seconds + seat.bank if clock else None
                 item = PromptItem(
-                    self.id, self.decision_seq, index, actions_of(r, index),
+                    self.id,
+                    self.decision_seq,
+                    index,
+                    actions_of(r, index),
                     _choice(r.default_action(index)),
                     None if deadline is None else max(0, int((deadline - now) * 1000)),
                     None if deadline is None else int(seat.bank * 1000),
-                )  # fmt: skip
+                )
                 frame = view_for(item, index)
                 if frame is not None:
                     sends.append(Send((seat.member,), frame))
@@ -1076,9 +1134,8 @@ class TableCore(Generic[M]):
     def _seat_changed(self, index: int, now: float) -> None:
         seat = self.seats[index]
         event = self._event(
-            {"type": "seat_status", "seat": index, "connected": seat.connected,
-             "auto": seat.auto}
-        )  # fmt: skip
+            {"type": "seat_status", "seat": index, "connected": seat.connected, "auto": seat.auto}
+        )
         self._commit([event], [], now, round_no=self.round_no)
 
     def _commit(

@@ -53,9 +53,13 @@ def restore_core(
     to register with the server are the seats' `token_key`s."""
     row = stored.row
     core: TableCore[Any] = TableCore(
-        stored.id, settings, seed=row.get("seed") or f"restored:{stored.id}", timing=timing,
-        tokens=tokens, salts=salts,
-    )  # fmt: skip
+        stored.id,
+        settings,
+        seed=row.get("seed") or f"restored:{stored.id}",
+        timing=timing,
+        tokens=tokens,
+        salts=salts,
+    )
     core.state = "playing"
     core.seq = stored.seq
     core.log.extend(stored.log)
@@ -128,8 +132,14 @@ def settings_from_row(row: dict[str, Any]) -> Settings:
     """A stored table's settings (its options checked again)."""
     options = make_options(row["preset"], dict(row["options"] or {}))
     return Settings(
-        name=str(row["name"]), preset=row["preset"], overrides=dict(row["options"] or {}),
-        options=options, base=int(row["base"]), rounds=int(row["rounds"]),
-        turn_seconds=float(row["turn_seconds"]), bank_seconds=float(row["bank_seconds"]),
-        claim_min_ms=int(row["claim_min_ms"]), password_hash=row.get("password_hash"),
-    )  # fmt: skip
+        name=str(row["name"]),
+        preset=row["preset"],
+        overrides=dict(row["options"] or {}),
+        options=options,
+        base=int(row["base"]),
+        rounds=int(row["rounds"]),
+        turn_seconds=float(row["turn_seconds"]),
+        bank_seconds=float(row["bank_seconds"]),
+        claim_min_ms=int(row["claim_min_ms"]),
+        password_hash=row.get("password_hash"),
+    )

@@ -70,10 +70,25 @@ class Serve:
     def start(self, timeout: float = 60) -> None:
         """Start the server and return once it listens (its ready line), within `timeout`."""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "zhuoji.cli", "serve", "--host", "127.0.0.1", "--port",
-             str(self.port), "--db", str(self.db), "--round-pause", "0"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "zhuoji.cli",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--db",
+                str(self.db),
+                "--round-pause",
+                "0",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            bufsize=0,
+        )
         assert self.proc.stdout is not None
         fd, self.head = self.proc.stdout.fileno(), b""
         deadline = time.monotonic() + timeout

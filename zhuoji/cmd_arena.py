@@ -24,17 +24,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the deal list and the bots (1)")
     p.add_argument("--preset", default="guiyang", help="ruleset preset (guiyang, chuan, anshun)")
     p.add_argument(
-        "--options", default=None, metavar="JSON",
-        help='option overrides as a JSON object, e.g. \'{"zimo_bonus": 2}\'',
-    )  # fmt: skip
+        "--options",
+        default=None,
+        metavar="JSON",
+        help="option overrides as a JSON object, e.g. '{\"zimo_bonus\": 2}'",
+    )
     p.add_argument(
-        "--policies", default="strong,normal", metavar="A,B",
+        "--policies",
+        default="strong,normal",
+        metavar="A,B",
         help="challenger,baseline (strong,normal); levels: easy, normal, strong",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--workers", type=int, default=None, metavar="W",
+        "--workers",
+        type=int,
+        default=None,
+        metavar="W",
         help="processes (default: the number of cores)",
-    )  # fmt: skip
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -106,9 +113,11 @@ def run(args: argparse.Namespace) -> int:
     results: list[Any] = []
     console = Console(stderr=True)
     columns = (
-        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
         TimeRemainingColumn(),
-    )  # fmt: skip
+    )
     with (
         Progress(*columns, console=console, transient=False) as progress,
         ProcessPoolExecutor(max_workers=workers) as pool,
@@ -124,9 +133,13 @@ def run(args: argparse.Namespace) -> int:
             progress.advance(task, len(chunk))
     out = report(results, a, b)
     out = {
-        "preset": args.preset, "options": overrides, "seed": args.seed, "workers": workers,
-        "elapsed_s": time.perf_counter() - started, **out,
-    }  # fmt: skip
+        "preset": args.preset,
+        "options": overrides,
+        "seed": args.seed,
+        "workers": workers,
+        "elapsed_s": time.perf_counter() - started,
+        **out,
+    }
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:

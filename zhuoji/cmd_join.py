@@ -28,7 +28,13 @@ def run(args: argparse.Namespace) -> int:
 
     # The seat token is kept in the user's state directory (`ZHUOJI_STATE_DIR` overrides it): a
     # closed terminal or a killed process comes back to the seat at the next start.
-    app = ZhuojiApp(server_url(args.url), name=player_name(args.name), lang=language(args.lang),
-                    ascii=args.ascii, mode="join", seats=SeatStore.default(),
-                    bell=args.bell)  # fmt: skip
+    app = ZhuojiApp(
+        server_url(args.url),
+        name=player_name(args.name),
+        lang=language(args.lang),
+        ascii=args.ascii,
+        mode="join",
+        seats=SeatStore.default(),
+        bell=args.bell,
+    )
     return app.run() or 0

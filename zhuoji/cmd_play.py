@@ -26,17 +26,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_name_argument(parser)
     add_display_arguments(parser)
     add_bell_argument(parser)
-    parser.add_argument("--preset", choices=["guiyang", "chuan", "anshun"], default="guiyang",
-                        help="rules preset (default guiyang 贵阳捉鸡)")  # fmt: skip
+    parser.add_argument(
+        "--preset",
+        choices=["guiyang", "chuan", "anshun"],
+        default="guiyang",
+        help="rules preset (default guiyang 贵阳捉鸡)",
+    )
     parser.add_argument("--rounds", type=int, default=8, help="rounds in the match (default 8)")
-    parser.add_argument("--turn-seconds", type=float, default=30.0,
-                        help="seconds per move, 0 for no clock (default 30)")  # fmt: skip
-    parser.add_argument("--bank-seconds", type=float, default=60.0,
-                        help="reserve seconds per round (default 60)")  # fmt: skip
-    parser.add_argument("--bot-delay", type=float, default=0.4,
-                        help="seconds each bot waits before it moves (default 0.4)")  # fmt: skip
-    parser.add_argument("--db", type=Path, default=None,
-                        help="keep the game in this SQLite file (default: a temporary one)")  # fmt: skip
+    parser.add_argument(
+        "--turn-seconds",
+        type=float,
+        default=30.0,
+        help="seconds per move, 0 for no clock (default 30)",
+    )
+    parser.add_argument(
+        "--bank-seconds", type=float, default=60.0, help="reserve seconds per round (default 60)"
+    )
+    parser.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.4,
+        help="seconds each bot waits before it moves (default 0.4)",
+    )
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        help="keep the game in this SQLite file (default: a temporary one)",
+    )
 
 
 def start_local(db: Path, spare: Path, **options: Any) -> tuple[Any, str, str | None]:
@@ -78,9 +95,12 @@ def run(args: argparse.Namespace) -> int:
         db = args.db or Path(tmp) / "play.db"
         try:
             server, url, note = start_local(
-                db, Path(tmp) / "own.db", round_pause=2.0, bot_delay=args.bot_delay,
+                db,
+                Path(tmp) / "own.db",
+                round_pause=2.0,
+                bot_delay=args.bot_delay,
                 disconnect_grace=3600.0,
-            )  # fmt: skip
+            )
         except LocalServerError as err:
             print(f"zhuoji play: {err}")
             return 1
@@ -88,12 +108,22 @@ def run(args: argparse.Namespace) -> int:
             print(f"zhuoji play: {note}", flush=True)
         try:
             create = CreateTable(
-                name="zhuoji play", preset=args.preset, rounds=args.rounds,
-                turn_seconds=args.turn_seconds, bank_seconds=args.bank_seconds,
+                name="zhuoji play",
+                preset=args.preset,
+                rounds=args.rounds,
+                turn_seconds=args.turn_seconds,
+                bank_seconds=args.bank_seconds,
                 claim_min_ms=300,
-            )  # fmt: skip
-            app = ZhuojiApp(url, name=name, lang=language(args.lang), ascii=args.ascii,
-                            mode="play", create=create, bell=args.bell)  # fmt: skip
+            )
+            app = ZhuojiApp(
+                url,
+                name=name,
+                lang=language(args.lang),
+                ascii=args.ascii,
+                mode="play",
+                create=create,
+                bell=args.bell,
+            )
             return app.run() or 0
         finally:
             server.stop()

@@ -23,6 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from client_tui.app import ZhuojiApp
 
-    app = ZhuojiApp(server_url(args.url), name=player_name(args.name), lang=language(args.lang),
-                    ascii=args.ascii, mode="watch", watch_table=args.table)  # fmt: skip
+    app = ZhuojiApp(
+        server_url(args.url),
+        name=player_name(args.name),
+        lang=language(args.lang),
+        ascii=args.ascii,
+        mode="watch",
+        watch_table=args.table,
+    )
     return app.run() or 0

@@ -9,9 +9,11 @@ import re
 
 def add_display_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--lang", choices=["zh", "en"], default=None,
+        "--lang",
+        choices=["zh", "en"],
+        default=None,
         help="interface language (default: from the locale)",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--ascii", action="store_true", help="start with ASCII tiles (1m 9s) instead of 一万 九条"
     )
@@ -19,9 +21,11 @@ def add_display_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_bell_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--no-bell", dest="bell", action="store_false",
+        "--no-bell",
+        dest="bell",
+        action="store_false",
         help="no terminal bell when a move or a claim is asked of you (default: the bell rings)",
-    )  # fmt: skip
+    )
 
 
 def add_name_argument(parser: argparse.ArgumentParser) -> None:

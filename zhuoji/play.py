@@ -26,8 +26,9 @@ class LocalServerError(RuntimeError):
 
 
 class LocalServer:
-    def __init__(self, db: Path, *, host: str = "127.0.0.1", port: int = 0,
-                 **server_options: Any) -> None:  # fmt: skip
+    def __init__(
+        self, db: Path, *, host: str = "127.0.0.1", port: int = 0, **server_options: Any
+    ) -> None:
         self.db = db
         self.host = host
         self.port = port
@@ -63,8 +64,12 @@ class LocalServer:
     def __enter__(self) -> str:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:  # fmt: skip
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     def _main(self) -> None:

@@ -95,8 +95,10 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static(plain(self.body), classes="body")
             with Horizontal():
                 # Not focusable: the keys are the dialog's own (y/Enter, n/Esc), as the hint says.
-                for label, bid, variant in ((self.ok, "yes", "warning"),
-                                            (t("btn_stay"), "no", "primary")):  # fmt: skip
+                for label, bid, variant in (
+                    (self.ok, "yes", "warning"),
+                    (t("btn_stay"), "no", "primary"),
+                ):
                     button = Button(label, variant=variant, id=bid)  # type: ignore[arg-type]
                     button.can_focus = False
                     yield button
@@ -165,8 +167,11 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                 yield Label(t("preset"))
                 yield Select(
                     [(t(f"preset_{p}"), p) for p in ("guiyang", "chuan", "anshun")],
-                    value="guiyang", allow_blank=False, id="preset", compact=True,
-                )  # fmt: skip
+                    value="guiyang",
+                    allow_blank=False,
+                    id="preset",
+                    compact=True,
+                )
             with Horizontal(classes="row"):
                 yield Label(t("rounds"))
                 yield Input("8", id="rounds", type="integer", compact=True)
@@ -198,8 +203,12 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         """The form as a `create_table` message; raises ValueError with a message to show."""
         t = self.lang.t
         numbers: dict[str, float] = {}
-        for wid, label in (("rounds", "rounds"), ("base", "base"), ("turn", "turn_seconds"),
-                           ("bank", "bank_seconds")):  # fmt: skip
+        for wid, label in (
+            ("rounds", "rounds"),
+            ("base", "base"),
+            ("turn", "turn_seconds"),
+            ("bank", "bank_seconds"),
+        ):
             try:
                 numbers[wid] = float(self._value(wid))
             except ValueError:
@@ -270,8 +279,9 @@ class SeatScreen(ModalScreen[tuple[int | None, str | None] | None]):
             options = [Option(t("seat_any"), id="any")]
             for i, s in enumerate(self.table.seats):
                 who = s.name or t("empty_seat")
-                options.append(Option(plain(f"{i + 1}. {who}"), id=str(i),
-                                      disabled=s.kind != "empty"))  # fmt: skip
+                options.append(
+                    Option(plain(f"{i + 1}. {who}"), id=str(i), disabled=s.kind != "empty")
+                )
             yield OptionList(*options, id="seats")
             with Horizontal():
                 yield Button(t("btn_cancel"), id="cancel")

@@ -182,14 +182,24 @@ RULES_EN: list[tuple[str, str]] = [
 
 
 def help_renderable(lang: Lang) -> RenderableType:
-    keys = Table(box=None, show_header=False, padding=(0, 2), title_justify="left",
-                 title=Text(lang.t("keys"), style="bold"))  # fmt: skip
+    keys = Table(
+        box=None,
+        show_header=False,
+        padding=(0, 2),
+        title_justify="left",
+        title=Text(lang.t("keys"), style="bold"),
+    )
     keys.add_column(style="bold cyan", no_wrap=True)
     keys.add_column()
     for key, zh, en in KEYS:
         keys.add_row(key, zh if lang.code == "zh" else en)
-    rules = Table(box=None, show_header=False, padding=(0, 2), title_justify="left",
-                  title=Text(lang.t("rules"), style="bold"))  # fmt: skip
+    rules = Table(
+        box=None,
+        show_header=False,
+        padding=(0, 2),
+        title_justify="left",
+        title=Text(lang.t("rules"), style="bold"),
+    )
     rules.add_column(style="bold", no_wrap=True)
     rules.add_column(overflow="fold")
     for topic, text in RULES_ZH if lang.code == "zh" else RULES_EN:

@@ -65,11 +65,24 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         t = self.zapp.lang.t
-        for key in ("col_id", "col_name", "col_preset", "col_options", "col_seats",
-                    "col_watchers", "col_state", "col_round"):  # fmt: skip
+        for key in (
+            "col_id",
+            "col_name",
+            "col_preset",
+            "col_options",
+            "col_seats",
+            "col_watchers",
+            "col_state",
+            "col_round",
+        ):
             table.add_column(t(key), key=key)
-        for bid, key in (("create", "btn_create"), ("sit", "btn_join"), ("watch", "btn_watch"),
-                         ("refresh", "btn_refresh"), ("quit", "btn_quit")):  # fmt: skip
+        for bid, key in (
+            ("create", "btn_create"),
+            ("sit", "btn_join"),
+            ("watch", "btn_watch"),
+            ("refresh", "btn_refresh"),
+            ("quit", "btn_quit"),
+        ):
             self.query_one(f"#{bid}", Button).label = t(key)
         self.query_one("#lobby-keys", Static).update(self.keys_text())
         self.set_interval(3.0, self._poll_tables)
@@ -103,10 +116,19 @@ class LobbyScreen(Screen[None]):
         for t in view.tables:
             # Every cell is a `Text`: a string cell would be read as markup (`a[/b]` crashes).
             seats = f"{t.seated}/4 " + ", ".join(s.name or "·" for s in t.seats)
-            cells = [rd.plain(c) for c in (
-                t.id, t.name + (" 🔒" if t.has_password else ""), lang.t("preset_" + t.preset),
-                rd.options_summary(t), seats, str(t.spectators), lang.t("state_" + t.state),
-                f"{t.round_no}/{t.rounds}")]  # fmt: skip
+            cells = [
+                rd.plain(c)
+                for c in (
+                    t.id,
+                    t.name + (" 🔒" if t.has_password else ""),
+                    lang.t("preset_" + t.preset),
+                    rd.options_summary(t),
+                    seats,
+                    str(t.spectators),
+                    lang.t("state_" + t.state),
+                    f"{t.round_no}/{t.rounds}",
+                )
+            ]
             if t.id in mine:  # a seat this client holds there: Enter takes it back
                 cells[6].append(" · " + lang.t("your_seat"), style="bold #f0c040")
             table.add_row(*cells, key=t.id)
@@ -133,9 +155,15 @@ class LobbyScreen(Screen[None]):
     def keys_text(self) -> Text:
         """The lobby's keys, in bold, for the key bar at the bottom."""
         t = self.zapp.lang.t
-        parts = [("c", t("btn_create")), ("j", t("btn_join")), ("w", t("btn_watch")),
-                 ("r", t("btn_refresh")), ("Enter", t("key_sit_watch")), ("?", t("help")),
-                 ("q", t("btn_quit"))]  # fmt: skip
+        parts = [
+            ("c", t("btn_create")),
+            ("j", t("btn_join")),
+            ("w", t("btn_watch")),
+            ("r", t("btn_refresh")),
+            ("Enter", t("key_sit_watch")),
+            ("?", t("help")),
+            ("q", t("btn_quit")),
+        ]
         out = Text(no_wrap=True, overflow="crop")
         for i, (key, label) in enumerate(parts):
             if i:

@@ -37,8 +37,11 @@ def _amount(n: int) -> Text:
 def _who(sheet: Sheet, seat: int, name: Callable[[int], str], lang: Lang) -> Text:
     """The seat's name and whether it won, is ready or not."""
     who = Text(name(seat), style=BOLD)
-    state = "winner" if any(w.seat == seat for w in sheet.winners) else (
-        "ready_yes" if sheet.ready[seat] else "ready_no")  # fmt: skip
+    state = (
+        "winner"
+        if any(w.seat == seat for w in sheet.winners)
+        else ("ready_yes" if sheet.ready[seat] else "ready_no")
+    )
     who.append(f" ({lang.t(state)})", style=DIM)
     return who
 
@@ -52,8 +55,9 @@ def _tile(tile: str | None, ascii: bool, marks: frozenset[str], extra: Style | N
     return t
 
 
-def meld_line(m: MeldV, ascii: bool, name: Callable[[int], str],
-              marks: frozenset[str] = frozenset()) -> Text:  # fmt: skip
+def meld_line(
+    m: MeldV, ascii: bool, name: Callable[[int], str], marks: frozenset[str] = frozenset()
+) -> Text:
     """A revealed meld: `暗杠七筒`, `碰三筒←Bot-2` (whose discard it was)."""
     out = Text(MELD_NAMES.get(m.kind, m.kind), style=DIM)
     out.append_text(_tile(m.tile, ascii, marks))
@@ -73,8 +77,9 @@ def hand_line(row: HandRow, ascii: bool, lang: Lang) -> Text:
     return out
 
 
-def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
-                     ascii: bool) -> RenderableType:  # fmt: skip
+def sheet_renderable(
+    sheet: Sheet, name: Callable[[int], str], lang: Lang, ascii: bool
+) -> RenderableType:
     """The whole sheet: outcome, nets, flip, every hand, chickens, 豆, payments, totals per kind
     and seat."""
     parts: list[RenderableType] = []
@@ -121,15 +126,18 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
         flip.append("  " + lang.t("blown"), style=GOLD)
     if sheet.fair is not None:  # the fair deal, checked against the commitment
         flip.append("    ")
-        flip.append(lang.t("fair_ok" if sheet.fair else "fair_bad"),
-                    style="green" if sheet.fair else "bold red")  # fmt: skip
+        flip.append(
+            lang.t("fair_ok" if sheet.fair else "fair_bad"),
+            style="green" if sheet.fair else "bold red",
+        )
     parts.append(flip)
     # Every hand and meld, revealed: why each chicken and 豆 counted.
     if sheet.hands:
         title = Text(lang.t("hands"), style=BOLD)
         title.append("  " + lang.t("chicken_mark"), style=DIM)
-        hands = Table(box=None, show_header=False, padding=(0, 1), title_justify="left",
-                      title=title)  # fmt: skip
+        hands = Table(
+            box=None, show_header=False, padding=(0, 1), title_justify="left", title=title
+        )
         hands.add_column(no_wrap=True)
         hands.add_column(no_wrap=True)
         hands.add_column(overflow="fold")
@@ -140,13 +148,20 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
                 if melds:
                     melds.append("  ")
                 melds.append(lang.t("discarded") + " ", style=DIM)
-                melds.append_text(Text(" ").join(_tile(t, ascii, hr.chickens)
-                                                 for t in hr.discarded))  # fmt: skip
+                melds.append_text(
+                    Text(" ").join(_tile(t, ascii, hr.chickens) for t in hr.discarded)
+                )
             hands.add_row(_who(sheet, hr.seat, name, lang), hand_line(hr, ascii, lang), melds)
         parts.append(hands)
     # Chickens.
-    chickens = Table(box=None, show_header=False, padding=(0, 1), title_justify="left",
-                     title=Text(lang.t("chickens"), style=BOLD), expand=False)  # fmt: skip
+    chickens = Table(
+        box=None,
+        show_header=False,
+        padding=(0, 1),
+        title_justify="left",
+        title=Text(lang.t("chickens"), style=BOLD),
+        expand=False,
+    )
     chickens.add_column(no_wrap=True)
     chickens.add_column(overflow="fold")
     chickens.add_column(justify="right", no_wrap=True)
@@ -175,20 +190,32 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
         parts.append(chickens)
     # 豆.
     if sheet.dou:
-        dou = Table(box=None, show_header=False, padding=(0, 1), title_justify="left",
-                    title=Text(lang.t("dou"), style=BOLD))  # fmt: skip
+        dou = Table(
+            box=None,
+            show_header=False,
+            padding=(0, 1),
+            title_justify="left",
+            title=Text(lang.t("dou"), style=BOLD),
+        )
         dou.add_column(no_wrap=True)
         dou.add_column(overflow="fold")
         for d in sheet.dou:
             what = Text(lang.name(d.dou) + " ")
             what.append_text(tl.text(d.tile, ascii))
-            what.append("  ✓ " + lang.t("dou_scores") if d.scores else f"  ✗ {lang.dou_why(d.why)}",
-                        style="green" if d.scores else DIM)  # fmt: skip
+            what.append(
+                "  ✓ " + lang.t("dou_scores") if d.scores else f"  ✗ {lang.dou_why(d.why)}",
+                style="green" if d.scores else DIM,
+            )
             dou.add_row(Text(name(d.seat), style=BOLD), what)
         parts.append(dou)
     # Every payment.
-    pay = Table(box=None, padding=(0, 1), title_justify="left", header_style=DIM,
-                title=Text(lang.t("payments"), style=BOLD))  # fmt: skip
+    pay = Table(
+        box=None,
+        padding=(0, 1),
+        title_justify="left",
+        header_style=DIM,
+        title=Text(lang.t("payments"), style=BOLD),
+    )
     pay.add_column(lang.t("payer_payee"), no_wrap=True)
     pay.add_column(lang.t("item"), no_wrap=True)
     pay.add_column(lang.t("amount"), justify="right", no_wrap=True)
@@ -198,25 +225,34 @@ def sheet_renderable(sheet: Sheet, name: Callable[[int], str], lang: Lang,
         if p.how is not None:
             label.append(" " + lang.how(p.how), style=DIM)
         note = payment_words(p.payment, lang, name, lambda t: tl.label(t, ascii))
-        pay.add_row(Text(f"{name(p.payer)} → {name(p.payee)}"), label, Text(str(p.amount)),
-                    Text(note))  # fmt: skip
+        pay.add_row(
+            Text(f"{name(p.payer)} → {name(p.payee)}"), label, Text(str(p.amount)), Text(note)
+        )
     parts.append(pay)
     # Per item and seat, then the nets: the columns add up.
     ok = sheet.adds_up
-    totals = Table(box=None, padding=(0, 1), title_justify="left", header_style=BOLD,
-                   title=Text(lang.t("totals"), style=BOLD))  # fmt: skip
+    totals = Table(
+        box=None,
+        padding=(0, 1),
+        title_justify="left",
+        header_style=BOLD,
+        title=Text(lang.t("totals"), style=BOLD),
+    )
     totals.add_column("", no_wrap=True)
     for seat in range(4):
         totals.add_column(Text(name(seat)), justify="right", no_wrap=True)
     totals.add_column("", no_wrap=True)
     for item in sheet.items:
         totals.add_row(Text(lang.item(item)), *(_amount(v) for v in sheet.by_item[item]))
-    check = Text(lang.t("adds_up") if ok else lang.t("not_adds_up"),
-                 style="green" if ok else "bold red")  # fmt: skip
-    totals.add_row(Text(lang.t("net"), style=BOLD),
-                   *(Text(signed(v), style=BOLD) for v in sheet.net), check)  # fmt: skip
-    totals.add_row(Text(lang.t("scores_after"), style=DIM),
-                   *(Text(signed(v), style=DIM) for v in sheet.scores))  # fmt: skip
+    check = Text(
+        lang.t("adds_up") if ok else lang.t("not_adds_up"), style="green" if ok else "bold red"
+    )
+    totals.add_row(
+        Text(lang.t("net"), style=BOLD), *(Text(signed(v), style=BOLD) for v in sheet.net), check
+    )
+    totals.add_row(
+        Text(lang.t("scores_after"), style=DIM), *(Text(signed(v), style=DIM) for v in sheet.scores)
+    )
     parts.append(totals)
     return Group(*parts)
 
@@ -254,8 +290,13 @@ class SheetScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-def summary_renderable(end: MatchEndV | None, history: tuple[ResultV, ...], scores: tuple[int, ...],
-                       name: Callable[[int], str], lang: Lang) -> RenderableType:  # fmt: skip
+def summary_renderable(
+    end: MatchEndV | None,
+    history: tuple[ResultV, ...],
+    scores: tuple[int, ...],
+    name: Callable[[int], str],
+    lang: Lang,
+) -> RenderableType:
     """Final standings and each round's nets."""
     parts: list[RenderableType] = []
     if end is not None:
@@ -266,8 +307,13 @@ def summary_renderable(end: MatchEndV | None, history: tuple[ResultV, ...], scor
         final = end.scores
     else:
         final = scores
-    standings = Table(box=None, padding=(0, 2), title_justify="left", show_header=False,
-                      title=Text(lang.t("final"), style=BOLD))  # fmt: skip
+    standings = Table(
+        box=None,
+        padding=(0, 2),
+        title_justify="left",
+        show_header=False,
+        title=Text(lang.t("final"), style=BOLD),
+    )
     standings.add_column(justify="right")
     standings.add_column()
     standings.add_column(justify="right")
@@ -276,15 +322,23 @@ def summary_renderable(end: MatchEndV | None, history: tuple[ResultV, ...], scor
         standings.add_row(f"{place}.", Text(name(seat), style=BOLD), _amount(final[seat]))
     parts.append(standings)
     if history:
-        rounds = Table(box=None, padding=(0, 1), title_justify="left", header_style=BOLD,
-                       title=Text(lang.t("per_round"), style=BOLD))  # fmt: skip
+        rounds = Table(
+            box=None,
+            padding=(0, 1),
+            title_justify="left",
+            header_style=BOLD,
+            title=Text(lang.t("per_round"), style=BOLD),
+        )
         rounds.add_column("#", justify="right")
         for seat in range(4):
             rounds.add_column(Text(name(seat)), justify="right")
         rounds.add_column("")
         for res in history:
             what = ", ".join(f"{name(w.seat)} {lang.name(w.pattern)}" for w in round_wins(res))
-            rounds.add_row(str(res.round_no), *(_amount(v) for v in res.net),
-                           Text(what or lang.t("draw"), style=DIM))  # fmt: skip
+            rounds.add_row(
+                str(res.round_no),
+                *(_amount(v) for v in res.net),
+                Text(what or lang.t("draw"), style=DIM),
+            )
         parts.append(rounds)
     return Group(*parts)

@@ -89,8 +89,12 @@ class TableScreen(Screen[None]):
             yield Static(id="room-seats")
             with Horizontal(id="room-buttons"):
                 # Not focusable: the table's keys (Enter, a, l) must reach the screen.
-                for bid, variant in (("add-bot", "default"), ("remove-bot", "default"),
-                                     ("start", "primary"), ("leave", "default")):  # fmt: skip
+                for bid, variant in (
+                    ("add-bot", "default"),
+                    ("remove-bot", "default"),
+                    ("start", "primary"),
+                    ("leave", "default"),
+                ):
                     button = Button("", id=bid, variant=variant)  # type: ignore[arg-type]
                     button.can_focus = False
                     yield button
@@ -141,8 +145,10 @@ class TableScreen(Screen[None]):
         lang = self.zapp.lang
         t = view.table
         assert t is not None
-        out = Text(lang.t("room_title", name=t.name, preset=lang.t("preset_" + t.preset)) + "\n\n",
-                   style="bold")  # fmt: skip
+        out = Text(
+            lang.t("room_title", name=t.name, preset=lang.t("preset_" + t.preset)) + "\n\n",
+            style="bold",
+        )
         for i, s in enumerate(t.seats):
             who = s.name or lang.t("empty_seat")
             tag = f" ({lang.t('you')})" if i == view.seat else ""
@@ -153,10 +159,12 @@ class TableScreen(Screen[None]):
         seated = view.seat is not None
         free = t.seated < 4
         bots = any(s.kind == "bot" for s in t.seats)
-        for bid, key, enabled in (("add-bot", "btn_add_bot", seated and free),
-                             ("remove-bot", "btn_remove_bot", seated and bots),
-                             ("start", "btn_start", seated and not free),
-                             ("leave", "btn_leave", True)):  # fmt: skip
+        for bid, key, enabled in (
+            ("add-bot", "btn_add_bot", seated and free),
+            ("remove-bot", "btn_remove_bot", seated and bots),
+            ("start", "btn_start", seated and not free),
+            ("leave", "btn_leave", True),
+        ):
             button = self.query_one(f"#{bid}", Button)
             button.label = lang.t(key)
             button.disabled = not enabled
@@ -191,10 +199,20 @@ class TableScreen(Screen[None]):
         opts = options_for(view.table)
         marks: frozenset[str] = frozenset()
         if my_turn and prompt is not None:
-            marks = (frozenset(prompt.tiles_for("ready")) if self.declare
-                     else ready_discards(opts, r, view.seat))  # fmt: skip
-        text, slots = rd.hand_text(r, view.seat, ascii=ascii, cursor=self.cursor if my_turn else None,
-                                   marks=marks, playable=my_turn, lang=lang)  # fmt: skip
+            marks = (
+                frozenset(prompt.tiles_for("ready"))
+                if self.declare
+                else ready_discards(opts, r, view.seat)
+            )
+        text, slots = rd.hand_text(
+            r,
+            view.seat,
+            ascii=ascii,
+            cursor=self.cursor if my_turn else None,
+            marks=marks,
+            playable=my_turn,
+            lang=lang,
+        )
         hand_widget.show(text, slots)
         if my_turn and tiles:
             tile = tiles[self.cursor]
@@ -299,8 +317,9 @@ class TableScreen(Screen[None]):
             return
         left = max(0.0, prompt.deadline_at - self.zapp.clock())
         lang = self.zapp.lang
-        text = Text("⏱ " + lang.t("clock", s=math.ceil(left)),
-                    style="bold red" if left <= 5 else "bold")  # fmt: skip
+        text = Text(
+            "⏱ " + lang.t("clock", s=math.ceil(left)), style="bold red" if left <= 5 else "bold"
+        )
         clock.update(text)
 
     # ----- input -----
@@ -333,8 +352,12 @@ class TableScreen(Screen[None]):
 
     @on(Button.Pressed)
     def _button(self, event: Button.Pressed) -> None:
-        actions = {"add-bot": "add_bot", "remove-bot": "remove_bot", "start": "start",
-                   "leave": "leave"}  # fmt: skip
+        actions = {
+            "add-bot": "add_bot",
+            "remove-bot": "remove_bot",
+            "start": "start",
+            "leave": "leave",
+        }
         if event.button.id in actions:
             self.do(actions[event.button.id])
 
@@ -372,17 +395,25 @@ class TableScreen(Screen[None]):
         if prompt.is_claim:
             if act == "discard":
                 return t("why_claim_asked", keys=self._claim_keys(prompt))
-            return {"hu": t("why_no_hu"), "pong": t("why_no_pong"),
-                    "gang": t("why_no_gang")}.get(act, t("why_nothing_asked"))  # fmt: skip
-        return {"hu": t("why_no_zimo"), "pong": t("why_not_your_turn"),
-                "gang": t("why_no_gang"), "pass": t("why_no_pass"),
-                "discard": t("why_bad_discard")}.get(act, t("why_nothing_asked"))  # fmt: skip
+            return {"hu": t("why_no_hu"), "pong": t("why_no_pong"), "gang": t("why_no_gang")}.get(
+                act, t("why_nothing_asked")
+            )
+        return {
+            "hu": t("why_no_zimo"),
+            "pong": t("why_not_your_turn"),
+            "gang": t("why_no_gang"),
+            "pass": t("why_no_pass"),
+            "discard": t("why_bad_discard"),
+        }.get(act, t("why_nothing_asked"))
 
     def _claim_keys(self, prompt: PromptV) -> str:
         """The keys of a claim prompt, for a reminder: `h 胡 · p 碰 · space 过`."""
         t = self.zapp.lang.t
-        keys = [(k, t(act)) for k, act in (("h", "hu"), ("k", "gang"), ("p", "pong"),
-                                           ("space", "pass")) if prompt.offers(act)]  # fmt: skip
+        keys = [
+            (k, t(act))
+            for k, act in (("h", "hu"), ("k", "gang"), ("p", "pong"), ("space", "pass"))
+            if prompt.offers(act)
+        ]
         return " · ".join(f"{k} {label}" for k, label in keys)
 
     def _why_no_declare(self) -> str:

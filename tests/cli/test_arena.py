@@ -43,11 +43,16 @@ def test_clustered_estimate_on_known_numbers() -> None:
 def test_report_clusters_by_deal_not_by_game() -> None:
     """Two deals: the challenger's points are the mean of its four seats per deal; the SE comes
     from the two per-deal means (not from the eight games)."""
-    d0 = DealResult(0, [[4, 0, -4, 0], [0, 2, -2, 0], [0, 0, 2, -2], [-1, -1, -1, 3]], 0, {
-        "challenger": Diagnostics(), "baseline": Diagnostics()})  # fmt: skip
+    d0 = DealResult(
+        0,
+        [[4, 0, -4, 0], [0, 2, -2, 0], [0, 0, 2, -2], [-1, -1, -1, 3]],
+        0,
+        {"challenger": Diagnostics(), "baseline": Diagnostics()},
+    )
     # challenger seats: 4, 2, 2, 3 → 2.75; baseline: (0-4+0 + 0-2+0 + 0+0-2 -1-1-1) / 12
-    d1 = DealResult(1, [[-3, 1, 1, 1]] * 4, 4, {
-        "challenger": Diagnostics(), "baseline": Diagnostics()})  # fmt: skip
+    d1 = DealResult(
+        1, [[-3, 1, 1, 1]] * 4, 4, {"challenger": Diagnostics(), "baseline": Diagnostics()}
+    )
     # challenger seats: -3, 1, 1, 1 → 0.0
     out = report([d1, d0], "a", "b")
     ch = out["points_per_round"]["challenger"]
@@ -99,8 +104,10 @@ def test_duplicate_deals_are_deterministic() -> None:
 def _arena(*flags: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "zhuoji", "arena", *flags],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_arena_command_json() -> None:

@@ -15,9 +15,15 @@ def test_strong_is_not_weaker_than_normal_on_200_deals() -> None:
     ticks = count()
     # One game per deal, the strong seat rotating with the deal: a quarter of a full arena run.
     results = play_deals(
-        GUIYANG, 2026, range(200), policy_for, "strong", "normal",
-        lambda: next(ticks) / 1000, rotate=True,
-    )  # fmt: skip
+        GUIYANG,
+        2026,
+        range(200),
+        policy_for,
+        "strong",
+        "normal",
+        lambda: next(ticks) / 1000,
+        rotate=True,
+    )
     assert len(results) == 200
     for d in results:
         assert len(d.nets) == 1 and sum(d.nets[0]) == 0

@@ -27,10 +27,25 @@ def test_serve_and_loadtest_end_to_end(tmp_path: Path, serve: Callable[..., Any]
     server.start()
     try:
         run = subprocess.run(
-            [sys.executable, "-m", "zhuoji.cli", "loadtest", "--url", f"ws://127.0.0.1:{port}",
-             "--tables", "4", "--rounds", "2", "--think-ms", "2", "--json"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "zhuoji.cli",
+                "loadtest",
+                "--url",
+                f"ws://127.0.0.1:{port}",
+                "--tables",
+                "4",
+                "--rounds",
+                "2",
+                "--think-ms",
+                "2",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert run.returncode == 0, run.stdout + run.stderr
         report = json.loads(run.stdout)
         assert report["rounds_completed"] == 8 and report["matches_completed"] == 4
@@ -40,10 +55,27 @@ def test_serve_and_loadtest_end_to_end(tmp_path: Path, serve: Callable[..., Any]
         assert report["reconnects"] == 0 and report["mismatches"] == 0
         # With chaos: dropped connections come back, and their views are the server's.
         run = subprocess.run(
-            [sys.executable, "-m", "zhuoji.cli", "loadtest", "--url", f"ws://127.0.0.1:{port}",
-             "--tables", "3", "--rounds", "1", "--think-ms", "2", "--chaos", "0.05", "--json"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "zhuoji.cli",
+                "loadtest",
+                "--url",
+                f"ws://127.0.0.1:{port}",
+                "--tables",
+                "3",
+                "--rounds",
+                "1",
+                "--think-ms",
+                "2",
+                "--chaos",
+                "0.05",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert run.returncode == 0, run.stdout + run.stderr
         report = json.loads(run.stdout)
         assert report["chaos"] == 0.05 and report["matches_completed"] == 3

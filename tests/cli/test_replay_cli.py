@@ -15,15 +15,27 @@ SCEN = Path(__file__).parents[1] / "scenarios"
 def replay(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "zhuoji.cli", "replay", *args],
-        capture_output=True, text=True, input=stdin, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=60,
+    )
 
 
 def test_json_has_the_public_keys() -> None:
     done = replay(str(SCEN / "guiyang_07_diandou.json"), "--json")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    for key in ("net", "outcome", "winners", "flip", "payments", "events", "next_dealer", "next_streak"):
+    for key in (
+        "net",
+        "outcome",
+        "winners",
+        "flip",
+        "payments",
+        "events",
+        "next_dealer",
+        "next_streak",
+    ):
         assert key in out
     assert out["net"] == [-1, 0, 2, -1]
     assert out["winners"] == [{"seat": 2, "pattern": "平胡", "bonuses": []}]

@@ -80,8 +80,9 @@ def hand_of(text: str) -> tuple[str, ...]:
         ("guiyang", "13579m2468p1357s", [], None),  # not ready
     ],
 )
-def test_waits_table(preset: str, hand: str, melds: list[MeldV],
-                     want: list[tuple[str, str, int, bool]] | None) -> None:  # fmt: skip
+def test_waits_table(
+    preset: str, hand: str, melds: list[MeldV], want: list[tuple[str, str, int, bool]] | None
+) -> None:
     opts = options_for(TableV(id="t", name="t", preset=preset))
     got = readiness(opts, hand_of(hand), melds, UNSEEN_ALL)
     if want is None:
@@ -94,12 +95,15 @@ def test_waits_table(preset: str, hand: str, melds: list[MeldV],
 
 def test_unseen_counts_every_visible_copy_once() -> None:
     r = RoundV(
-        round_no=1, dealer=0, streak=0, base=1,
+        round_no=1,
+        dealer=0,
+        streak=0,
+        base=1,
         hand=hand_of("123456789m23s55p"),
         melds=((), (MeldV("pong", "1s", 0),), (MeldV("an", None, None, "men"),), ()),
         # The claimed 1s is in seat 1's 碰, not counted again in seat 0's row.
         discards=((DiscardV("1s", claimed=True),), (DiscardV("4s"),), (DiscardV("4s"),), ()),
-    )  # fmt: skip
+    )
     ready = waits_now(options_for(None), r, 0)
     assert ready is not None
     assert {w.tile: w.left for w in ready.waits} == {"1s": 1, "4s": 2}

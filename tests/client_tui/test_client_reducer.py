@@ -27,11 +27,22 @@ SEATS = [{"name": f"P{i}", "kind": "bot", "connected": True, "auto": False} for 
 
 def info(state: str = "playing", scores: list[int] | None = None) -> dict[str, Any]:
     return {
-        "id": TABLE, "name": "test", "preset": "guiyang", "options": {}, "base": 1, "rounds": 4,
-        "turn_seconds": 15.0, "bank_seconds": 30.0, "claim_min_ms": 0, "has_password": False,
-        "seats": SEATS, "spectators": 0, "state": state, "round_no": 1,
+        "id": TABLE,
+        "name": "test",
+        "preset": "guiyang",
+        "options": {},
+        "base": 1,
+        "rounds": 4,
+        "turn_seconds": 15.0,
+        "bank_seconds": 30.0,
+        "claim_min_ms": 0,
+        "has_password": False,
+        "seats": SEATS,
+        "spectators": 0,
+        "state": state,
+        "round_no": 1,
         "scores": scores or [0, 0, 0, 0],
-    }  # fmt: skip
+    }
 
 
 def parse(frame: dict[str, Any]) -> ServerMessage:
@@ -65,8 +76,19 @@ def joined_view(viewer: int | None) -> View:
             }
         ),
     )
-    v = reduce(v, parse({"type": "snapshot", "table": TABLE, "seq": 1, "info": info("waiting"),
-                         "seat": viewer, "round": None}))  # fmt: skip
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "snapshot",
+                "table": TABLE,
+                "seq": 1,
+                "info": info("waiting"),
+                "seat": viewer,
+                "round": None,
+            }
+        ),
+    )
     return v
 
 
@@ -88,16 +110,22 @@ def check_against_engine(v: View, r: Round, viewer: int | None) -> None:
     over = r.phase is Phase.OVER
     for seat in range(4):
         want_melds = tuple(
-            MeldV(m.kind, tile_name(m.tile) if m.kind != "an" or seat == viewer else None,
-                  m.from_seat, m.dou)
+            MeldV(
+                m.kind,
+                tile_name(m.tile) if m.kind != "an" or seat == viewer else None,
+                m.from_seat,
+                m.dou,
+            )
             for m in r.melds[seat]
-        )  # fmt: skip
+        )
         if over:  # round_ended reveals every 暗杠's tile, and every hand
-            want_melds = tuple(MeldV(m.kind, tile_name(m.tile), m.from_seat, m.dou)
-                               for m in r.melds[seat])  # fmt: skip
+            want_melds = tuple(
+                MeldV(m.kind, tile_name(m.tile), m.from_seat, m.dou) for m in r.melds[seat]
+            )
             assert rv.hands is not None
-            assert rv.hands[seat] == tuple(tile_name(k) for k in range(27)
-                                           for _ in range(r.hands[seat][k]))  # fmt: skip
+            assert rv.hands[seat] == tuple(
+                tile_name(k) for k in range(27) for _ in range(r.hands[seat][k])
+            )
         else:
             assert rv.hands is None
         assert rv.melds[seat] == want_melds, f"melds of seat {seat}"
@@ -158,11 +186,35 @@ def test_views_follow_the_engine_through_whole_rounds(preset: str) -> None:
 
 def test_a_replayed_event_changes_nothing() -> None:
     r, (v,) = play("guiyang", 3, [0])
-    again = reduce(v, parse({"type": "discarded", "table": TABLE, "seq": v.seq, "seat": 1,
-                             "tile": "5m", "declared": False, "hot": False}))  # fmt: skip
+    again = reduce(
+        v,
+        parse(
+            {
+                "type": "discarded",
+                "table": TABLE,
+                "seq": v.seq,
+                "seat": 1,
+                "tile": "5m",
+                "declared": False,
+                "hot": False,
+            }
+        ),
+    )
     assert again == v
-    other = reduce(v, parse({"type": "discarded", "table": "other", "seq": v.seq + 1, "seat": 1,
-                             "tile": "5m", "declared": False, "hot": False}))  # fmt: skip
+    other = reduce(
+        v,
+        parse(
+            {
+                "type": "discarded",
+                "table": "other",
+                "seq": v.seq + 1,
+                "seat": 1,
+                "tile": "5m",
+                "declared": False,
+                "hot": False,
+            }
+        ),
+    )
     assert other == v
 
 
@@ -179,10 +231,19 @@ def test_snapshot_matches_the_incremental_view() -> None:
             d.update(table=TABLE, seq=seq)
             v = reduce(v, parse(project(d, 2)))
         done = len(r.events)
-        snap = reduce(joined_view(2), parse({
-            "type": "snapshot", "table": TABLE, "seq": seq, "info": info(), "seat": 2,
-            "round": projection.round_view(r, 1, 2),
-        }))  # fmt: skip
+        snap = reduce(
+            joined_view(2),
+            parse(
+                {
+                    "type": "snapshot",
+                    "table": TABLE,
+                    "seq": seq,
+                    "info": info(),
+                    "seat": 2,
+                    "round": projection.round_view(r, 1, 2),
+                }
+            ),
+        )
         assert snap.round is not None and v.round is not None
         assert replace(snap.round, last=None) == replace(v.round, last=None)
         seat = r.awaiting()[0]
@@ -191,10 +252,19 @@ def test_snapshot_matches_the_incremental_view() -> None:
     assert steps > 20
 
 
-def prompt_frame(seq: int, actions: list[dict[str, Any]], deadline_ms: int | None = 15000,
-                 seat: int = 0) -> dict[str, Any]:  # fmt: skip
-    return {"type": "prompt", "table": TABLE, "seq": seq, "seat": seat, "actions": actions,
-            "default": actions[-1], "deadline_ms": deadline_ms, "bank_ms": 30000}  # fmt: skip
+def prompt_frame(
+    seq: int, actions: list[dict[str, Any]], deadline_ms: int | None = 15000, seat: int = 0
+) -> dict[str, Any]:
+    return {
+        "type": "prompt",
+        "table": TABLE,
+        "seq": seq,
+        "seat": seat,
+        "actions": actions,
+        "default": actions[-1],
+        "deadline_ms": deadline_ms,
+        "bank_ms": 30000,
+    }
 
 
 def started_view() -> View:
@@ -221,16 +291,50 @@ def test_prompt_deadline_uses_the_arrival_time_and_events_clear_it() -> None:
     # Answered: keys are off until the server answers; a refusal gives the prompt back.
     v = reduce(v, Acted(2))
     assert v.prompt is not None and v.prompt.answered
-    v = reduce(v, parse({"type": "error", "code": "tile_not_in_hand", "message": "no",
-                         "ref": "act", "table": TABLE, "seq": 2}))  # fmt: skip
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "error",
+                "code": "tile_not_in_hand",
+                "message": "no",
+                "ref": "act",
+                "table": TABLE,
+                "seq": 2,
+            }
+        ),
+    )
     assert v.prompt is not None and not v.prompt.answered
     assert v.notice is not None and v.notice.code == "tile_not_in_hand"
     # A seat's connection status is not a round event: the prompt stands.
-    v = reduce(v, parse({"type": "seat_status", "table": TABLE, "seq": 3, "seat": 2,
-                         "connected": False, "auto": False}))  # fmt: skip
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "seat_status",
+                "table": TABLE,
+                "seq": 3,
+                "seat": 2,
+                "connected": False,
+                "auto": False,
+            }
+        ),
+    )
     assert v.prompt is not None and v.table is not None and not v.table.seats[2].connected
-    v = reduce(v, parse({"type": "discarded", "table": TABLE, "seq": 4, "seat": 0,
-                         "tile": hand[0], "declared": False, "hot": False}))  # fmt: skip
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "discarded",
+                "table": TABLE,
+                "seq": 4,
+                "seat": 0,
+                "tile": hand[0],
+                "declared": False,
+                "hot": False,
+            }
+        ),
+    )
     assert v.prompt is None
     assert v.round is not None and v.round.hand == hand[1:]
     assert v.round.claim_tile == hand[0] and v.round.phase == "claim"
@@ -249,8 +353,19 @@ def test_connection_states_and_resume_with_the_token() -> None:
     v = reduce(v, parse({"type": "welcome", "version": 1, "server": "t", "name": "me"}))
     assert v.status == "connected"
     # Resumed by events: joined keeps the table state and the seq; nothing is lost or doubled.
-    v = reduce(v, parse({"type": "joined", "table": TABLE, "seq": 2, "seat": 0, "token": token,
-                         "resume": "events"}))  # fmt: skip
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "joined",
+                "table": TABLE,
+                "seq": 2,
+                "seat": 0,
+                "token": token,
+                "resume": "events",
+            }
+        ),
+    )
     assert v.round == before.round and v.seq == before.seq and v.token == token
     v = reduce(v, ConnectionClosed("replaced", 4002))
     assert v.status == "closed" and v.notice is not None and v.notice.code == "closed"
@@ -258,28 +373,58 @@ def test_connection_states_and_resume_with_the_token() -> None:
 
 def test_a_bad_token_sends_the_player_back_to_the_lobby() -> None:
     v = started_view()
-    v = reduce(v, parse({"type": "error", "code": "bad_token", "message": "gone",
-                         "ref": "hello"}))  # fmt: skip
+    v = reduce(v, parse({"type": "error", "code": "bad_token", "message": "gone", "ref": "hello"}))
     assert v.table_id is None and v.round is None and v.token is None
 
 
 def test_joining_another_table_forgets_the_old_one() -> None:
     v = started_view()
-    v = reduce(v, parse({"type": "joined", "table": "t2", "seq": 5, "seat": None, "token": None,
-                         "resume": "snapshot"}))  # fmt: skip
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "joined",
+                "table": "t2",
+                "seq": 5,
+                "seat": None,
+                "token": None,
+                "resume": "snapshot",
+            }
+        ),
+    )
     assert v.table_id == "t2" and v.round is None and v.seq == 0 and v.seat is None
     assert v.watching
 
 
 def test_match_start_and_end() -> None:
     v = joined_view(0)
-    v = reduce(v, parse({"type": "match_started", "table": TABLE, "seq": 2, "rounds": 4,
-                         "names": ["a", "b", "c", "d"]}))  # fmt: skip
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "match_started",
+                "table": TABLE,
+                "seq": 2,
+                "rounds": 4,
+                "names": ["a", "b", "c", "d"],
+            }
+        ),
+    )
     assert v.names == ("a", "b", "c", "d") and v.table is not None
     assert v.table.state == "playing"
-    v = reduce(v, parse({"type": "match_ended", "table": TABLE, "seq": 3,
-                         "scores": [5, -1, -2, -2], "rounds_played": 4,
-                         "reason": "finished"}))  # fmt: skip
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "match_ended",
+                "table": TABLE,
+                "seq": 3,
+                "scores": [5, -1, -2, -2],
+                "rounds_played": 4,
+                "reason": "finished",
+            }
+        ),
+    )
     assert v.match_end is not None and v.match_end.scores == (5, -1, -2, -2)
     assert v.scores == (5, -1, -2, -2)
 
@@ -287,12 +432,21 @@ def test_match_start_and_end() -> None:
 @pytest.mark.parametrize(
     "module",
     [
-        "client_tui.view", "client_tui.reducer", "client_tui.analysis", "client_tui.local",
-        "client_tui.sheet", "client_tui.offline", "client_tui.i18n", "client_tui.tiles",
-        "client_tui.render", "client_tui.net", "zhuoji.common", "client_tui.screens.forms",
+        "client_tui.view",
+        "client_tui.reducer",
+        "client_tui.analysis",
+        "client_tui.local",
+        "client_tui.sheet",
+        "client_tui.offline",
+        "client_tui.i18n",
+        "client_tui.tiles",
+        "client_tui.render",
+        "client_tui.net",
+        "zhuoji.common",
+        "client_tui.screens.forms",
         "client_tui.screens.help",
     ],
-)  # fmt: skip
+)
 def test_doctests(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
@@ -308,10 +462,32 @@ def test_a_prompt_quotes_the_last_round_event_not_the_table_seq() -> None:
     """After a resume the server asks again about the same decision: the prompt's seq is that of
     the last round event, older than the seat-status events that came since."""
     v = started_view()  # round_started at seq 2
-    v = reduce(v, parse({"type": "seat_status", "table": TABLE, "seq": 3, "seat": 0,
-                         "connected": False, "auto": False}))  # fmt: skip
-    v = reduce(v, parse({"type": "seat_status", "table": TABLE, "seq": 4, "seat": 0,
-                         "connected": True, "auto": False}))  # fmt: skip
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "seat_status",
+                "table": TABLE,
+                "seq": 3,
+                "seat": 0,
+                "connected": False,
+                "auto": False,
+            }
+        ),
+    )
+    v = reduce(
+        v,
+        parse(
+            {
+                "type": "seat_status",
+                "table": TABLE,
+                "seq": 4,
+                "seat": 0,
+                "connected": True,
+                "auto": False,
+            }
+        ),
+    )
     assert v.seq == 4 and v.round_seq == 2
     assert v.round is not None and v.round.hand is not None
     v = reduce(v, parse(prompt_frame(2, [{"act": "discard", "tile": v.round.hand[0]}])))

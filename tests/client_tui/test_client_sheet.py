@@ -42,8 +42,9 @@ def wire_result(r: Round) -> dict[str, Any]:
 def sheet_of(r: Round) -> tuple[dict[str, Any], Sheet]:
     """The sheet a client builds: the result with the revealed hands, and the discards it saw."""
     result = wire_result(r)
-    discards = tuple(tuple(DiscardV(tile_name(d.tile), d.claimed, d.declared) for d in row)
-                     for row in r.discards)  # fmt: skip
+    discards = tuple(
+        tuple(DiscardV(tile_name(d.tile), d.claimed, d.declared) for d in row) for row in r.discards
+    )
     res = ResultV(1, result, tuple(result["net"]), r.dealer, (), discards)
     return result, build_sheet(res, r.opts.chickens)
 
@@ -69,8 +70,15 @@ def payment_lines(lines: list[str], lang: Lang) -> list[tuple[int, int, str, int
             continue
         assert words[1] == "→", ln
         at = next(i for i in range(3, len(words)) if words[i].isdigit())
-        out.append((NAMES.index(words[0]), NAMES.index(words[2]), " ".join(words[3:at]),
-                    int(words[at]), ln[note_at:].strip()))  # fmt: skip
+        out.append(
+            (
+                NAMES.index(words[0]),
+                NAMES.index(words[2]),
+                " ".join(words[3:at]),
+                int(words[at]),
+                ln[note_at:].strip(),
+            )
+        )
     return out
 
 
@@ -118,10 +126,10 @@ def check_hands(r: Round, sheet: Sheet) -> None:
     winners = {w.seat: w for w in r.winners}
     for row in sheet.hands:
         w = winners.get(row.seat)
-        assert row.win_tile == (tile_name(w.tile) if w is not None and w.tile is not None
-                                else None)  # fmt: skip
+        assert row.win_tile == (tile_name(w.tile) if w is not None and w.tile is not None else None)
         assert len(row.tiles) + (row.win_tile is not None) + 3 * len(row.melds) == (
-            14 if w is not None else 13)  # fmt: skip
+            14 if w is not None else 13
+        )
         assert [m.tile for m in row.melds] == [tile_name(m.tile) for m in r.melds[row.seat]]
         assert all(m.tile is not None for m in row.melds)
         # Every chicken a seat counts is on its row: in the hand, the melds or its discards (the
@@ -131,8 +139,11 @@ def check_hands(r: Round, sheet: Sheet) -> None:
             for line in c.lines if c.seat == row.seat else ():
                 counted[line.tile] = counted.get(line.tile, 0) + line.count
         for tile, n in counted.items():
-            shown = (row.tiles.count(tile) + row.discarded.count(tile)
-                     + sum(3 if m.kind == "pong" else 4 for m in row.melds if m.tile == tile))  # fmt: skip
+            shown = (
+                row.tiles.count(tile)
+                + row.discarded.count(tile)
+                + sum(3 if m.kind == "pong" else 4 for m in row.melds if m.tile == tile)
+            )
             if r.opts.chickens == "chuan":  # a 闷杠 of a chicken tile is one line of 60
                 assert 0 < n <= shown + (row.win_tile == tile), (row, tile, n)
             else:
@@ -226,12 +237,18 @@ def test_what_the_flip_makes(
     ("script", "extras", "collects"),
     [
         # 包鸡 is paid to each collector in turn: summed on the payer's row.
-        ("guiyang_25_baoji_chongfeng_ready_collects.json",
-         [(("baoji", -18),), (("baoji", 9),), (), (("baoji", 9),)], [False, True, False, True]),
-        ("guiyang_49_ready_nonwinners_chongfeng_zeren.json",
-         [(("zeren", -4),), (), (("zeren", 4),), ()], [False, True, True, True]),
+        (
+            "guiyang_25_baoji_chongfeng_ready_collects.json",
+            [(("baoji", -18),), (("baoji", 9),), (), (("baoji", 9),)],
+            [False, True, False, True],
+        ),
+        (
+            "guiyang_49_ready_nonwinners_chongfeng_zeren.json",
+            [(("zeren", -4),), (), (("zeren", 4),), ()],
+            [False, True, True, True],
+        ),
     ],
-)  # fmt: skip
+)
 def test_baoji_and_zeren_are_summed_per_seat_on_the_chicken_rows(
     script: str, extras: list[tuple[tuple[str, int], ...]], collects: list[bool]
 ) -> None:
@@ -259,8 +276,11 @@ def worded_rounds() -> list[tuple[str, Round]]:
     paths = [TESTS / "scripts" / n for n in WORDED] + sorted((TESTS / "scenarios").glob("*.json"))
     paths += sorted(shared.glob("*.json")) if shared.is_dir() else []
     scripts = [(p.stem, json.loads(p.read_text(encoding="utf-8"))) for p in paths]
-    return [(stem, run_script(data)) for stem, data in scripts
-            if "error" not in data.get("expected", {})]  # fmt: skip
+    return [
+        (stem, run_script(data))
+        for stem, data in scripts
+        if "error" not in data.get("expected", {})
+    ]
 
 
 def test_the_chinese_sheet_has_no_english_and_the_english_one_words_every_line() -> None:
@@ -293,16 +313,21 @@ def test_payment_words_in_both_languages() -> None:
     zh = [payment_words(p.payment, Lang("zh"), lambda s: ZH_NAMES[s], str) for p in sheet.payments]
     en = [payment_words(p.payment, Lang("en"), lambda s: NAMES[s], str) for p in sheet.payments]
     assert zh == [
-        "平胡 1", "点豆 8p（东家点杠）", "金乌骨鸡 8p×4，每张4=16", "金乌骨鸡 8p×4，每张4=16",
-        "金乌骨鸡 8p×4，每张4=16", "首张被碰杠：金责任鸡 8p×1，每张8=8",
-    ]  # fmt: skip
+        "平胡 1",
+        "点豆 8p（东家点杠）",
+        "金乌骨鸡 8p×4，每张4=16",
+        "金乌骨鸡 8p×4，每张4=16",
+        "金乌骨鸡 8p×4，每张4=16",
+        "首张被碰杠：金责任鸡 8p×1，每张8=8",
+    ]
     assert en[:3] == [
         "平胡 plain 1",
         "点豆 kong of a discard 8p (fed by P1)",
         "金 gold 乌骨鸡 standing 8p×4 @4 = 16",
     ]
-    rob = build_sheet(ResultV(1, wire_result(scripted("guiyang_16_qianggang_quanshao.json")),
-                              (0, 0, 0, 0)))  # fmt: skip
+    rob = build_sheet(
+        ResultV(1, wire_result(scripted("guiyang_16_qianggang_quanshao.json")), (0, 0, 0, 0))
+    )
     assert payment_words(rob.payments[0].payment, Lang("zh"), lambda s: ZH_NAMES[s], str) == (
         "抢杠包三家：替东家付 平胡 1 + 自摸 1 + 坐庄 1 + 连庄 1；替南家付 平胡 1 + 自摸 1；"
         "替西家付 平胡 1 + 自摸 1"

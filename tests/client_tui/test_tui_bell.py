@@ -84,12 +84,21 @@ async def answer_prompts(pilot: Pilot[Any], app: CountingApp) -> int:
 
 
 @pytest.mark.parametrize("bell", [True, False])
-async def test_the_bell_rings_once_for_each_prompt_and_only_then(tmp_path: Path,
-                                                                 bell: bool) -> None:  # fmt: skip
+async def test_the_bell_rings_once_for_each_prompt_and_only_then(
+    tmp_path: Path, bell: bool
+) -> None:
     async with running_server(tmp_path / "z.db", seed="bell") as (url, _server):
         create = CreateTable(name="bell", rounds=2, **FAST)  # type: ignore[arg-type]
-        app = CountingApp(url, name="me", lang="en", ascii=True, mode="play", create=create,
-                          show_sheets=False, bell=bell)  # fmt: skip
+        app = CountingApp(
+            url,
+            name="me",
+            lang="en",
+            ascii=True,
+            mode="play",
+            create=create,
+            show_sheets=False,
+            bell=bell,
+        )
         async with app.run_test(size=SIZE) as pilot:
             answered = await answer_prompts(pilot, app)
             await pilot.pause(0.05)

@@ -124,8 +124,11 @@ async def test_gang_takes_the_tile_under_the_cursor() -> None:
 @pytest.mark.parametrize(("key", "act"), [("p", "pong"), ("space", "pass")])
 async def test_claim_keys(key: str, act: str) -> None:
     # Seat 0 deals and discards 9s; seat 1 holds two 9s and may 碰 (not 胡: keys must not send it).
-    table = OfflineTable(deal("123456789m23s55p9s", "99s1234567p1357m"), viewer=1,
-                         names=["Bot-1", "me", "Bot-3", "Bot-4"])  # fmt: skip
+    table = OfflineTable(
+        deal("123456789m23s55p9s", "99s1234567p1357m"),
+        viewer=1,
+        names=["Bot-1", "me", "Bot-3", "Bot-4"],
+    )
     app = offline_app()
     async with app.run_test(size=SIZE) as pilot:
         rec = Recorder()

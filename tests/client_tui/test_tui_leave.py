@@ -82,8 +82,9 @@ async def test_l_mid_match_asks_says_what_happens_and_leaves_only_on_yes(
                 await pilot.press("l")
                 await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
                 await pilot.press("y")
-                await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
-                            and len(app.view.tables) == 1)  # fmt: skip
+                await until(
+                    pilot, lambda: isinstance(app.screen, LobbyScreen) and len(app.view.tables) == 1
+                )
                 listed = app.view.tables[0]
                 assert listed.state == "playing"
                 assert listed.seats[seat].name == "guest", "the seat is not given up"
@@ -124,7 +125,13 @@ async def test_outside_a_match_l_and_q_act_at_once(tmp_path: Path) -> None:
                 await pilot.press("enter")
                 await until(pilot, lambda: app.view.seat is not None)
                 await pilot.press("l")  # before the start: the seat is simply freed
-                await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
-                            and app.view.tables and app.view.tables[0].seated == 1)  # fmt: skip
+                await until(
+                    pilot,
+                    lambda: (
+                        isinstance(app.screen, LobbyScreen)
+                        and app.view.tables
+                        and app.view.tables[0].seated == 1
+                    ),
+                )
                 await pilot.press("q")
                 await until(pilot, lambda: not app.is_running)

@@ -47,14 +47,27 @@ def screen_text(app: ZhuojiApp) -> str:
 
 # ----- the protocol refuses names that would reorder or escape the terminal -----
 
-UNSAFE = ["\x1b", "\x07", "\x7f", "\x80", "\x9b", "\x9f", "\u202a", "\u202e", "\u2066", "\u2069",
-          "\u200f"]  # fmt: skip
+UNSAFE = [
+    "\x1b",
+    "\x07",
+    "\x7f",
+    "\x80",
+    "\x9b",
+    "\x9f",
+    "\u202a",
+    "\u202e",
+    "\u2066",
+    "\u2069",
+    "\u200f",
+]
 
 
 @pytest.mark.parametrize("char", UNSAFE, ids=[f"U+{ord(c):04X}" for c in UNSAFE])
 def test_names_refuse_control_and_bidi_characters(char: str) -> None:
-    for frame in ({"type": "hello", "version": 1, "name": f"ok{char}[31m"},
-                  {"type": "create_table", "name": f"ok{char}[31m"}):  # fmt: skip
+    for frame in (
+        {"type": "hello", "version": 1, "name": f"ok{char}[31m"},
+        {"type": "create_table", "name": f"ok{char}[31m"},
+    ):
         with pytest.raises(ValidationError) as err:
             parse_client(json.dumps(frame))
         message = str(err.value)
@@ -96,11 +109,14 @@ def test_a_frame_with_escapes_from_an_older_server_is_shown_harmlessly() -> None
 
 async def test_the_lobby_and_table_show_markup_like_names_literally(tmp_path: Path) -> None:
     async with running_server(tmp_path / "z.db", seed="markup") as (url, _server):
-        async with (await Client.connect(url, HOST) as host,
-                    await Client.connect(url, GUEST) as guest):  # fmt: skip
+        async with (
+            await Client.connect(url, HOST) as host,
+            await Client.connect(url, GUEST) as guest,
+        ):
             await host.recv_type("welcome")
-            await host.send({"type": "create_table", "name": TABLE, "options": {"zimo_bonus": 2},
-                             **FAST})  # fmt: skip
+            await host.send(
+                {"type": "create_table", "name": TABLE, "options": {"zimo_bonus": 2}, **FAST}
+            )
             table_id = (await host.recv_type("joined"))["table"]
             await guest.recv_type("welcome")
             await guest.send({"type": "take_seat", "table": table_id})
@@ -161,8 +177,9 @@ async def test_the_settlement_sheet_and_summary_show_markup_like_names_literally
             r.apply(bots[seat].choose(r, seat))
         if r.winners:
             break
-    app = ZhuojiApp("ws://offline", name=ME, lang="en", ascii=True, connect=False,
-                    clock=lambda: 1000.0)  # fmt: skip
+    app = ZhuojiApp(
+        "ws://offline", name=ME, lang="en", ascii=True, connect=False, clock=lambda: 1000.0
+    )
     async with app.run_test(size=(200, 60)) as pilot:
         for frame in OfflineTable(r, viewer=0, names=names).opening():
             app.apply(frame)

@@ -168,7 +168,10 @@ async def test_play_whole_rounds_against_bots(tmp_path: Path) -> None:
     async with running_server(db, seed="tui-7") as (url, _server):
         # Seat 0 deals first (not drawn from the seed), as when these deals were chosen.
         create = CreateTable(
-            name="pilot", rounds=2, options={"first_dealer": "seat0"}, **FAST  # type: ignore[arg-type]
+            name="pilot",
+            rounds=2,
+            options={"first_dealer": "seat0"},
+            **FAST,  # type: ignore[arg-type]
         )
         app = ZhuojiApp(url, name="me", lang="en", ascii=True, mode="play", create=create)
         async with app.run_test(size=SIZE) as pilot:
@@ -189,8 +192,10 @@ async def test_play_whole_rounds_against_bots(tmp_path: Path) -> None:
             # The summary, then `n`: a new match at a new table, seated with bots again.
             old_table = app.view.table_id
             await pilot.press("escape", "n")
-            await until(pilot, lambda: app.view.table_id not in (None, old_table)
-                        and app.view.round is not None)  # fmt: skip
+            await until(
+                pilot,
+                lambda: app.view.table_id not in (None, old_table) and app.view.round is not None,
+            )
             assert app.view.match_end is None and app.view.seat == 0
 
 
@@ -276,11 +281,22 @@ async def test_watch_a_table_as_a_spectator(tmp_path: Path) -> None:
                     connected.add(frame["seat"])
             await host.send({"type": "start"})
             await host.recv_type("round_started")
-            app = ZhuojiApp(url, name="fan", lang="en", ascii=True, mode="watch",
-                            watch_table=joined["table"], show_sheets=False)  # fmt: skip
+            app = ZhuojiApp(
+                url,
+                name="fan",
+                lang="en",
+                ascii=True,
+                mode="watch",
+                watch_table=joined["table"],
+                show_sheets=False,
+            )
             async with app.run_test(size=SIZE) as pilot:
-                await until(pilot, lambda: app.view.round is not None
-                            and sum(map(len, app.view.round.discards)) >= 4)  # fmt: skip
+                await until(
+                    pilot,
+                    lambda: (
+                        app.view.round is not None and sum(map(len, app.view.round.discards)) >= 4
+                    ),
+                )
                 assert app.view.watching and app.view.round is not None
                 assert app.view.round.hand is None and app.view.prompt is None
                 screen = app.screen
@@ -294,16 +310,24 @@ async def test_dropped_connection_resumes_the_seat(tmp_path: Path) -> None:
     async with running_server(tmp_path / "z.db", seed="tui-3") as (url, server):
         # Seat 0 deals first (not drawn from the seed), as when these deals were chosen.
         create = CreateTable(
-            name="pilot", rounds=2, options={"first_dealer": "seat0"}, **FAST  # type: ignore[arg-type]
+            name="pilot",
+            rounds=2,
+            options={"first_dealer": "seat0"},
+            **FAST,  # type: ignore[arg-type]
         )
         app = ZhuojiApp(url, name="me", lang="en", ascii=True, mode="play", create=create)
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.view.prompt is not None)
             await pilot.press("enter")
-            await until(pilot, lambda: app.view.prompt is not None
-                        and not app.view.prompt.answered
-                        and app.view.round is not None
-                        and len(app.view.round.discards[0]) == 1)  # fmt: skip
+            await until(
+                pilot,
+                lambda: (
+                    app.view.prompt is not None
+                    and not app.view.prompt.answered
+                    and app.view.round is not None
+                    and len(app.view.round.discards[0]) == 1
+                ),
+            )
             before = app.view.round
             token = app.view.token
             mine = [c for c in server.conns if c.name == "me"]
@@ -313,16 +337,18 @@ async def test_dropped_connection_resumes_the_seat(tmp_path: Path) -> None:
             banner = app.screen.query_one("#banner")
             assert banner.display and "reconnecting" in str(banner.render())
             # Back on its own with the token: the same seat, the same round, the prompt again.
-            await until(pilot, lambda: app.view.status == "connected"
-                        and app.view.prompt is not None)  # fmt: skip
+            await until(
+                pilot, lambda: app.view.status == "connected" and app.view.prompt is not None
+            )
             assert app.view.token == token and app.view.seat == 0
             assert app.view.round is not None and before is not None
             assert app.view.round.hand == before.hand
             assert app.view.round.discards == before.discards
             assert not app.screen.query_one("#banner").display
             await pilot.press("enter")
-            await until(pilot, lambda: app.view.round is not None
-                        and len(app.view.round.discards[0]) == 2)  # fmt: skip
+            await until(
+                pilot, lambda: app.view.round is not None and len(app.view.round.discards[0]) == 2
+            )
 
 
 async def test_the_server_going_away_breaks_nothing(tmp_path: Path) -> None:

@@ -98,8 +98,10 @@ async def test_a_new_run_returns_to_the_seat_with_its_hand(tmp_path: Path) -> No
             # The process is gone; a new one starts and says hello with the saved token.
             again = joiner(url, store)
             async with again.run_test(size=SIZE) as pilot:
-                await until(pilot, lambda: again.view.round is not None
-                            and again.view.round.hand is not None)  # fmt: skip
+                await until(
+                    pilot,
+                    lambda: again.view.round is not None and again.view.round.hand is not None,
+                )
                 assert isinstance(again.screen, TableScreen)
                 assert again.view.table_id == table and again.view.seat == seat
                 assert again.view.round is not None and again.view.round.hand == hand
@@ -116,8 +118,9 @@ async def test_a_seat_left_on_purpose_is_offered_in_the_lobby(tmp_path: Path) ->
                 await sit_and_start(pilot, app, host)
                 seat = app.view.seat
                 await pilot.press("l", "y")  # leave, after saying what happens to the seat
-                await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
-                            and len(app.view.tables) == 1)  # fmt: skip
+                await until(
+                    pilot, lambda: isinstance(app.screen, LobbyScreen) and len(app.view.tables) == 1
+                )
                 saved = store.get(url, table)
                 assert saved is not None and saved.left and saved.seat == seat
             # A new run does not go back by itself: the lobby says where the seat is.
@@ -129,8 +132,7 @@ async def test_a_seat_left_on_purpose_is_offered_in_the_lobby(tmp_path: Path) ->
                 lobby = again.screen
                 assert lobby.my_tables() == {table}
                 await pilot.press("enter")
-                await until(pilot, lambda: again.view.seat == seat
-                            and again.view.round is not None)  # fmt: skip
+                await until(pilot, lambda: again.view.seat == seat and again.view.round is not None)
                 assert isinstance(again.screen, TableScreen)
                 saved = store.get(url, table)
                 assert saved is not None and not saved.left
@@ -143,8 +145,10 @@ async def test_a_token_the_server_does_not_know_is_forgotten(tmp_path: Path) -> 
         app = joiner(url, store)
         async with app.run_test(size=SIZE, notifications=True) as pilot:
             await until(pilot, lambda: store.get(url, "9") is None)
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
-                        and app.view.status == "connected")  # fmt: skip
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, LobbyScreen) and app.view.status == "connected",
+            )
             assert app.view.notice is not None and app.view.notice.code == "bad_token"
 
 
@@ -154,8 +158,15 @@ async def test_the_token_is_forgotten_when_the_match_ends(tmp_path: Path) -> Non
         host, table = await host_table(url, rounds=1)
         async with host:
             await host.send({"type": "auto", "on": True})
-            app = ZhuojiApp(url, name="guest", lang="en", ascii=True, mode="join", seats=store,
-                            show_sheets=False)  # fmt: skip
+            app = ZhuojiApp(
+                url,
+                name="guest",
+                lang="en",
+                ascii=True,
+                mode="join",
+                seats=store,
+                show_sheets=False,
+            )
             async with app.run_test(size=SIZE) as pilot:
                 await sit_and_start(pilot, app, host)
                 assert store.get(url, table) is not None
@@ -169,8 +180,9 @@ def test_a_seat_another_running_client_holds_is_not_taken_back_by_itself(tmp_pat
     store = SeatStore(path)
     store.put("ws://x", "1", token="a" * 24, seat=0)
     data = json.loads(path.read_text())
-    alive = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                             stdin=subprocess.PIPE)  # fmt: skip
+    alive = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
     try:
         data["ws://x"]["1"]["pid"] = alive.pid  # another client, still running, holds it
         path.write_text(json.dumps(data))

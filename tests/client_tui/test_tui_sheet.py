@@ -37,8 +37,9 @@ def screen_text(renderable: Any, width: int = 96) -> str:
 
 
 def offline_app(lang: str = "en", ascii: bool = True) -> ZhuojiApp:
-    return ZhuojiApp("ws://offline", name="me", lang=lang, ascii=ascii, connect=False,
-                     clock=lambda: 1000.0)  # fmt: skip
+    return ZhuojiApp(
+        "ws://offline", name="me", lang=lang, ascii=ascii, connect=False, clock=lambda: 1000.0
+    )
 
 
 def bot_round(seed: int) -> Round:
@@ -89,8 +90,9 @@ async def test_an_opponents_an_gang_is_face_down_in_play_and_shown_at_the_end(
         hand_row = rows[0]  # the Hands section comes before the chickens
         assert f"暗杠{label}" in hand_row
         # Its concealed tiles are there too, grouped by suit.
-        want = tl.grouped([tile_name(k) for k in range(27) for _ in range(r.hands[seat][k])],
-                          ascii).plain  # fmt: skip
+        want = tl.grouped(
+            [tile_name(k) for k in range(27) for _ in range(r.hands[seat][k])], ascii
+        ).plain
         assert want in hand_row
         # Each winner's row marks the winning tile after the hand.
         for w in r.winners:
@@ -107,8 +109,9 @@ async def test_an_opponents_an_gang_is_face_down_in_play_and_shown_at_the_end(
 
 
 def test_the_winning_tile_is_apart_and_chickens_are_underlined() -> None:
-    row = HandRow(0, ("8p", "1s", "2s"), (), win_tile="1s", how="zimo",
-                  chickens=frozenset({"1s", "8p"}))  # fmt: skip
+    row = HandRow(
+        0, ("8p", "1s", "2s"), (), win_tile="1s", how="zimo", chickens=frozenset({"1s", "8p"})
+    )
     text = hand_line(row, ascii=True, lang=Lang("en"))
     assert text.plain == "8p 12s  自摸 1s"
 

@@ -22,8 +22,9 @@ SIZE = (100, 30)
 
 
 def offline_app() -> ZhuojiApp:
-    return ZhuojiApp("ws://offline", name="me", lang="en", ascii=True, connect=False,
-                     clock=lambda: 1000.0)  # fmt: skip
+    return ZhuojiApp(
+        "ws://offline", name="me", lang="en", ascii=True, connect=False, clock=lambda: 1000.0
+    )
 
 
 def bot_table(seed: int, stop: Callable[[Round], bool]) -> OfflineTable:

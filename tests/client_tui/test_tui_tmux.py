@@ -45,8 +45,12 @@ class Tmux:
 
     def run(self, *args: str) -> str:
         assert TMUX is not None
-        done = subprocess.run([TMUX, "-L", self.socket, "-f", "/dev/null", *args],
-                              capture_output=True, text=True, timeout=20)  # fmt: skip
+        done = subprocess.run(
+            [TMUX, "-L", self.socket, "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
         assert done.returncode == 0, (args, done.stderr)
         return done.stdout
 
@@ -71,8 +75,9 @@ class Tmux:
         assert TMUX is not None
         subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
 
-    def wait(self, target: str, cond: Callable[[str], bool], what: str,
-             timeout: float = 30.0) -> str:  # fmt: skip
+    def wait(
+        self, target: str, cond: Callable[[str], bool], what: str, timeout: float = 30.0
+    ) -> str:
         """Poll the pane until `cond(screen)` holds; fail with the screen after `timeout`."""
         deadline = time.monotonic() + timeout
         while True:
@@ -90,10 +95,24 @@ def server(tmp_path: Path) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--db", str(tmp_path / "z.db")],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "zhuoji",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "z.db"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         deadline = time.monotonic() + 30
@@ -191,8 +210,12 @@ def test_a_killed_client_comes_back_to_its_seat_and_hand(
         time.sleep(0.05)
     tmux.run("respawn-pane", "-t", b)  # the same command: `zhuoji join` started again
 
-    after = tmux.wait(b, lambda s: my_prompt(s) and HAND_KEYS.search(s) is not None,
-                      "bob back at his seat with the move", timeout=30)  # fmt: skip
+    after = tmux.wait(
+        b,
+        lambda s: my_prompt(s) and HAND_KEYS.search(s) is not None,
+        "bob back at his seat with the move",
+        timeout=30,
+    )
     assert hand_of(after) == hand, (before, after)
     assert seats_of(after) == seats
     assert "bob (you)" in after

@@ -71,10 +71,13 @@ def text_of(screen: Any, wid: str) -> str:
 # ----- the lobby -----
 
 
-@pytest.mark.parametrize(("lang", "keys"), [
-    ("en", ["c Create table", "j Sit", "w Watch", "r Refresh", "Enter sit/watch", "q Quit"]),
-    ("zh", ["c 开桌", "j 入座", "w 观战", "r 刷新", "Enter 入座/观战", "q 退出"]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("lang", "keys"),
+    [
+        ("en", ["c Create table", "j Sit", "w Watch", "r Refresh", "Enter sit/watch", "q Quit"]),
+        ("zh", ["c 开桌", "j 入座", "w 观战", "r 刷新", "Enter 入座/观战", "q 退出"]),
+    ],
+)
 async def test_the_lobby_shows_its_keys(tmp_path: Path, lang: str, keys: list[str]) -> None:
     async with running_server(tmp_path / "z.db", seed="keys") as (url, _server):
         app = BellApp(url, name="me", lang=lang, ascii=True, mode="join")
@@ -108,8 +111,10 @@ async def test_lobby_keys_that_cannot_act_say_why(tmp_path: Path) -> None:
                 await host.send({"type": "start"})
                 await host.recv_type("round_started")
                 await pilot.press("r")
-                await until(pilot, lambda: len(app.view.tables) == 1
-                            and app.view.tables[0].state == "playing")  # fmt: skip
+                await until(
+                    pilot,
+                    lambda: len(app.view.tables) == 1 and app.view.tables[0].state == "playing",
+                )
                 assert text_of(lobby, "#lobby-status") == "", "a key that acts clears it"
                 await pilot.press("j")
                 assert "has started: w watches it" in text_of(lobby, "#lobby-status")
@@ -185,15 +190,19 @@ async def test_b_after_the_first_discard_says_why() -> None:
         await pilot.pause()
         assert app.view.prompt is not None and not app.view.prompt.is_claim
         assert "报听 is declared with your first discard only" in await press_and_read(
-            pilot, app, "b")  # fmt: skip
+            pilot, app, "b"
+        )
         assert "Nothing to pass: space passes a claim" in await press_and_read(pilot, app, "space")
         assert rec.sent == []
 
 
 async def test_table_keys_during_a_claim_say_why_and_send_nothing() -> None:
     # Seat 0 deals and discards 9s; seat 1 (this player) may 碰 it, not 胡 it.
-    table = OfflineTable(deal("123456789m23s55p9s", "99s1234567p1357m"), viewer=1,
-                         names=["Bot-1", "me", "Bot-3", "Bot-4"])  # fmt: skip
+    table = OfflineTable(
+        deal("123456789m23s55p9s", "99s1234567p1357m"),
+        viewer=1,
+        names=["Bot-1", "me", "Bot-3", "Bot-4"],
+    )
     app = BellApp("ws://offline", name="me", lang="en", ascii=True, connect=False)
     async with app.run_test(size=SIZE) as pilot:
         app, rec = await offline(pilot, table)
@@ -207,11 +216,13 @@ async def test_table_keys_during_a_claim_say_why_and_send_nothing() -> None:
         app.apply(prompt)
         await pilot.pause()
         assert "A claim is asked of you: p 碰 Pong · space 过 Pass" in await press_and_read(
-            pilot, app, "enter")  # fmt: skip
+            pilot, app, "enter"
+        )
         assert "This tile does not win for you" in await press_and_read(pilot, app, "h")
         assert "No 杠 now" in await press_and_read(pilot, app, "k")
         assert "Bots are added or removed before the start" in await press_and_read(
-            pilot, app, "plus")  # fmt: skip
+            pilot, app, "plus"
+        )
         assert rec.sent == []
         await pilot.press("p")
         assert rec.sent == [{"type": "act", "seq": table.seq, "act": "pong"}]
@@ -220,10 +231,14 @@ async def test_table_keys_during_a_claim_say_why_and_send_nothing() -> None:
 
 async def test_the_reason_goes_after_a_while() -> None:
     now = [1000.0]
-    table = OfflineTable(deal("123456789m23s55p9s", "99s1234567p1357m"), viewer=1,
-                         names=["Bot-1", "me", "Bot-3", "Bot-4"])  # fmt: skip
-    app = BellApp("ws://offline", name="me", lang="zh", ascii=True, connect=False,
-                  clock=lambda: now[0])  # fmt: skip
+    table = OfflineTable(
+        deal("123456789m23s55p9s", "99s1234567p1357m"),
+        viewer=1,
+        names=["Bot-1", "me", "Bot-3", "Bot-4"],
+    )
+    app = BellApp(
+        "ws://offline", name="me", lang="zh", ascii=True, connect=False, clock=lambda: now[0]
+    )
     async with app.run_test(size=SIZE) as pilot:
         app, _ = await offline(pilot, table)
         assert "还没轮到你" in await press_and_read(pilot, app, "enter")

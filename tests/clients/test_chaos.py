@@ -20,9 +20,14 @@ FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
 async def test_a_chaos_run_finishes_every_table_with_no_mismatch(db: Path) -> None:
     async with running_server(db) as (url, server):
         report = await loadtest(
-            url, 6, 2, think=0.002, chaos=Chaos(0.04, delay=(0.01, 0.1)), timeout=60,
+            url,
+            6,
+            2,
+            think=0.002,
+            chaos=Chaos(0.04, delay=(0.01, 0.1)),
+            timeout=60,
             reconnect_for=10,
-        )  # fmt: skip
+        )
     result = report.to_dict()
     assert result["errors"] == 0, result["error_samples"]
     assert result["matches_completed"] == 6 and result["rounds_completed"] == 12
@@ -68,12 +73,18 @@ async def test_the_view_comparison_notices_a_view_that_went_wrong(db: Path) -> N
         assert tracker.differences(snapshot) == []
         for key, change in [
             ("hand", lambda v: v._replace(hand=(0,) * 27)),
-            ("discards", lambda v: v._replace(discards=(v.discards[0], v.discards[1] + (
-                DiscardRecord(0),), *v.discards[2:]))),
-            ("hand_sizes", lambda v: v._replace(hand_sizes=(*v.hand_sizes[:2], 99,
-                                                            v.hand_sizes[3]))),
+            (
+                "discards",
+                lambda v: v._replace(
+                    discards=(v.discards[0], v.discards[1] + (DiscardRecord(0),), *v.discards[2:])
+                ),
+            ),
+            (
+                "hand_sizes",
+                lambda v: v._replace(hand_sizes=(*v.hand_sizes[:2], 99, v.hand_sizes[3])),
+            ),
             ("wall_left", lambda v: v._replace(wall_left=1)),
-        ]:  # fmt: skip
+        ]:
             wrong = copy.deepcopy(tracker)
             assert wrong.view is not None
             wrong.view = change(wrong.view)

@@ -125,9 +125,16 @@ def test_server_frames_round_trip() -> None:
     again = parse_server(prompt.model_dump_json())
     assert again == prompt
     drew = SERVER_ADAPTER.validate_python(
-        {"type": "drew", "table": "t1", "seq": 8, "seat": 1, "tile": None, "replacement": False,
-         "wall_left": 50}
-    )  # fmt: skip
+        {
+            "type": "drew",
+            "table": "t1",
+            "seq": 8,
+            "seat": 1,
+            "tile": None,
+            "replacement": False,
+            "wall_left": 50,
+        }
+    )
     assert drew.type == "drew"
 
 
@@ -157,8 +164,13 @@ def test_a_settlement_parses_to_typed_payments() -> None:
     assert isinstance(frame, RoundEnded) and frame.result == result
     typed = parse_result(frame.result)
     assert [type(p) for p in typed.payments] == [
-        HandPayment, DouPayment, ChickenPayment, ChickenPayment, ChickenPayment, ChickenPayment
-    ]  # fmt: skip
+        HandPayment,
+        DouPayment,
+        ChickenPayment,
+        ChickenPayment,
+        ChickenPayment,
+        ChickenPayment,
+    ]
     dou, zeren = typed.payments[1], typed.payments[5]
     assert isinstance(dou, DouPayment) and dou.details.dou.kind is DouKind.DIANDOU
     assert (dou.payer, dou.payee, dou.details.dou.fed_by) == (0, 2, 0)
@@ -176,8 +188,10 @@ def test_a_rob_pays_three_typed_shares() -> None:
     hand = typed.payments[0]
     assert isinstance(hand, HandPayment) and isinstance(hand.details, RobDetails)
     assert [(s.for_seat, s.units, s.dealer, s.streak) for s in hand.details.shares] == [
-        (0, 4, 1, 1), (1, 2, 0, 0), (2, 2, 0, 0)
-    ]  # fmt: skip
+        (0, 4, 1, 1),
+        (1, 2, 0, 0),
+        (2, 2, 0, 0),
+    ]
     assert typed.wins[0].bonuses == [BonusKind.QIANGGANG, BonusKind.ZIMO]
 
 
@@ -223,51 +237,127 @@ def test_the_settlement_tile_names_are_the_protocols() -> None:
 
 
 INFO: dict[str, Any] = {
-    "id": "t1", "name": "周五", "preset": "guiyang", "options": {}, "base": 1, "rounds": 8,
-    "turn_seconds": 15.0, "bank_seconds": 30.0, "claim_min_ms": 500, "has_password": False,
+    "id": "t1",
+    "name": "周五",
+    "preset": "guiyang",
+    "options": {},
+    "base": 1,
+    "rounds": 8,
+    "turn_seconds": 15.0,
+    "bank_seconds": 30.0,
+    "claim_min_ms": 500,
+    "has_password": False,
     "seats": [{"name": None, "kind": "empty", "connected": False, "auto": False}] * 4,
-    "spectators": 0, "state": "waiting", "round_no": 0, "scores": [0, 0, 0, 0],
-}  # fmt: skip
+    "spectators": 0,
+    "state": "waiting",
+    "round_no": 0,
+    "scores": [0, 0, 0, 0],
+}
 
 
 @pytest.mark.parametrize(
     ("frame", "want"),
     [
-        (frames.welcome("zhuoji", "阿明"),
-         {"type": "welcome", "version": PROTOCOL_VERSION, "server": "zhuoji", "name": "阿明"}),
-        (frames.error("bad_json", "not valid JSON"),
-         {"type": "error", "code": "bad_json", "message": "not valid JSON"}),
-        (frames.error("stale", "old", ref="act", table="t1", seq=19),
-         {"type": "error", "code": "stale", "message": "old", "ref": "act", "table": "t1",
-          "seq": 19}),
-        (frames.joined("t1", 4, None, None, "snapshot"),
-         {"type": "joined", "table": "t1", "seq": 4, "seat": None, "token": None,
-          "resume": "snapshot"}),
+        (
+            frames.welcome("zhuoji", "阿明"),
+            {"type": "welcome", "version": PROTOCOL_VERSION, "server": "zhuoji", "name": "阿明"},
+        ),
+        (
+            frames.error("bad_json", "not valid JSON"),
+            {"type": "error", "code": "bad_json", "message": "not valid JSON"},
+        ),
+        (
+            frames.error("stale", "old", ref="act", table="t1", seq=19),
+            {
+                "type": "error",
+                "code": "stale",
+                "message": "old",
+                "ref": "act",
+                "table": "t1",
+                "seq": 19,
+            },
+        ),
+        (
+            frames.joined("t1", 4, None, None, "snapshot"),
+            {
+                "type": "joined",
+                "table": "t1",
+                "seq": 4,
+                "seat": None,
+                "token": None,
+                "resume": "snapshot",
+            },
+        ),
         (frames.left("t1"), {"type": "left", "table": "t1"}),
-        (frames.shutdown(True, "back soon"),
-         {"type": "shutdown", "restart": True, "message": "back soon"}),
+        (
+            frames.shutdown(True, "back soon"),
+            {"type": "shutdown", "restart": True, "message": "back soon"},
+        ),
         (frames.tables([INFO]), {"type": "tables", "tables": [INFO]}),
-        (frames.table_update("t1", 2, INFO), {"type": "table", "table": "t1", "seq": 2,
-                                              "info": INFO}),
-        (frames.prompt("t1", 9, 0, [{"act": "pass"}, {"act": "pong"}], {"act": "pass"}, None,
-                       None),
-         {"type": "prompt", "table": "t1", "seq": 9, "seat": 0,
-          "actions": [{"act": "pass"}, {"act": "pong"}], "default": {"act": "pass"},
-          "deadline_ms": None, "bank_ms": None}),
-        (frames.match_started("t1", 5, 8, ["a", "b", "c", "d"]),
-         {"type": "match_started", "table": "t1", "seq": 5, "rounds": 8,
-          "names": ["a", "b", "c", "d"]}),
-        (frames.match_ended("t1", 99, [3, -1, -1, -1], 8, "finished"),
-         {"type": "match_ended", "table": "t1", "seq": 99, "scores": [3, -1, -1, -1],
-          "rounds_played": 8, "reason": "finished"}),
-        (frames.seat_status("t1", 7, 2, False, True),
-         {"type": "seat_status", "table": "t1", "seq": 7, "seat": 2, "connected": False,
-          "auto": True}),
-        (frames.auto_played("t1", 8, 2, "discard", "timeout"),
-         {"type": "auto_played", "table": "t1", "seq": 8, "seat": 2, "act": "discard",
-          "reason": "timeout"}),
+        (
+            frames.table_update("t1", 2, INFO),
+            {"type": "table", "table": "t1", "seq": 2, "info": INFO},
+        ),
+        (
+            frames.prompt(
+                "t1", 9, 0, [{"act": "pass"}, {"act": "pong"}], {"act": "pass"}, None, None
+            ),
+            {
+                "type": "prompt",
+                "table": "t1",
+                "seq": 9,
+                "seat": 0,
+                "actions": [{"act": "pass"}, {"act": "pong"}],
+                "default": {"act": "pass"},
+                "deadline_ms": None,
+                "bank_ms": None,
+            },
+        ),
+        (
+            frames.match_started("t1", 5, 8, ["a", "b", "c", "d"]),
+            {
+                "type": "match_started",
+                "table": "t1",
+                "seq": 5,
+                "rounds": 8,
+                "names": ["a", "b", "c", "d"],
+            },
+        ),
+        (
+            frames.match_ended("t1", 99, [3, -1, -1, -1], 8, "finished"),
+            {
+                "type": "match_ended",
+                "table": "t1",
+                "seq": 99,
+                "scores": [3, -1, -1, -1],
+                "rounds_played": 8,
+                "reason": "finished",
+            },
+        ),
+        (
+            frames.seat_status("t1", 7, 2, False, True),
+            {
+                "type": "seat_status",
+                "table": "t1",
+                "seq": 7,
+                "seat": 2,
+                "connected": False,
+                "auto": True,
+            },
+        ),
+        (
+            frames.auto_played("t1", 8, 2, "discard", "timeout"),
+            {
+                "type": "auto_played",
+                "table": "t1",
+                "seq": 8,
+                "seat": 2,
+                "act": "discard",
+                "reason": "timeout",
+            },
+        ),
     ],
-)  # fmt: skip
+)
 def test_each_builder_makes_its_frame_with_exactly_the_fields_given(
     frame: Any, want: dict[str, Any]
 ) -> None:
@@ -277,8 +367,15 @@ def test_each_builder_makes_its_frame_with_exactly_the_fields_given(
 
 
 def test_a_logged_event_is_encoded_as_it_was_logged_once_validated() -> None:
-    drew = {"type": "drew", "seat": 1, "tile": None, "replacement": False, "wall_left": 50,
-            "table": "t1", "seq": 9}  # fmt: skip
+    drew = {
+        "type": "drew",
+        "seat": 1,
+        "tile": None,
+        "replacement": False,
+        "wall_left": 50,
+        "table": "t1",
+        "seq": 9,
+    }
     assert json.loads(frames.encode(drew)) == drew
     result = settled("guiyang_16_qianggang_quanshao.json")
     ended = {"type": "round_ended", "result": result, "scores": [0] * 4, "table": "t1", "seq": 60}

@@ -50,17 +50,25 @@ class Position:
             rows[3].append(parse_tile(self.claim))
         melds = (self.melds, *self.others_melds)
         return SeatView(
-            viewer=0, opts=GUIYANG, dealer=1, streak=0,
-            phase=Phase.TURN if on_turn else Phase.CLAIM, turn=0 if on_turn else 3,
-            wall_left=self.wall_left, hand=tuple(to_counts(tiles)), drawn=None,
+            viewer=0,
+            opts=GUIYANG,
+            dealer=1,
+            streak=0,
+            phase=Phase.TURN if on_turn else Phase.CLAIM,
+            turn=0 if on_turn else 3,
+            wall_left=self.wall_left,
+            hand=tuple(to_counts(tiles)),
+            drawn=None,
             hand_sizes=(len(tiles), *(13 - 3 * len(m) for m in self.others_melds)),
-            melds=tuple(tuple(MeldSeen(m.kind, m.tile, m.from_seat, m.dou) for m in row)
-                        for row in melds),
+            melds=tuple(
+                tuple(MeldSeen(m.kind, m.tile, m.from_seat, m.dou) for m in row) for row in melds
+            ),
             discards=tuple(tuple(DiscardRecord(k) for k in row) for row in rows),
             declared=self.declared,
             claim_tile=parse_tile(self.claim) if self.claim else None,
-            claim_from=None if on_turn else 3, offered=self.offered,
-        )  # fmt: skip
+            claim_from=None if on_turn else 3,
+            offered=self.offered,
+        )
 
 
 def decide(p: Position, seed: int = 1) -> Action:
@@ -114,7 +122,7 @@ POSITIONS: dict[str, tuple[Position, Action]] = {
             "123p 456p 789s 111s 4m 7m",
             wall_left=30,
             discards=("", "4m", "4m", "4m"),
-        ),  # fmt: skip
+        ),
         discard("4m"),
     ),
     # Ready after the discard: 9p leaves a 2m/5m wait, 2m leaves nothing.
@@ -133,7 +141,7 @@ POSITIONS: dict[str, tuple[Position, Action]] = {
             "123p 456p 789p 3456m 9s",
             wall_left=30,
             discards=("", "3m6m", "3m6m", "3m6m"),
-        ),  # fmt: skip
+        ),
         discard("3m"),
     ),
     # A 平胡 wins on a discard with a 豆 as its pass (通行证): take it.
@@ -143,7 +151,7 @@ POSITIONS: dict[str, tuple[Position, Action]] = {
             melds=[Meld("an", parse_tile("5m"), None, "men")],
             claim="6s",
             offered=("hu",),
-        ),  # fmt: skip
+        ),
         Action(0, "hu"),
     ),
     # Three of a kind apart from the rest: 明杠 it (a 豆, the pass, a replacement draw).
@@ -177,16 +185,17 @@ def test_what_would_you_discard(name: str) -> None:
 
 def test_unseen_tiles_count_only_what_the_seat_sees() -> None:
     p = Position(
-        "123p 456p 789s 111s 4m 7m", discards=("9m", "4m", "4m", "4m 6s"),
+        "123p 456p 789s 111s 4m 7m",
+        discards=("9m", "4m", "4m", "4m 6s"),
         others_melds=([Meld("pong", parse_tile("5s"), 0)], [Meld("an", parse_tile("2m"))], []),
-    )  # fmt: skip
+    )
     v = p.view()
     # Seat 1's 碰 took seat 3's 6s, and seat 2's 暗杠 is hidden, as in a real view.
     v = v._replace(
-        discards=v.discards[:3] + ((DiscardRecord(parse_tile("4m")),
-                                    DiscardRecord(parse_tile("6s"), claimed=True)),),
+        discards=v.discards[:3]
+        + ((DiscardRecord(parse_tile("4m")), DiscardRecord(parse_tile("6s"), claimed=True)),),
         melds=(v.melds[0], (MeldSeen("pong", parse_tile("6s"), 3),), (MeldSeen("an", None),), ()),
-    )  # fmt: skip
+    )
     unseen = unseen_counts(v)
     assert unseen[parse_tile("4m")] == 0  # one in hand, three discarded
     assert unseen[parse_tile("7m")] == 3
@@ -240,8 +249,9 @@ def test_first_chickens_are_read_from_the_public_record() -> None:
             done, mine = first_chickens(view_of(r, seat))
             assert done == frozenset(r.first_discard)
             assert mine == frozenset(
-                k for k, (s, i) in r.first_discard.items()
+                k
+                for k, (s, i) in r.first_discard.items()
                 if s == seat and not r.discards[s][i].claimed
-            )  # fmt: skip
+            )
             checked += len(mine)
     assert checked > 10

@@ -97,12 +97,16 @@ def test_house_option_defaults_are_each_presets_behaviour() -> None:
     g, c, a = PRESETS["guiyang"], PRESETS["chuan"], PRESETS["anshun"]
     assert (g.wuguji, g.wuguji_value, g.zeren_extra, g.chongfeng_value) == (True, 2, 2, "fixed")
     assert (g.discards_are_chickens, c.discards_are_chickens, a.discards_are_chickens) == (
-        True, False, True,
-    )  # fmt: skip
+        True,
+        False,
+        True,
+    )
     assert (g.flip_chickens, c.flip_chickens, a.flip_chickens) == ("next", "next", "both")
     assert (g.chickens_need_ready, c.chickens_need_ready, a.chickens_need_ready) == (
-        True, False, True,
-    )  # fmt: skip
+        True,
+        False,
+        True,
+    )
     assert (g.hanbao_dou, c.hanbao_dou, a.hanbao_dou) == (True, False, False)
     assert (g.dealer_scoring, c.dealer_scoring, a.dealer_scoring) == ("lianzhuang", "none", "none")
     for p in (g, c, a):

@@ -35,10 +35,18 @@ def tiles_accounted(r: Round) -> int:
 
 def fingerprint(r: Round) -> tuple[object, ...]:
     return (
-        r.phase, r.turn, r.front, r.back, tuple(map(tuple, r.hands)),
-        tuple(map(tuple, r.melds)), tuple(map(tuple, r.discards)), len(r.events),
-        tuple(sorted(r.claim_answers)), tuple(r.passed), tuple(r.declared),
-    )  # fmt: skip
+        r.phase,
+        r.turn,
+        r.front,
+        r.back,
+        tuple(map(tuple, r.hands)),
+        tuple(map(tuple, r.melds)),
+        tuple(map(tuple, r.discards)),
+        len(r.events),
+        tuple(sorted(r.claim_answers)),
+        tuple(r.passed),
+        tuple(r.declared),
+    )
 
 
 def play_random(r: Round, data: st.DataObject, limit: int = 400) -> list[Action]:
@@ -55,7 +63,9 @@ def play_random(r: Round, data: st.DataObject, limit: int = 400) -> list[Action]
 
 @settings(max_examples=60, deadline=None)
 @given(preset=st.sampled_from(PRESET_NAMES), seed=st.integers(0, 2**32), data=st.data())
-def test_random_rounds_conserve_tiles_and_sum_to_zero(preset: str, seed: int, data: st.DataObject) -> None:
+def test_random_rounds_conserve_tiles_and_sum_to_zero(
+    preset: str, seed: int, data: st.DataObject
+) -> None:
     r = Round.deal(PRESETS[preset], seed=seed, dealer=seed % 4, streak=seed % 3)
     play_random(r, data)
     assert r.phase is Phase.OVER
@@ -71,7 +81,9 @@ def test_random_rounds_conserve_tiles_and_sum_to_zero(preset: str, seed: int, da
 
 @settings(max_examples=40, deadline=None)
 @given(preset=st.sampled_from(PRESET_NAMES), seed=st.integers(0, 2**32), data=st.data())
-def test_same_seed_and_actions_give_same_events(preset: str, seed: int, data: st.DataObject) -> None:
+def test_same_seed_and_actions_give_same_events(
+    preset: str, seed: int, data: st.DataObject
+) -> None:
     first = Round.deal(PRESETS[preset], seed=seed)
     actions = play_random(first, data)
     second = Round.deal(PRESETS[preset], seed=seed)

@@ -27,8 +27,7 @@ SCRIPTS = sorted(HERE.glob("*.json"))
 ITEM_OF_KIND = {"repao": "hand", "baopai": "hand", "baoji": "chicken", "zeren": "chicken"}
 
 # script stem -> why the engine is believed wrong (see the script's `explain` for the RULES.md basis)
-ENGINE_DISAGREES: dict[str, str] = {
-}
+ENGINE_DISAGREES: dict[str, str] = {}
 
 
 def _payment(p: dict[str, Any]) -> tuple[int, int, str, str, int]:
@@ -77,8 +76,20 @@ def test_scripts_are_well_formed() -> None:
     assert len(SCRIPTS) >= 40
     for path in SCRIPTS:
         data = json.loads(path.read_text(encoding="utf-8"))
-        for key in ("title", "ruleset", "options", "base", "dealer", "streak", "hands", "wall",
-                    "actions", "then", "expected", "explain"):
+        for key in (
+            "title",
+            "ruleset",
+            "options",
+            "base",
+            "dealer",
+            "streak",
+            "hands",
+            "wall",
+            "actions",
+            "then",
+            "expected",
+            "explain",
+        ):
             assert key in data, (path.name, key)
         expected = data["expected"]
         if "error" in expected and expected["error"]["index"] is None:
@@ -96,8 +107,13 @@ def test_scripts_are_well_formed() -> None:
             assert net == expected["net"], path.name
 
 
-CLI_SAMPLES = ["guiyang_16_qianggang_quanshao", "chuan_05_baopai_void_win", "anshun_15_qianggang_tianting_share",
-               "guiyang_17_guoshui_lock", "errors_01_unknown_ruleset"]
+CLI_SAMPLES = [
+    "guiyang_16_qianggang_quanshao",
+    "chuan_05_baopai_void_win",
+    "anshun_15_qianggang_tianting_share",
+    "guiyang_17_guoshui_lock",
+    "errors_01_unknown_ruleset",
+]
 
 
 @pytest.mark.parametrize("stem", CLI_SAMPLES)
@@ -109,7 +125,10 @@ def test_cli_replay_json(stem: str) -> None:
     expected = json.loads(path.read_text(encoding="utf-8"))["expected"]
     proc = subprocess.run(
         [sys.executable, "-m", "zhuoji.cli", "replay", str(path), "--json"],
-        capture_output=True, text=True, encoding="utf-8", cwd=Path(__file__).parents[2],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=Path(__file__).parents[2],
     )
     if "error" in expected:
         assert proc.returncode != 0

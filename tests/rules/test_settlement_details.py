@@ -104,7 +104,13 @@ def test_a_dealers_zimo_with_chongfeng_in_identifiers(
     ]
     assert out["wins"] == [
         {
-            "seat": 1, "pattern": "pinghu", "pattern_units": 1, "bonuses": ["zimo"],
-            "how": "zimo", "tile": "3s", "from": None, "void": False,
+            "seat": 1,
+            "pattern": "pinghu",
+            "pattern_units": 1,
+            "bonuses": ["zimo"],
+            "how": "zimo",
+            "tile": "3s",
+            "from": None,
+            "void": False,
         }
-    ]  # fmt: skip
+    ]

@@ -78,8 +78,11 @@ class Checker:
             want = view_of(r, viewer)
             if view != want:
                 assert view is not None, f"viewer {viewer} has no view"
-                diff = [f"{f}: reduced {a!r}, view_of {b!r}"
-                        for f, a, b in zip(SeatView._fields, view, want, strict=True) if a != b]  # fmt: skip
+                diff = [
+                    f"{f}: reduced {a!r}, view_of {b!r}"
+                    for f, a, b in zip(SeatView._fields, view, want, strict=True)
+                    if a != b
+                ]
                 raise AssertionError(f"viewer {viewer} after {self.steps} steps: {diff}")
         for seat in r.awaiting():
             view = self.views[seat]
@@ -243,13 +246,22 @@ def test_reducing_a_full_event_is_reducing_its_projection() -> None:
     declare=st.sampled_from(["none", "baoting", "tianting"]),
 )
 def test_views_hold_under_any_mix_of_claim_rules(
-    preset: str, seed: int, pass_gangs: str, no_pinghu_after_diandou: bool, pass_win: str,
+    preset: str,
+    seed: int,
+    pass_gangs: str,
+    no_pinghu_after_diandou: bool,
+    pass_win: str,
     declare: str,
-) -> None:  # fmt: skip
-    opts = make_options(preset, {
-        "pass_gangs": pass_gangs, "no_pinghu_after_diandou": no_pinghu_after_diandou,
-        "pass_win": pass_win, "declare": declare,
-    })  # fmt: skip
+) -> None:
+    opts = make_options(
+        preset,
+        {
+            "pass_gangs": pass_gangs,
+            "no_pinghu_after_diandou": no_pinghu_after_diandou,
+            "pass_win": pass_win,
+            "declare": declare,
+        },
+    )
     bots = [Bot(f"{seed}:{s}") for s in range(4)]
     r = Round.deal(opts, seed=seed, dealer=seed % 4)
     checker = Checker(r)

@@ -416,12 +416,21 @@ async def test_a_flood_is_closed_with_1008_and_slows_no_other_table(
     most the rate limit's burst of frames handled and is closed with 1008, and the table next
     to it keeps playing throughout, no move waiting longer than `MAX_WAIT`. (No rates are
     asserted: on a loaded machine they measure the machine.)"""
-    async with running_server(tmp_path / "z.db", seed="flood", rate_burst=RATE_BURST,
-                              rate_per_second=RATE_PER_SECOND) as (url, _server):  # fmt: skip
+    async with running_server(
+        tmp_path / "z.db", seed="flood", rate_burst=RATE_BURST, rate_per_second=RATE_PER_SECOND
+    ) as (url, _server):
         host = await Client.connect(url, "计时")
         await host.recv_type("welcome")
-        await host.send({"type": "create_table", "name": "受害者", "rounds": 64,
-                         "claim_min_ms": 3, "turn_seconds": 0, "bank_seconds": 0})  # fmt: skip
+        await host.send(
+            {
+                "type": "create_table",
+                "name": "受害者",
+                "rounds": 64,
+                "claim_min_ms": 3,
+                "turn_seconds": 0,
+                "bank_seconds": 0,
+            }
+        )
         player = BotPlayer(seed="victim")
         player.on_frame(await host.recv_type("joined"))
         for _ in range(3):
@@ -431,9 +440,14 @@ async def test_a_flood_is_closed_with_1008_and_slows_no_other_table(
         quiet, _ = await play_seat(host, player, 40)
 
         flooder = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", FLOODER, url, str(FLOOD_CONNECTIONS[mode]), mode,
+            sys.executable,
+            "-c",
+            FLOODER,
+            url,
+            str(FLOOD_CONNECTIONS[mode]),
+            mode,
             stdout=subprocess.PIPE,
-        )  # fmt: skip
+        )
         assert flooder.stdout is not None
         async with asyncio.timeout(30):
             assert (await flooder.stdout.readline()).strip() == b"flooding"
@@ -519,8 +533,18 @@ class Progress:
     def __init__(self, url: str) -> None:
         self.ws = open_ws(url)
         hello(self.ws, "host")
-        self.ws.send(json.dumps({"type": "create_table", "name": "进行中", "rounds": 64,
-                                 "claim_min_ms": 15, "turn_seconds": 0, "bank_seconds": 0}))  # fmt: skip
+        self.ws.send(
+            json.dumps(
+                {
+                    "type": "create_table",
+                    "name": "进行中",
+                    "rounds": 64,
+                    "claim_min_ms": 15,
+                    "turn_seconds": 0,
+                    "bank_seconds": 0,
+                }
+            )
+        )
         joined = self._until("joined")
         self.table = joined["table"]
         for _ in range(3):
@@ -557,8 +581,9 @@ class Progress:
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerThread, Progress]]:
     db = tmp_path_factory.mktemp("fuzz") / "z.db"
-    with ServerThread(db, seed="fuzz", rate_burst=1e9, rate_per_second=1e9,
-                      disconnect_grace=0.05, hello_timeout=5) as srv:  # fmt: skip
+    with ServerThread(
+        db, seed="fuzz", rate_burst=1e9, rate_per_second=1e9, disconnect_grace=0.05, hello_timeout=5
+    ) as srv:
         progress = Progress(srv.url)
         yield srv, progress
         # The server still serves a fresh client, and the table in progress played on.
@@ -578,8 +603,12 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerThrea
         for seated in SEATED.values():
             table = srv.server.tables.get(seated.table)
             assert table is not None and not table.frozen
-            assert seated.seq > 100, ("the fuzzed player's table went on", table.state,
-                                      table.seq, table.round and table.round.awaiting())  # fmt: skip
+            assert seated.seq > 100, (
+                "the fuzzed player's table went on",
+                table.state,
+                table.seq,
+                table.round and table.round.awaiting(),
+            )
             seated.ws.close()
         for lobby in LOBBIES.values():
             lobby.ws.close()
@@ -654,8 +683,11 @@ def reply_code(frame: dict[str, Any]) -> str:
     return str(frame["code"] if frame["type"] == "error" else frame["type"])
 
 
-@settings(max_examples=1200, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
+@settings(
+    max_examples=1200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(raw=st.one_of(any_frames, seating))
 def test_the_server_answers_every_bad_frame_with_one_error(
     live: tuple[ServerThread, Progress], raw: str | bytes
@@ -712,8 +744,11 @@ def expected_first(raw: str | bytes) -> tuple[str | None, int | None]:
     return "welcome", None
 
 
-@settings(max_examples=200, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(raw=st.one_of(any_frames, shaped(kinds=("hello",)).map(encode)))
 def test_a_bad_first_frame_gets_an_error_and_the_documented_close(
     live: tuple[ServerThread, Progress], raw: str | bytes
@@ -770,8 +805,18 @@ class Seated:
     def __init__(self, url: str) -> None:
         self.ws = open_ws(url)
         hello(self.ws, "seated")
-        self.ws.send(json.dumps({"type": "create_table", "name": "模糊", "rounds": 64,
-                                 "claim_min_ms": 5, "turn_seconds": 0.05, "bank_seconds": 0}))  # fmt: skip
+        self.ws.send(
+            json.dumps(
+                {
+                    "type": "create_table",
+                    "name": "模糊",
+                    "rounds": 64,
+                    "claim_min_ms": 5,
+                    "turn_seconds": 0.05,
+                    "bank_seconds": 0,
+                }
+            )
+        )
         joined = recv(self.ws)
         assert joined["type"] == "joined" and recv(self.ws)["type"] == "snapshot"
         self.table = joined["table"]
@@ -791,13 +836,31 @@ class Seated:
 
 
 SEATED: dict[str, Seated] = {}
-EVENT_TYPES = {"table", "seat_status", "auto_played", "match_started", "match_ended",
-               "round_started", "drew", "discarded", "claimed", "concealed_gang",
-               "add_gang_declared", "added_gang", "won", "exhausted", "flipped", "round_ended"}  # fmt: skip
+EVENT_TYPES = {
+    "table",
+    "seat_status",
+    "auto_played",
+    "match_started",
+    "match_ended",
+    "round_started",
+    "drew",
+    "discarded",
+    "claimed",
+    "concealed_gang",
+    "add_gang_declared",
+    "added_gang",
+    "won",
+    "exhausted",
+    "flipped",
+    "round_ended",
+}
 
 
-@settings(max_examples=400, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(frame=shaped(kinds=TABLE_COMMANDS), data=st.data())
 def test_a_seated_player_s_fuzzed_commands_are_refused_in_order_and_the_table_goes_on(
     live: tuple[ServerThread, Progress], frame: dict[str, Any], data: st.DataObject

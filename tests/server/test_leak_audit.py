@@ -261,12 +261,12 @@ class Claims:
     tiles: int = 0
 
 
-
 def dumps(frame: dict[str, Any]) -> str:
     """A frame's JSON as the projection made it. The server's own `dumps` also validates each
     frame against its protocol model, which refuses some leaks by itself (a `round_started`
     with every hand); the audit judges the projection alone, so it must see them."""
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
 
 def walk(obj: Any) -> list[tuple[Path_, str, str]]:
     """Every string in a frame: its path, the name of the nearest key above it, the string."""
@@ -440,9 +440,14 @@ class OfflineTable:
     and a spectator, every one audited at the moment it would be sent."""
 
     def __init__(
-        self, preset: str, seed: str, rounds: int, tally: Tally, project: Any = view_for,
+        self,
+        preset: str,
+        seed: str,
+        rounds: int,
+        tally: Tally,
+        project: Any = view_for,
         key: Any = view_key,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.project, self.key = project, key
         self.round: Round | None = None
         self.rng = random.Random(seed)
@@ -455,18 +460,32 @@ class OfflineTable:
         # The header carries no tiles; it is a whole `TableInfo`, since frames are validated.
         seat = {"name": "bot", "kind": "bot", "connected": True, "auto": False}
         self.info = {
-            "id": self.table, "name": "audit", "preset": preset, "options": {}, "base": 1,
-            "rounds": rounds, "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0,
-            "has_password": False, "seats": [seat] * 4, "spectators": 0, "state": "playing",
-            "round_no": 1, "scores": [0, 0, 0, 0],
-        }  # fmt: skip
+            "id": self.table,
+            "name": "audit",
+            "preset": preset,
+            "options": {},
+            "base": 1,
+            "rounds": rounds,
+            "turn_seconds": 0.0,
+            "bank_seconds": 0.0,
+            "claim_min_ms": 0,
+            "has_password": False,
+            "seats": [seat] * 4,
+            "spectators": 0,
+            "state": "playing",
+            "round_no": 1,
+            "scores": [0, 0, 0, 0],
+        }
         self.salt = ""
         self.commitment: str | None = None
 
     def deliver(
-        self, viewer: int | None, text: str | None, sent: Collection[str] = (),
+        self,
+        viewer: int | None,
+        text: str | None,
+        sent: Collection[str] = (),
         claims: dict[str, Claims] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Audit one frame as `viewer` would get it now."""
         if text is None:
             return
@@ -509,16 +528,23 @@ class OfflineTable:
                 self.commitment = commitment(r.deal_order, self.salt)
                 d.update(round_no=self.match.round_no, base=1, commitment=self.commitment)
             elif d["type"] == "round_ended":
-                d.update(scores=[0, 0, 0, 0], deal={
-                    "order": [tile_name(k) for k in r.deal_order], "salt": self.salt})  # fmt: skip
+                d.update(
+                    scores=[0, 0, 0, 0],
+                    deal={"order": [tile_name(k) for k in r.deal_order], "salt": self.salt},
+                )
             self.broadcast(d)
 
     def prompts(self, r: Round) -> None:
         for seat in r.awaiting():
             item = PromptItem(
-                self.table, self.seq, seat, [choice(a) for a in legal_actions(r, seat)],
-                choice(r.default_action(seat)), 15000, 30000,
-            )  # fmt: skip
+                self.table,
+                self.seq,
+                seat,
+                [choice(a) for a in legal_actions(r, seat)],
+                choice(r.default_action(seat)),
+                15000,
+                30000,
+            )
             for viewer in VIEWERS:
                 frame = self.project(item, viewer)
                 if frame is not None:  # only the seat asked gets one
@@ -526,8 +552,9 @@ class OfflineTable:
                     self.tally.prompts += 1
 
     def snapshots(self, r: Round | None) -> None:
-        item = SnapshotItem(self.table, self.seq, self.info, r, self.match.round_no,
-                            self.commitment)  # fmt: skip
+        item = SnapshotItem(
+            self.table, self.seq, self.info, r, self.match.round_no, self.commitment
+        )
         for viewer in VIEWERS:
             frame = self.project(item, viewer)
             assert frame is not None
@@ -594,8 +621,18 @@ def test_the_projection_leaks_nothing_over_1000_bot_rounds() -> None:
     )
     assert tally.rounds >= 1000
     assert tally.snapshots > 50_000 and tally.prompts > 10_000 and tally.errors > 10_000
-    for kind in ("round_started", "drew", "concealed_gang", "added_gang", "won", "flipped",
-                 "round_ended", "exhausted", "add_gang_declared", "claimed"):  # fmt: skip
+    for kind in (
+        "round_started",
+        "drew",
+        "concealed_gang",
+        "added_gang",
+        "won",
+        "flipped",
+        "round_ended",
+        "exhausted",
+        "add_gang_declared",
+        "claimed",
+    ):
         assert tally.by_type[kind], f"no {kind} frame was audited"
 
 
@@ -730,8 +767,7 @@ async def close(client: Client, rec: Received) -> None:
     await closing
 
 
-def bad_message(frame: dict[str, Any], player: BotPlayer, rng: random.Random,
-                rec: Received) -> str:  # fmt: skip
+def bad_message(frame: dict[str, Any], player: BotPlayer, rng: random.Random, rec: Received) -> str:
     """A message the server refuses (never a move it would accept)."""
     seq = player.seq
     options: list[dict[str, Any] | str] = [
@@ -794,8 +830,9 @@ class LiveSeat:
                 await close(old, old_rec)
             await asyncio.sleep(self.rng.random() * 0.02)
         events = self.rng.random() < 0.5
-        client = await Client.connect(self.url, self.name, token=self.token,
-                                      last_seq=self.player.seq if events else None)  # fmt: skip
+        client = await Client.connect(
+            self.url, self.name, token=self.token, last_seq=self.player.seq if events else None
+        )
         rec = self.recorder.new(self.table, self.seat)
         self.client, self.rec = client, rec
         if replace:
@@ -885,8 +922,16 @@ async def spectate(url: str, table: str, rng: random.Random, recorder: Recorder)
             elif roll < 0.03:
                 await client.send({"type": "sync"})
             elif roll < 0.05:
-                await client.send_raw(rng.choice(['{"type": "act", "seq": 1, "act": "pass"}',
-                                                  '{"type": "start"}', "[]", "{bad"]))  # fmt: skip
+                await client.send_raw(
+                    rng.choice(
+                        [
+                            '{"type": "act", "seq": 1, "act": "pass"}',
+                            '{"type": "start"}',
+                            "[]",
+                            "{bad",
+                        ]
+                    )
+                )
 
 
 def truth_by_seq(events: list[dict[str, Any]]) -> dict[int, Truth]:
@@ -952,9 +997,17 @@ async def test_a_live_server_leaks_nothing_through_reconnects_snapshots_and_refu
             host = await Client.connect(url, names[0])
             rec = recorder.new("", 0)
             await recv_text(host, rec)
-            await host.send({"type": "create_table", "name": preset, "preset": preset,
-                             "rounds": rounds, "claim_min_ms": 0, "turn_seconds": 0,
-                             "bank_seconds": 0})  # fmt: skip
+            await host.send(
+                {
+                    "type": "create_table",
+                    "name": preset,
+                    "preset": preset,
+                    "rounds": rounds,
+                    "claim_min_ms": 0,
+                    "turn_seconds": 0,
+                    "bank_seconds": 0,
+                }
+            )
             joined = await recv_text(host, rec)
             rec.table = joined["table"]
             await live[0].join(joined, host, rec)
@@ -1012,9 +1065,20 @@ async def test_a_live_server_leaks_nothing_through_reconnects_snapshots_and_refu
 
 
 ROUND_TYPES = frozenset(
-    {"round_started", "drew", "discarded", "claimed", "concealed_gang", "add_gang_declared",
-     "added_gang", "won", "exhausted", "flipped", "round_ended"}
-)  # fmt: skip
+    {
+        "round_started",
+        "drew",
+        "discarded",
+        "claimed",
+        "concealed_gang",
+        "add_gang_declared",
+        "added_gang",
+        "won",
+        "exhausted",
+        "flipped",
+        "round_ended",
+    }
+)
 
 
 def server_preset(events: list[dict[str, Any]]) -> str:

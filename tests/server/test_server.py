@@ -29,10 +29,23 @@ from server.store import load_round_script, table_events, table_row
 from server.testkit import running_server
 
 EVENTS = {
-    "table", "seat_status", "auto_played", "match_started", "match_ended", "round_started",
-    "drew", "discarded", "claimed", "concealed_gang", "add_gang_declared", "added_gang", "won",
-    "exhausted", "flipped", "round_ended",
-}  # fmt: skip
+    "table",
+    "seat_status",
+    "auto_played",
+    "match_started",
+    "match_ended",
+    "round_started",
+    "drew",
+    "discarded",
+    "claimed",
+    "concealed_gang",
+    "add_gang_declared",
+    "added_gang",
+    "won",
+    "exhausted",
+    "flipped",
+    "round_ended",
+}
 TILE = re.compile(r"^[1-9][mps]$")
 FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
 
@@ -204,16 +217,33 @@ async def test_a_full_match_of_four_bot_clients_with_a_spectator(
     truth_list = table_events(db, table)
     truth = {e["seq"]: e for e in truth_list}
     for round_no in (1, 2):
-        stored = [e for e in truth_list if e.get("round_no") == round_no or (
-            e["type"] in ("drew", "discarded", "claimed", "concealed_gang", "add_gang_declared",
-                          "added_gang", "won", "exhausted", "flipped", "round_ended")
-        )]  # fmt: skip
+        stored = [
+            e
+            for e in truth_list
+            if e.get("round_no") == round_no
+            or (
+                e["type"]
+                in (
+                    "drew",
+                    "discarded",
+                    "claimed",
+                    "concealed_gang",
+                    "add_gang_declared",
+                    "added_gang",
+                    "won",
+                    "exhausted",
+                    "flipped",
+                    "round_ended",
+                )
+            )
+        ]
         r = run_script(load_round_script(db, table, round_no))
         replayed = [e.to_dict() for e in r.events]
         assert replayed[0]["hands"] == next(
-            e["hands"] for e in truth_list
+            e["hands"]
+            for e in truth_list
             if e["type"] == "round_started" and e["round_no"] == round_no
-        )  # fmt: skip
+        )
         ended = [e for e in stored if e["type"] == "round_ended"][round_no - 1]
         assert r.result is not None and r.result.to_dict()["net"] == ended["result"]["net"]
 
@@ -273,11 +303,19 @@ async def test_a_dropped_client_reconnects_and_gets_its_exact_state_back(
     assert player.view is not None and player.view.hand == tuple(r.hands[0])
     assert player.view.own_melds == list(r.melds[0])
     assert player.seq == table.seq
-    assert missed[-1] == {"type": "seat_status", "table": table_id, "seq": table.seq, "seat": 0,
-                          "connected": True, "auto": False}  # fmt: skip
+    assert missed[-1] == {
+        "type": "seat_status",
+        "table": table_id,
+        "seq": table.seq,
+        "seat": 0,
+        "connected": True,
+        "auto": False,
+    }
     assert prompt["seq"] == table.decision_seq < table.seq
-    expected = [{"act": a.act, **({"tile": tile_name(a.tile)} if a.tile is not None else {})}
-                for a in legal_actions(r, 0)]  # fmt: skip
+    expected = [
+        {"act": a.act, **({"tile": tile_name(a.tile)} if a.tile is not None else {})}
+        for a in legal_actions(r, 0)
+    ]
     assert prompt["actions"] == expected
 
     # A second connection with the same token and no last seq: a snapshot, the first is closed.
@@ -351,30 +389,49 @@ async def test_malformed_illegal_stale_and_duplicate_messages_change_nothing(
             return err.value.code
 
         def state() -> tuple[Any, ...]:
-            return (table.seq, len(r.events), [list(h) for h in r.hands], r.phase, r.turn,
-                    table.action_idx)  # fmt: skip
+            return (
+                table.seq,
+                len(r.events),
+                [list(h) for h in r.hands],
+                r.phase,
+                r.turn,
+                table.action_idx,
+            )
 
         before = state()
         cases: list[tuple[str | bytes, str]] = [
             ("{not json", "bad_json"),
             (b"\x00\x01", "bad_message"),
             (json.dumps({"type": "teleport"}), "bad_message"),
-            (json.dumps({"type": "act", "seq": seq, "act": "discard", "tile": "0m"}),
-             "bad_message"),
-            (json.dumps({"type": "act", "seq": seq, "act": "discard", "extra": 1}),
-             "bad_message"),
-            (json.dumps({"type": "act", "seq": seq - 1, "act": "discard",
-                         "tile": tile_name(held)}), "stale"),
-            (json.dumps({"type": "act", "seq": seq + 3, "act": "discard",
-                         "tile": tile_name(held)}), "stale"),
-            (json.dumps({"type": "act", "seq": seq, "act": "discard",
-                         "tile": tile_name(not_held)}), engine_code("discard", not_held)),
+            (
+                json.dumps({"type": "act", "seq": seq, "act": "discard", "tile": "0m"}),
+                "bad_message",
+            ),
+            (json.dumps({"type": "act", "seq": seq, "act": "discard", "extra": 1}), "bad_message"),
+            (
+                json.dumps(
+                    {"type": "act", "seq": seq - 1, "act": "discard", "tile": tile_name(held)}
+                ),
+                "stale",
+            ),
+            (
+                json.dumps(
+                    {"type": "act", "seq": seq + 3, "act": "discard", "tile": tile_name(held)}
+                ),
+                "stale",
+            ),
+            (
+                json.dumps(
+                    {"type": "act", "seq": seq, "act": "discard", "tile": tile_name(not_held)}
+                ),
+                engine_code("discard", not_held),
+            ),
             (json.dumps({"type": "act", "seq": seq, "act": "pong"}), engine_code("pong", None)),
             (json.dumps({"type": "add_bot"}), "already_started"),
             (json.dumps({"type": "take_seat", "table": joined["table"]}), "already_at_table"),
             (json.dumps({"type": "hello", "version": 1, "name": "x"}), "already_hello"),
             (json.dumps({"type": "take_seat", "table": "nope"}), "already_at_table"),
-        ]  # fmt: skip
+        ]
         for raw, code in cases:
             await host.send_raw(raw)
             error = checked(await host.recv_type("error"))
@@ -396,8 +453,9 @@ async def test_malformed_illegal_stale_and_duplicate_messages_change_nothing(
         assert any(f["type"] == "discarded" and f["seat"] == 0 for f in frames)
         # Not our turn now (the bots take 0.2 s): an action quoting the live decision is refused.
         moved = state()
-        await host.send({"type": "act", "seq": table.decision_seq, "act": "discard",
-                         "tile": tile_name(held)})  # fmt: skip
+        await host.send(
+            {"type": "act", "seq": table.decision_seq, "act": "discard", "tile": tile_name(held)}
+        )
         error = checked(await host.recv_type("error"))
         assert error["code"] == "nothing_to_do"
         assert state() == moved
@@ -481,8 +539,9 @@ async def test_a_client_that_never_answers_is_auto_played_and_the_match_finishes
     status = [f for f in frames if f["type"] == "seat_status" and f["seat"] == 0]
     assert status[0]["auto"] is True and status[0]["connected"] is True
     prompts = [f for f in frames if f["type"] == "prompt"]
-    assert prompts and all(p["deadline_ms"] is not None and p["deadline_ms"] <= 100
-                           for p in prompts)  # fmt: skip
+    assert prompts and all(
+        p["deadline_ms"] is not None and p["deadline_ms"] <= 100 for p in prompts
+    )
     # Every move of seat 0 was the server's, and each was announced to everyone before it.
     import sqlite3
 
@@ -529,15 +588,15 @@ async def test_lobby_create_list_seat_bots_password_leave(srv: tuple[str, Server
     error = checked(await alice.recv_type("error"))
     assert error["code"] == "bad_options" and "nonsense" in error["message"]
 
-    joined = await create(alice, preset="chuan", options={"gangkai_bonus": 20}, base=2,
-                          rounds=3, password="芝麻")  # fmt: skip
+    joined = await create(
+        alice, preset="chuan", options={"gangkai_bonus": 20}, base=2, rounds=3, password="芝麻"
+    )
     table = joined["table"]
     snapshot = checked(await alice.recv_type("snapshot"))
     info = snapshot["info"]
     assert info["preset"] == "chuan" and info["options"] == {"gangkai_bonus": 20}
     assert info["base"] == 2 and info["rounds"] == 3 and info["has_password"] is True
-    assert info["seats"][0] == {"name": "alice", "kind": "human", "connected": True,
-                                "auto": False}  # fmt: skip
+    assert info["seats"][0] == {"name": "alice", "kind": "human", "connected": True, "auto": False}
 
     bob = await connect(url, "bob")
     await bob.send({"type": "list_tables"})

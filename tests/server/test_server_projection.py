@@ -119,6 +119,10 @@ def test_prompts_go_only_to_their_seat_and_errors_carry_no_tiles() -> None:
     assert all(view_for(prompt, v) is None for v in (0, 1, 3, None))
     error = view_for(ErrorItem("stale", "that answers 4", "act", "1", 5), 1)
     assert error == {
-        "type": "error", "code": "stale", "message": "that answers 4", "ref": "act",
-        "table": "1", "seq": 5,
-    }  # fmt: skip
+        "type": "error",
+        "code": "stale",
+        "message": "that answers 4",
+        "ref": "act",
+        "table": "1",
+        "seq": 5,
+    }

@@ -75,9 +75,16 @@ async def bot_table(
     await client.recv_until(lambda f: player.on_frame(f) is not None)  # the first prompt
     started.set()
     seat = SeatClient(
-        url, "host", client, player, report, chaos=Chaos(), rng=__import__("random").Random(1),
-        think=lambda: 0.04, reconnect_for=30,
-    )  # fmt: skip
+        url,
+        "host",
+        client,
+        player,
+        report,
+        chaos=Chaos(),
+        rng=__import__("random").Random(1),
+        think=lambda: 0.04,
+        reconnect_for=30,
+    )
     await client.send({"type": "sync"})  # the prompt again, after a snapshot
     end = await seat.play(lambda f: None, lambda r: None)
     await seat.client.close()
@@ -86,9 +93,12 @@ async def bot_table(
 
 def _zero_sum_rounds(db: Path, table: str) -> list[list[int]]:
     with sqlite3.connect(db) as conn:
-        nets = [json.loads(r[0]) for r in conn.execute(
-            "SELECT net FROM rounds WHERE table_id=? ORDER BY round_no", (table,)
-        )]  # fmt: skip
+        nets = [
+            json.loads(r[0])
+            for r in conn.execute(
+                "SELECT net FROM rounds WHERE table_id=? ORDER BY round_no", (table,)
+            )
+        ]
     assert nets and all(sum(n) == 0 for n in nets), nets
     return nets
 
@@ -117,11 +127,12 @@ def test_a_server_killed_with_sigkill_resumes_every_table_and_the_matches_finish
                 timeout=60,
                 report=report,
                 reconnect_for=30,
-            )  # fmt: skip
+            )
         )
         reached = asyncio.create_task(report.reached.wait())  # into the first round everywhere
-        done, _ = await asyncio.wait({reached, bots, run}, timeout=60,
-                                     return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+        done, _ = await asyncio.wait(
+            {reached, bots, run}, timeout=60, return_when=asyncio.FIRST_COMPLETED
+        )
         assert done == {reached}, (done, report.error_samples)
         out = await asyncio.to_thread(server.signal, signal.SIGKILL)
         assert server.proc is not None and server.proc.returncode == -signal.SIGKILL
@@ -275,8 +286,9 @@ async def test_verify_and_the_clients_check_every_fair_deal(
     assert len(started) == len(ended) == 2
     for s, e in zip(started, ended, strict=True):
         assert len(s["commitment"]) == 64 and len(e["deal"]["order"]) == 108
-        assert check_deal(s["commitment"], e["deal"], dealer=s["dealer"], seat=0,
-                          hand=s["hand"]) == []  # fmt: skip
+        assert (
+            check_deal(s["commitment"], e["deal"], dealer=s["dealer"], seat=0, hand=s["hand"]) == []
+        )
         wrong = sorted(s["hand"])[:-1] + ["9s" if sorted(s["hand"])[-1] != "9s" else "1m"]
         assert check_deal(s["commitment"], e["deal"], dealer=s["dealer"], seat=0, hand=wrong)
     assert started[0]["commitment"] != started[1]["commitment"]
@@ -295,12 +307,15 @@ async def test_verify_and_the_clients_check_every_fair_deal(
     # A salt changed after the fact, a deal swapped, an event edited: each is caught.
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE rounds SET salt=? WHERE table_id=? AND round_no=1", ("00" * 16, table))
-        hands = json.loads(conn.execute(
-            "SELECT hands FROM rounds WHERE table_id=? AND round_no=2", (table,)
-        ).fetchone()[0])  # fmt: skip
+        hands = json.loads(
+            conn.execute(
+                "SELECT hands FROM rounds WHERE table_id=? AND round_no=2", (table,)
+            ).fetchone()[0]
+        )
         hands[0], hands[1] = hands[1], hands[0]
-        conn.execute("UPDATE rounds SET hands=? WHERE table_id=? AND round_no=2",
-                     (json.dumps(hands), table))  # fmt: skip
+        conn.execute(
+            "UPDATE rounds SET hands=? WHERE table_id=? AND round_no=2", (json.dumps(hands), table)
+        )
     capsys.readouterr()
     assert main(["verify", "--db", str(db), "--table", table]) == 1
     out = capsys.readouterr().out
@@ -317,8 +332,15 @@ async def test_a_player_who_dropped_before_the_end_sees_it_after_a_restart(
     async with running_server(db, seed="end") as (url, server):
         client = await Client.connect(url, "host")
         # Seat 0 deals (the seed was chosen for it): the match is still on when the host drops.
-        await client.send({"type": "create_table", "name": "t", "rounds": 1,
-                           "options": {"first_dealer": "seat0"}, **FAST})  # fmt: skip
+        await client.send(
+            {
+                "type": "create_table",
+                "name": "t",
+                "rounds": 1,
+                "options": {"first_dealer": "seat0"},
+                **FAST,
+            }
+        )
         joined = await client.recv_type("joined")
         await client.send({"type": "auto", "on": True})  # the server plays this seat
         for _ in range(3):

@@ -25,10 +25,18 @@ from zhuoji.cli import main
 
 def _row(table_id: str) -> dict[str, object]:
     return {
-        "id": table_id, "name": "t", "preset": "guiyang", "options": {}, "base": 1, "rounds": 1,
-        "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0, "has_password": False,
+        "id": table_id,
+        "name": "t",
+        "preset": "guiyang",
+        "options": {},
+        "base": 1,
+        "rounds": 1,
+        "turn_seconds": 0.0,
+        "bank_seconds": 0.0,
+        "claim_min_ms": 0,
+        "has_password": False,
         "created_at": 0.0,
-    }  # fmt: skip
+    }
 
 
 async def test_writes_in_one_loop_turn_share_a_commit_and_a_bad_one_fails_alone(
@@ -61,8 +69,16 @@ async def test_a_stored_match_replays_round_by_round(tmp_path: Path) -> None:
         from clients.client import Client
 
         host = await Client.connect(url, "host")
-        await host.send({"type": "create_table", "name": "t", "rounds": 3, "claim_min_ms": 0,
-                         "turn_seconds": 0, "bank_seconds": 0})  # fmt: skip
+        await host.send(
+            {
+                "type": "create_table",
+                "name": "t",
+                "rounds": 3,
+                "claim_min_ms": 0,
+                "turn_seconds": 0,
+                "bank_seconds": 0,
+            }
+        )
         table = (await host.recv_type("joined"))["table"]
         await host.send({"type": "auto", "on": True})  # the server plays seat 0 by default
         for _ in range(3):

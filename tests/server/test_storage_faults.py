@@ -46,11 +46,30 @@ class ServeProc:
 
     def start(self) -> str:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--db", str(self.db), "--round-pause", "0", "--retry-max", "0.2",
-             "--bot-delay", "0.005", *self.extra],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "zhuoji",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--db",
+                str(self.db),
+                "--round-pause",
+                "0",
+                "--retry-max",
+                "0.2",
+                "--bot-delay",
+                "0.005",
+                *self.extra,
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()  # the server says where it serves, or exits
         if not line.startswith("zhuoji serving on "):
@@ -100,8 +119,11 @@ def serving(db: Path, *extra: str) -> Any:
 def serve_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 class Host:
@@ -425,10 +447,18 @@ def test_a_refused_write_still_fails_alone_and_is_not_a_fault(tmp_path: Path) ->
     from server.store import StoreError, op_insert_table
 
     row = {
-        "id": "1", "name": "t", "preset": "guiyang", "options": {}, "base": 1, "rounds": 1,
-        "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0, "has_password": False,
+        "id": "1",
+        "name": "t",
+        "preset": "guiyang",
+        "options": {},
+        "base": 1,
+        "rounds": 1,
+        "turn_seconds": 0.0,
+        "bank_seconds": 0.0,
+        "claim_min_ms": 0,
+        "has_password": False,
         "created_at": 0.0,
-    }  # fmt: skip
+    }
 
     async def go() -> list[Any]:
         store = Store(tmp_path / "s.db")

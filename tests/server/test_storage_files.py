@@ -23,10 +23,18 @@ def _digest(path: Path) -> str:
 
 def _table_row(table_id: str) -> dict[str, object]:
     return {
-        "id": table_id, "name": "t", "preset": "guiyang", "options": {}, "base": 1, "rounds": 1,
-        "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0, "has_password": False,
+        "id": table_id,
+        "name": "t",
+        "preset": "guiyang",
+        "options": {},
+        "base": 1,
+        "rounds": 1,
+        "turn_seconds": 0.0,
+        "bank_seconds": 0.0,
+        "claim_min_ms": 0,
+        "has_password": False,
         "created_at": 0.0,
-    }  # fmt: skip
+    }
 
 
 def _refusal(capsys: pytest.CaptureFixture[str], db: Path) -> str:

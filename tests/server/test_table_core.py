@@ -43,10 +43,15 @@ ROOT = Path(__file__).resolve().parents[2]
 def settings(**fields: Any) -> Settings:
     base: dict[str, Any] = {
         # Seat 0 deals first: the tests follow the deal from the host's seat.
-        "name": "测试", "preset": "guiyang", "overrides": {"first_dealer": "seat0"}, "base": 1,
+        "name": "测试",
+        "preset": "guiyang",
+        "overrides": {"first_dealer": "seat0"},
+        "base": 1,
         "rounds": 1,
-        "turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0,
-    }  # fmt: skip
+        "turn_seconds": 0.0,
+        "bank_seconds": 0.0,
+        "claim_min_ms": 0,
+    }
     base.update(fields)
     return Settings(options=make_options(base["preset"], base["overrides"]), **base)
 
@@ -62,9 +67,13 @@ class Shell:
         self.db = None if db is None else connect(db)  # a real SQLite file, when given
         counter = itertools.count(1)
         self.core: TableCore[str] = TableCore(
-            "7", settings(**fields), seed="core-test", timing=timing or Timing(),
-            tokens=lambda: f"token-{next(counter)}", salts=lambda: "5a" * 16,
-        )  # fmt: skip
+            "7",
+            settings(**fields),
+            seed="core-test",
+            timing=timing or Timing(),
+            tokens=lambda: f"token-{next(counter)}",
+            salts=lambda: "5a" * 16,
+        )
         self.frames: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.sent: list[tuple[float, str, dict[str, Any]]] = []  # (when, to, frame)
         self.ops: list[tuple[str, Any]] = []
@@ -184,12 +193,22 @@ def test_a_bot_takes_its_seat_at_the_next_tick_as_a_client_did() -> None:
     assert shell.core.next_wakeup() == shell.now
     shell.settle()
     table = shell.of("host", "table")[-1]
-    assert table["info"]["seats"][1] == {"name": "Bot-2", "kind": "bot", "connected": False,
-                                         "auto": False}  # fmt: skip
+    assert table["info"]["seats"][1] == {
+        "name": "Bot-2",
+        "kind": "bot",
+        "connected": False,
+        "auto": False,
+    }
     assert shell.of("host", "seat_status") == [
-        {"type": "seat_status", "seat": 1, "connected": True, "auto": False, "table": "7",
-         "seq": table["seq"] + 1}
-    ]  # fmt: skip
+        {
+            "type": "seat_status",
+            "seat": 1,
+            "connected": True,
+            "auto": False,
+            "table": "7",
+            "seq": table["seq"] + 1,
+        }
+    ]
     assert len(shell.tokens) == 1, "a server bot needs no token: it never connects"
 
 
@@ -228,8 +247,10 @@ def test_the_bank_pays_for_the_time_past_the_turn() -> None:
     shell.now += 5.5  # 3.5 s of the bank spent
     action = r.default_action(0)
     assert action.tile is not None
-    shell.command("host", {"type": "act", "seq": prompt["seq"], "act": action.act,
-                           "tile": tile_name(action.tile)})  # fmt: skip
+    shell.command(
+        "host",
+        {"type": "act", "seq": prompt["seq"], "act": action.act, "tile": tile_name(action.tile)},
+    )
     assert shell.accepted == 1
     assert shell.core.seats[0].bank == pytest.approx(6.5)
     shell.settle()  # the bots play (no delay) until the host is asked again
@@ -271,13 +292,15 @@ def test_a_prompt_held_behind_the_claim_minimum_starts_its_clock_when_it_goes_ou
     assert r is not None
     prompt = shell.last_prompt("host")
     tile = next(t for t in range(27) if r.hands[0][t])
-    shell.command("host", {"type": "act", "seq": prompt["seq"], "act": "discard",
-                           "tile": tile_name(tile)})  # fmt: skip
+    shell.command(
+        "host", {"type": "act", "seq": prompt["seq"], "act": "discard", "tile": tile_name(tile)}
+    )
     t0 = shell.now
     # The bots play on (0.5 s each, frames 1 s after each discard) until the host is asked.
     shell.tick_until(lambda: 0 in r.awaiting() and shell.of("host", "prompt")[-1] is not prompt)
-    sent_at, again = next((t, f) for t, m, f in reversed(shell.sent)
-                          if m == "host" and f["type"] == "prompt")  # fmt: skip
+    sent_at, again = next(
+        (t, f) for t, m, f in reversed(shell.sent) if m == "host" and f["type"] == "prompt"
+    )
     assert sent_at >= t0 + 1.0 - 1e-9
     assert again["deadline_ms"] == 3000, "the clock starts when the prompt is sent"
 
@@ -334,8 +357,9 @@ def test_a_bot_moves_at_its_prompt_plus_the_bot_delay() -> None:
     assert r is not None
     prompt = shell.last_prompt("host")
     tile = next(t for t in range(27) if r.hands[0][t])
-    shell.command("host", {"type": "act", "seq": prompt["seq"], "act": "discard",
-                           "tile": tile_name(tile)})  # fmt: skip
+    shell.command(
+        "host", {"type": "act", "seq": prompt["seq"], "act": "discard", "tile": tile_name(tile)}
+    )
     moved_at = shell.now
     waiting = r.awaiting()
     assert waiting and 0 not in waiting
@@ -367,8 +391,10 @@ def test_the_next_round_waits_the_round_pause_and_a_finished_table_lingers() -> 
     # The bots leave after the end, as their connections did; the human may still look.
     after = shell.frames["host"][shell.frames["host"].index(end) + 1 :]
     assert [(f["seat"], f["connected"]) for f in after if f["type"] == "seat_status"] == [
-        (1, False), (2, False), (3, False)
-    ]  # fmt: skip
+        (1, False),
+        (2, False),
+        (3, False),
+    ]
     finished_at = shell.now
     assert not shell.removed and shell.core.next_wakeup() == finished_at + 60
     shell.run_until(finished_at + 60)
@@ -419,8 +445,9 @@ def test_a_frozen_table_tells_everyone_records_its_end_and_refuses_the_rest() ->
     refused = shell.command("host", {"type": "sync"})
     assert [e.frame["code"] for e in refused if isinstance(e, Send)] == ["table_frozen"]
     act = Act(type="act", seq=shell.core.decision_seq, act="pass")
-    assert [e.frame["code"] for e in shell.core.command("host", act, shell.now)
-            if isinstance(e, Send)] == ["table_frozen"]  # fmt: skip
+    assert [
+        e.frame["code"] for e in shell.core.command("host", act, shell.now) if isinstance(e, Send)
+    ] == ["table_frozen"]
     assert shell.core.next_wakeup() is not None  # only to go away after the linger
 
 
@@ -431,19 +458,26 @@ def test_the_core_does_no_io_and_the_server_imports_no_clients() -> None:
         for node in ast.walk(core)
         if isinstance(node, ast.Import)
         for alias in node.names
-    } | {node.module.split(".")[0] for node in ast.walk(core)
-         if isinstance(node, ast.ImportFrom) and node.module}  # fmt: skip
+    } | {
+        node.module.split(".")[0]
+        for node in ast.walk(core)
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
     assert not imported & {"asyncio", "time", "socket", "sqlite3", "websockets", "os"}, imported
     for path in (ROOT / "server").glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             names = (
-                [a.name for a in node.names] if isinstance(node, ast.Import)
-                else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            )  # fmt: skip
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             assert not any(n.split(".")[0] in ("clients", "client_tui", "zhuoji") for n in names), (
-                path.name, names,
-            )  # fmt: skip
+                path.name,
+                names,
+            )
 
 
 def test_a_bot_whose_policy_fails_plays_its_default_and_the_table_goes_on() -> None:
@@ -458,8 +492,9 @@ def test_a_bot_whose_policy_fails_plays_its_default_and_the_table_goes_on() -> N
     assert r is not None
     prompt = shell.last_prompt("host")
     tile = next(t for t in range(27) if r.hands[0][t])
-    shell.command("host", {"type": "act", "seq": prompt["seq"], "act": "discard",
-                           "tile": tile_name(tile)})  # fmt: skip
+    shell.command(
+        "host", {"type": "act", "seq": prompt["seq"], "act": "discard", "tile": tile_name(tile)}
+    )
     shell.tick_until(lambda: shell.core.bot_fallbacks > 0, limit=30)
     assert not shell.core.frozen and shell.core.state == "playing"
     actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
@@ -473,8 +508,9 @@ def test_frames_waiting_for_a_write_that_failed_are_never_sent() -> None:
     assert r is not None
     prompt = shell.last_prompt("host")
     tile = next(t for t in range(27) if r.hands[0][t])
-    move = parse_client_frame({"type": "act", "seq": prompt["seq"], "act": "discard",
-                               "tile": tile_name(tile)})  # fmt: skip
+    move = parse_client_frame(
+        {"type": "act", "seq": prompt["seq"], "act": "discard", "tile": tile_name(tile)}
+    )
     effects = shell.core.command("host", move, shell.now)
     assert any(isinstance(e, Write) for e in effects)
     assert not any(isinstance(e, Send) for e in effects), "the discard waits for its write"
@@ -506,8 +542,9 @@ def test_a_match_stored_by_the_core_is_restored_and_plays_on(tmp_path: Path) -> 
     finally:
         store.close()
     now = shell.now + 100
-    core: TableCore[str] = restore_core(stored, before.s, timing=Timing(disconnect_grace=5),
-                                        now=now)  # fmt: skip
+    core: TableCore[str] = restore_core(
+        stored, before.s, timing=Timing(disconnect_grace=5), now=now
+    )
     assert core.seq == before.seq and core.decision_seq == before.decision_seq
     assert core.round is not None
     assert [list(h) for h in core.round.hands] == [list(h) for h in before.round.hands]
