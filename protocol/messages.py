@@ -37,7 +37,7 @@ from pydantic import (
 from pydantic.json_schema import GetJsonSchemaHandler, JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from protocol.settlement import RoundResult, parse_result
+from protocol.settlement import RoundResult, Seat, TileName, parse_result
 
 PROTOCOL_VERSION = 2
 """Bumped on any change a client must know about; `hello` must quote it exactly.
@@ -47,36 +47,6 @@ PROTOCOL_VERSION = 2
 MAX_FRAME_BYTES = 16 * 1024
 """The server closes a connection that sends a bigger frame (close code 1009)."""
 
-TileName = Literal[
-    "1m",
-    "2m",
-    "3m",
-    "4m",
-    "5m",
-    "6m",
-    "7m",
-    "8m",
-    "9m",
-    "1p",
-    "2p",
-    "3p",
-    "4p",
-    "5p",
-    "6p",
-    "7p",
-    "8p",
-    "9p",
-    "1s",
-    "2s",
-    "3s",
-    "4s",
-    "5s",
-    "6s",
-    "7s",
-    "8s",
-    "9s",
-]
-Seat = Annotated[int, Field(ge=0, le=3)]
 Seq = Annotated[int, Field(ge=0, le=2**53)]
 TableId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
 UNSAFE_CHARS = r"\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"

@@ -30,6 +30,7 @@ from pydantic import (
 
 from rules.kinds import BonusKind, ChickenKind, DouKind, PatternKind
 
+# The tile notation and seat numbers of the whole protocol (protocol.messages uses these).
 TileName = Literal[
     "1m",
     "2m",

@@ -9,7 +9,7 @@ from typing import Any, get_args
 import pytest
 from pydantic import ValidationError
 
-from protocol import frames, messages, settlement
+from protocol import frames, settlement
 from protocol.messages import (
     PROTOCOL_VERSION,
     SERVER_ADAPTER,
@@ -228,8 +228,10 @@ def test_a_bad_settlement_is_refused_naming_the_field(path: str, value: Any, whe
     assert where in str(err.value), str(err.value)
 
 
-def test_the_settlement_tile_names_are_the_protocols() -> None:
-    assert get_args(settlement.TileName) == get_args(messages.TileName)
+def test_the_protocol_tile_names_are_the_rules_tiles_in_their_order() -> None:
+    from rules.tiles import NUM_KINDS, tile_name
+
+    assert get_args(settlement.TileName) == tuple(tile_name(k) for k in range(NUM_KINDS))
 
 
 # ---------------------------------------------------------------------------------------------
