@@ -26,7 +26,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
-from clients.tracker import EVENT_TYPES, SeatTracker
+from clients.tracker import SeatTracker
+from protocol.messages import TABLE_EVENT_TYPES
 
 
 @dataclass
@@ -207,7 +208,7 @@ class SeatClient:
                 await client.send(reply)
             if kind == "match_ended":
                 return frame
-            if self.chaos.p and kind in EVENT_TYPES and self.rng.random() < self.chaos.p:
+            if self.chaos.p and kind in TABLE_EVENT_TYPES and self.rng.random() < self.chaos.p:
                 transport = client.ws.transport
                 if transport is not None:
                     transport.abort()  # a cut connection: no close frame, no goodbye
@@ -308,7 +309,7 @@ async def run_table(
                 kind = frame["type"]
                 if kind == "error":
                     report.error(f"table {table} seat {seat}: {frame['code']}: {frame['message']}")
-                elif kind in EVENT_TYPES:
+                elif kind in TABLE_EVENT_TYPES:
                     cause = sent.get(frame["seq"] - 1)
                     if cause is not None and cause[1] != seat:
                         report.latencies.append(time.perf_counter() - cause[0])

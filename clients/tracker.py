@@ -16,30 +16,10 @@ from typing import Any
 
 from protocol.events import seen_event, snapshot_view
 from protocol.fairdeal import check_deal
+from protocol.messages import TABLE_EVENT_TYPES
 from rules.options import RuleOptions, make_options
 from rules.tiles import tile_name
 from rules.view import SeatView, reduce, start
-
-EVENT_TYPES = frozenset(
-    {
-        "round_started",
-        "drew",
-        "discarded",
-        "claimed",
-        "concealed_gang",
-        "add_gang_declared",
-        "added_gang",
-        "won",
-        "exhausted",
-        "flipped",
-        "round_ended",
-        "auto_played",
-        "seat_status",
-        "match_ended",
-        "match_started",
-        "table",
-    }
-)
 
 
 class SeatTracker:
@@ -73,7 +53,7 @@ class SeatTracker:
             self.seq = f["seq"]
             self._from_snapshot(f["round"])
             return
-        if kind not in EVENT_TYPES:
+        if kind not in TABLE_EVENT_TYPES:
             return
         if f["seq"] <= self.seq:
             return  # already applied

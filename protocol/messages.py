@@ -629,6 +629,14 @@ ROUND_EVENT_TYPES: frozenset[str] = frozenset(
         "round_ended",
     }
 )
+TABLE_EVENT_TYPES: frozenset[str] = ROUND_EVENT_TYPES | {
+    "table",
+    "seat_status",
+    "auto_played",
+    "match_started",
+    "match_ended",
+}
+"""Every numbered table event (`seq`): the round's events and the table's own."""
 
 
 def parse_client(raw: str | bytes) -> ClientMessage:

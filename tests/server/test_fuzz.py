@@ -52,6 +52,7 @@ from protocol.codes import Close
 from protocol.messages import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
+    TABLE_EVENT_TYPES,
     ClientMessage,
     parse_client,
     parse_server,
@@ -836,24 +837,6 @@ class Seated:
 
 
 SEATED: dict[str, Seated] = {}
-EVENT_TYPES = {
-    "table",
-    "seat_status",
-    "auto_played",
-    "match_started",
-    "match_ended",
-    "round_started",
-    "drew",
-    "discarded",
-    "claimed",
-    "concealed_gang",
-    "add_gang_declared",
-    "added_gang",
-    "won",
-    "exhausted",
-    "flipped",
-    "round_ended",
-}
 
 
 @settings(
@@ -884,7 +867,7 @@ def test_a_seated_player_s_fuzzed_commands_are_refused_in_order_and_the_table_go
     answers: list[dict[str, Any]] = []
     while True:
         f = recv(seated.ws)
-        if f["type"] in EVENT_TYPES or f["type"] == "prompt":
+        if f["type"] in TABLE_EVENT_TYPES or f["type"] == "prompt":
             seated.seq = max(seated.seq, f["seq"])
             continue
         if f["type"] == "snapshot" and (msg is None or msg.type != "sync" or answers):

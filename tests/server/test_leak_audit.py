@@ -52,7 +52,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
-from protocol.messages import parse_server
+from protocol.messages import ROUND_EVENT_TYPES, parse_server
 from rules.actions import ACT_KINDS, Action, IllegalAction
 from rules.bot import Bot
 from rules.fairdeal import commitment
@@ -1039,7 +1039,7 @@ async def test_a_live_server_leaks_nothing_through_reconnects_snapshots_and_refu
         for e in events:
             if e["type"] == "round_started":
                 round_no = e["round_no"]
-            if e["type"] in ROUND_TYPES:
+            if e["type"] in ROUND_EVENT_TYPES:
                 e["_round"] = round_no
         salts = {e["_round"]: e["deal"]["salt"] for e in events if e["type"] == "round_ended"}
         assert len(salts) == next(p[2] for p in plan if p[0] == server_preset(events))
@@ -1062,23 +1062,6 @@ async def test_a_live_server_leaks_nothing_through_reconnects_snapshots_and_refu
     errors = sum(t.count('"type":"error"') for rec in recorder.conns for t in rec.frames)
     snaps = sum(t.count('"type":"snapshot"') for rec in recorder.conns for t in rec.frames)
     assert errors >= 20 and snaps >= 20, (errors, snaps)
-
-
-ROUND_TYPES = frozenset(
-    {
-        "round_started",
-        "drew",
-        "discarded",
-        "claimed",
-        "concealed_gang",
-        "add_gang_declared",
-        "added_gang",
-        "won",
-        "exhausted",
-        "flipped",
-        "round_ended",
-    }
-)
 
 
 def server_preset(events: list[dict[str, Any]]) -> str:

@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.bot_player import BotPlayer
 from clients.client import Client, play
-from protocol.messages import PROTOCOL_VERSION, parse_server
+from protocol.messages import PROTOCOL_VERSION, TABLE_EVENT_TYPES, parse_server
 from rules.actions import IllegalAction
 from rules.round import legal_actions
 from rules.script import run_script
@@ -28,24 +28,6 @@ from server.app import Server
 from server.store import load_round_script, table_events, table_row
 from server.testkit import running_server
 
-EVENTS = {
-    "table",
-    "seat_status",
-    "auto_played",
-    "match_started",
-    "match_ended",
-    "round_started",
-    "drew",
-    "discarded",
-    "claimed",
-    "concealed_gang",
-    "add_gang_declared",
-    "added_gang",
-    "won",
-    "exhausted",
-    "flipped",
-    "round_ended",
-}
 TILE = re.compile(r"^[1-9][mps]$")
 FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
 
@@ -129,7 +111,7 @@ def check_views(
     last_seq: int | None = None
     for f in frames:
         kind = f["type"]
-        if kind in EVENTS:
+        if kind in TABLE_EVENT_TYPES:
             if last_seq is not None:
                 assert f["seq"] == last_seq + 1, f"seat {viewer} missed an event before {f}"
             last_seq = f["seq"]
@@ -672,7 +654,7 @@ async def test_the_claim_window_has_a_fixed_minimum_whoever_can_claim(tmp_path: 
         # start to the last frame's arrival, so a late reader only makes this longer (a gap
         # between two arrivals would shrink when a busy machine delays the first).
         windows = sum(
-            f["type"] == "discarded" and later["type"] in EVENTS
+            f["type"] == "discarded" and later["type"] in TABLE_EVENT_TYPES
             for f, later in zip(frames, frames[1:], strict=False)
         )
         assert windows >= 10

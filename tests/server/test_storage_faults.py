@@ -24,8 +24,8 @@ import pytest
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
-from clients.tracker import EVENT_TYPES
 from protocol import codes
+from protocol.messages import TABLE_EVENT_TYPES
 from server.app import Server
 from server.projection import PRIVATE_TYPES
 from server.store import Store, table_events, table_row
@@ -147,7 +147,7 @@ class Host:
 
     def on_frame(self, frame: dict[str, Any]) -> None:
         self.frames.append(frame)
-        if frame["type"] in EVENT_TYPES:
+        if frame["type"] in TABLE_EVENT_TYPES:
             self.events += 1
             if self.events >= self.going_after:
                 self.going.set()
@@ -211,7 +211,9 @@ def agrees_with_record(db: Path, host: Host) -> None:
     """Every event the host was sent is the stored event of that number (as that seat may see
     it): nobody was told anything the record does not hold."""
     stored = {e["seq"]: e for e in table_events(db, host.table)}
-    sent = [f for f in host.frames if f["type"] in EVENT_TYPES and f.get("table") == host.table]
+    sent = [
+        f for f in host.frames if f["type"] in TABLE_EVENT_TYPES and f.get("table") == host.table
+    ]
     assert sent
     for frame in sent:
         event = stored.get(frame["seq"])
