@@ -24,7 +24,7 @@ from client_tui.reducer import reduce
 from client_tui.screens.lobby import LobbyScreen
 from client_tui.screens.table import TableScreen
 from client_tui.seats import SavedSeat, SeatStore
-from client_tui.view import Choice, View
+from client_tui.view import Choice, ResultV, View
 from protocol.messages import (
     Act,
     AddBot,
@@ -308,9 +308,10 @@ class ZhuojiApp(App[int]):
 
         return name
 
-    def open_settlement(self) -> None:
-        """Show the last round's settlement sheet (replacing an older one)."""
-        res = self.view.result
+    def open_settlement(self, res: ResultV | None = None) -> None:
+        """Show a round's settlement sheet, the last round's by default (replacing an older
+        sheet)."""
+        res = res or self.view.result
         if res is None:
             self.refuse(self.lang.t("why_no_sheet"))
             return
@@ -330,6 +331,21 @@ class ZhuojiApp(App[int]):
         if self._summary_pending:
             self._summary_pending = False
             self.open_summary()
+
+    def open_history(self) -> None:
+        """`r`: every round of the match; the one picked opens its settlement sheet."""
+        from client_tui.screens.history import HistoryScreen
+
+        history = self.view.history
+        if not history:
+            self.refuse(self.lang.t("why_no_history"))
+            return
+
+        def picked(index: int | None) -> None:
+            if index is not None and 0 <= index < len(history):
+                self.open_settlement(history[index])
+
+        self.push_screen(HistoryScreen(history, self._names(), self.lang), picked)
 
     def open_summary(self) -> None:
         from client_tui.screens.sheets import SheetScreen, summary_renderable
