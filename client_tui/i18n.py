@@ -288,6 +288,18 @@ TEXT: dict[str, tuple[str, str]] = {
     "rp_first_round": ("已是第一局", "this is the first round"),
     "rp_last_round": ("已是最后一局", "this is the last round"),
     "rp_cut_short": ("本局未打完（服务器停止）", "this round was cut short (the server stopped)"),
+    "rp_own_view_only": (
+        "服务器只发来你自己的视角：换视角和导出需要主机的数据库",
+        "the server sent your own view only: other viewpoints and export need the host's database",
+    ),
+    "rp_asking": ("正在向服务器要这场的牌局…", "asking the server for the match's rounds…"),
+    "rp_pick_played": ("回放你打过的比赛", "Replay a match you played"),
+    "why_no_played": (
+        "你还没有在这台服务器上打完过比赛",
+        "you have not finished a match on this server yet",
+    ),
+    "key_played": ("回放", "replays"),
+    "rp_browse_key": ("回放", "replay"),
     "rp_no_rounds": ("这场没有存下的局", "no rounds are stored for this match"),
     "rp_pick_match": ("选择一场比赛（Enter 打开，q 退出）", "Pick a match (Enter opens, q quits)"),
     "rp_pick_round": (
@@ -304,9 +316,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "col_net": ("得分", "net"),
     "state_abandoned": ("已放弃", "abandoned"),
     "history": ("牌局记录", "rounds"),
+    "why_replay_later": ("比赛结束后才能回放", "the match can be replayed once it is over"),
     "history_title": (
-        "本场每一局（Enter 查看结算，Esc 关闭）",
-        "Every round of the match (Enter opens its sheet, Esc closes)",
+        "本场每一局（Enter 查看结算，v 回放，Esc 关闭）",
+        "Every round of the match (Enter opens its sheet, v replays, Esc closes)",
     ),
     "history_empty": ("还没有打完的局", "no round has finished yet"),
     "why_no_history": ("还没有打完的局", "no round has finished yet"),

@@ -11,9 +11,9 @@ spectator's view with every seat's concealed hand (each taken from that seat's o
 >>> from pathlib import Path
 >>> data = json.loads(Path("tests/scenarios/guiyang_01_pinghu_zimo_dealer.json").read_text())
 >>> tape = tape_from_script(data)
->>> view_at(tape, 0, 0).round.wall_left == tape.round.events[0].to_dict()["wall_left"]
+>>> view_at(tape, 0, 0).round.wall_left == tape.events[0]["wall_left"]
 True
->>> view_at(tape, tape.last, ALL).result.net == tuple(tape.round.result.net)
+>>> view_at(tape, tape.last, ALL).result.net == tape.net
 True
 """
 
@@ -25,8 +25,7 @@ from typing import Any, Final, Literal
 from client_tui.offline import project, table_info
 from client_tui.reducer import reduce
 from client_tui.view import View
-from protocol.messages import SERVER_ADAPTER
-from rules.round import Round
+from protocol.messages import SERVER_ADAPTER, Rounds
 from rules.script import Step, parse_script, play_steps
 
 ALL: Final = "all"
@@ -39,11 +38,17 @@ VIEWPOINTS: Final[tuple[Viewpoint, ...]] = (ALL, 0, 1, 2, 3, None)
 
 @dataclass(frozen=True)
 class RoundTape:
-    """One round of a match: its deal script, the round played from it, and its steps."""
+    """One round of a match: its events, the points between its moves, and the match around it.
 
-    script: dict[str, Any]
-    round: Round
+    Built from a deal script (`tape_from_script`), `events` are the engine's full events and any
+    viewpoint can be shown; `script` is the deal script, for export. Built from a server's
+    `rounds` answer (`tape_from_frames`), `events` are the frames one `seat` was sent: only
+    that seat's view exists, and there is no script."""
+
+    events: tuple[dict[str, Any], ...]
     steps: tuple[Step, ...]
+    script: dict[str, Any] | None = None
+    seat: int | None = None  # the events are this seat's frames already (None: full events)
     round_no: int = 1
     rounds: int = 1
     names: tuple[str, ...] = ("#1", "#2", "#3", "#4")
@@ -51,6 +56,8 @@ class RoundTape:
     table: str = "replay"
     table_name: str = "replay"
     preset: str = "guiyang"
+    options: tuple[tuple[str, Any], ...] = ()
+    base: int = 1
 
     @property
     def last(self) -> int:
@@ -59,7 +66,23 @@ class RoundTape:
 
     @property
     def finished(self) -> bool:
-        return self.round.result is not None
+        return bool(self.events) and self.events[-1].get("type") == "round_ended"
+
+    @property
+    def net(self) -> tuple[int, ...] | None:
+        """Each seat's net, once the round is over."""
+        if not self.finished:
+            return None
+        return tuple(int(n) for n in self.events[-1]["result"]["net"])
+
+    @property
+    def dealer(self) -> int:
+        return int(self.events[0].get("dealer", 0)) if self.events else 0
+
+    @property
+    def viewpoints(self) -> tuple[Viewpoint, ...]:
+        """The viewpoints this tape can show, in the order `v` cycles through them."""
+        return VIEWPOINTS if self.seat is None else (self.seat,)
 
 
 def tape_from_script(
@@ -78,9 +101,9 @@ def tape_from_script(
     script = parse_script(data)
     r, steps = play_steps(script, partial=True)
     return RoundTape(
-        script=data,
-        round=r,
+        events=tuple(e.to_dict() for e in r.events),
         steps=tuple(steps),
+        script=data,
         round_no=round_no,
         rounds=rounds,
         names=names or ("#1", "#2", "#3", "#4"),
@@ -88,7 +111,37 @@ def tape_from_script(
         table=table,
         table_name=table_name,
         preset=script.ruleset,
+        options=tuple(sorted((data.get("options") or {}).items())),
+        base=r.base,
     )
+
+
+def tapes_from_rounds(m: Rounds) -> list[RoundTape]:
+    """A server's `rounds` answer as tapes, one per round, each step one event; the scores
+    before each round are summed from the nets before it."""
+    out: list[RoundTape] = []
+    scores: tuple[int, ...] = (0, 0, 0, 0)
+    for log in m.logs:
+        events = tuple(
+            e.model_dump(mode="json", by_alias=True, exclude={"table", "seq"}) for e in log.events
+        )
+        tape = RoundTape(
+            events=events,
+            steps=tuple(Step(0, n) for n in range(1, len(events) + 1)),
+            seat=m.seat,
+            round_no=log.round_no,
+            rounds=m.rounds,
+            names=tuple(m.names),
+            scores_before=scores,
+            table=m.table,
+            table_name=m.name,
+            preset=m.preset,
+            options=tuple(sorted(m.options.items())),
+        )
+        out.append(tape)
+        if tape.net is not None:
+            scores = tuple(a + b for a, b in zip(scores, tape.net, strict=True))
+    return out
 
 
 def _frames(tape: RoundTape, step: int, viewer: int | None) -> list[dict[str, Any]]:
@@ -104,8 +157,8 @@ def _frames(tape: RoundTape, step: int, viewer: int | None) -> list[dict[str, An
         me=viewer,
     )
     info["name"] = tape.table_name
-    info["options"] = dict(tape.script.get("options") or {})
-    info["base"] = tape.round.base
+    info["options"] = dict(tape.options)
+    info["base"] = tape.base
     info["seats"] = [dict(s, kind="human", connected=True) for s in info["seats"]]
     frames: list[dict[str, Any]] = [
         {"type": "welcome", "version": 1, "server": "replay", "name": "replay"},
@@ -128,15 +181,16 @@ def _frames(tape: RoundTape, step: int, viewer: int | None) -> list[dict[str, An
     ]
     scores = list(tape.scores_before)
     upto = tape.steps[step].events
-    for seq, event in enumerate(tape.round.events[:upto], start=2):
-        d = event.to_dict()
+    for seq, event in enumerate(tape.events[:upto], start=2):
+        d = dict(event)
         d.update(table=tape.table, seq=seq)
         if d["type"] == "round_started":
-            d.update(round_no=tape.round_no, base=tape.round.base)
+            d.setdefault("base", tape.base)
+            d.update(round_no=tape.round_no)
         elif d["type"] == "round_ended":
             scores = [a + b for a, b in zip(scores, d["result"]["net"], strict=True)]
             d["scores"] = scores
-        frames.append(project(d, viewer))
+        frames.append(d if tape.seat is not None else project(d, viewer))
     return frames
 
 
@@ -150,6 +204,8 @@ def _view(tape: RoundTape, step: int, viewer: int | None) -> View:
 def view_at(tape: RoundTape, step: int, viewpoint: Viewpoint) -> View:
     """The table at `step` (0 = the deal, `tape.last` = the end) from `viewpoint`."""
     step = max(0, min(step, tape.last))
+    if tape.seat is not None:
+        viewpoint = tape.seat  # one seat's frames: its view is all there is
     if viewpoint != ALL:
         return _view(tape, step, viewpoint)  # type: ignore[arg-type]
     view = _view(tape, step, None)
@@ -167,10 +223,12 @@ def export_script(tape: RoundTape, step: int) -> dict[str, Any]:
     played so far. At the last step it is the whole round and replays to the same settlement
     (`zhuoji replay`); before it, it ends with `then: "stop"`, so `zhuoji replay` reports where
     the actions ran out."""
+    if tape.script is None:
+        raise ValueError("this round holds one seat's view only, not its deal")
     step = max(0, min(step, tape.last))
     out = dict(tape.script)
     if step == tape.last:
         return out
-    out["actions"] = list(tape.script.get("actions") or [])[: tape.steps[step].actions]
+    out["actions"] = list(out.get("actions") or [])[: tape.steps[step].actions]
     out["then"] = "stop"
     return out

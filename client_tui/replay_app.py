@@ -143,8 +143,7 @@ class RoundPicker(_Picker):
             else:
                 nets = [_cell(f"{n:+d}") for n in res.net]
                 what = outcome_text(res, name, self.lang)
-            dealer = tape.script.get("dealer", 0)
-            table.add_row(_cell(tape.round_no), _cell(names[int(dealer)]), *nets, what, key=str(i))
+            table.add_row(_cell(tape.round_no), _cell(names[tape.dealer]), *nets, what, key=str(i))
         table.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

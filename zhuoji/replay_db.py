@@ -59,6 +59,6 @@ def tapes(db: Path, table: str) -> list[RoundTape]:
         except ScriptError:
             break
         out.append(tape)
-        if tape.round.result is not None:
-            scores = tuple(a + b for a, b in zip(scores, tape.round.result.net, strict=True))
+        if tape.net is not None:
+            scores = tuple(a + b for a, b in zip(scores, tape.net, strict=True))
     return out

@@ -19,6 +19,8 @@ from client_tui.sheet import round_wins
 from client_tui.view import ResultV
 
 DIM = Style(dim=True)
+REPLAY = -1
+"""What the history screen answers for `v`: replay the match's rounds (once it is over)."""
 
 
 def outcome_text(res: ResultV, name: Callable[[int], str], lang: Lang) -> Text:
@@ -54,6 +56,7 @@ class HistoryScreen(ModalScreen[int | None]):
 
     BINDINGS = [
         Binding("escape,r,q", "close", "close"),
+        Binding("v", "replay", "replay"),
     ]
     DEFAULT_CSS = """
     HistoryScreen { align: center middle; }
@@ -100,3 +103,6 @@ class HistoryScreen(ModalScreen[int | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_replay(self) -> None:
+        self.dismiss(REPLAY)

@@ -19,7 +19,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widgets import Static
 
-from client_tui.replay import ALL, VIEWPOINTS, RoundTape, Viewpoint, export_script, view_at
+from client_tui.replay import ALL, RoundTape, Viewpoint, export_script, view_at
 from client_tui.screens.table import TableScreen
 
 if TYPE_CHECKING:
@@ -110,13 +110,9 @@ class ReplayScreen(TableScreen):
         if self.step == tape.last and not tape.finished:
             where.append("  " + t("rp_cut_short"), style="bold red")
         where.append("   ")
-        keys = [
-            ("←→", t("rp_forward")),
-            ("Home/End", t("rp_ends")),
-            ("[ ]", t("rp_rounds")),
-            ("v", t("rp_view")),
-            ("e", t("rp_export")),
-        ]
+        keys = [("←→", t("rp_forward")), ("Home/End", t("rp_ends")), ("[ ]", t("rp_rounds"))]
+        if tape.script is not None:  # a server's rounds hold one seat's view, and no deal
+            keys += [("v", t("rp_view")), ("e", t("rp_export"))]
         if self.step == tape.last and tape.finished:
             keys.append(("s", t("sheet")))
         keys += [("r", t("history")), ("q", t("btn_quit"))]
@@ -129,6 +125,8 @@ class ReplayScreen(TableScreen):
 
     def _viewpoint_name(self) -> str:
         t = self.zapp.lang.t
+        if self.tape.seat is not None:
+            return t("rp_view_seat", name=self.tape.names[self.tape.seat])
         if self.viewpoint == ALL:
             return t("rp_view_all")
         if self.viewpoint is None:
@@ -166,12 +164,19 @@ class ReplayScreen(TableScreen):
         self._load()
 
     def action_viewpoint(self) -> None:
-        i = VIEWPOINTS.index(self.viewpoint)
-        self.viewpoint = VIEWPOINTS[(i + 1) % len(VIEWPOINTS)]
+        views = self.tape.viewpoints
+        if len(views) == 1:
+            self.zapp.refuse(self.zapp.lang.t("rp_own_view_only"))
+            return
+        i = views.index(self.viewpoint) if self.viewpoint in views else -1
+        self.viewpoint = views[(i + 1) % len(views)]
         self._load()
 
     def action_export(self) -> None:
         t = self.zapp.lang.t
+        if self.tape.script is None:
+            self.zapp.refuse(t("rp_own_view_only"))
+            return
         if self.exporter is None:
             self.zapp.refuse(t("rp_export_failed", why="-"))
             return

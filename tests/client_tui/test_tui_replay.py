@@ -23,8 +23,7 @@ from client_tui.replay_app import MatchPicker, ReplayApp, RoundPicker
 from client_tui.screens.history import HistoryScreen, outcome_text
 from client_tui.screens.replay import ReplayScreen, export_to
 from client_tui.screens.sheets import SheetScreen
-from clients.bot_player import BotPlayer
-from clients.client import Client, play
+from clients.testkit import play_to_end
 from server.testkit import running_server
 from zhuoji import replay_db
 
@@ -44,27 +43,10 @@ async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10
 
 async def finished_match(db: Path, rounds: int = 2) -> str:
     """A match of `rounds` rounds played to its end on a real server: a protocol bot at seat 0
-    and three server bots. Returns the table id."""
+    (named with markup) and three server bots. Returns the table id."""
     async with running_server(db) as (url, _server):
-        host = await Client.connect(url, HOST)
-        await host.recv()  # welcome
-        await host.send({"type": "create_table", "name": "回放[x]", "rounds": rounds, **FAST})
-        joined = await host.recv_type("joined")
-        player = BotPlayer(seed="host")
-        player.on_frame(joined)
-        for _ in range(3):
-            await host.send({"type": "add_bot"})
-        connected: set[int] = set()
-        while len(connected) < 3:
-            frame = await host.recv()
-            player.on_frame(frame)
-            if frame["type"] == "seat_status" and frame["connected"]:
-                connected.add(frame["seat"])
-        await host.send({"type": "start"})
-        end = await play(host, player, timeout=60)
-        assert end["reason"] == "finished"
-        await host.close()
-        return str(joined["table"])
+        done = await play_to_end(url, name=HOST, table_name="回放[x]", rounds=rounds)
+    return done.table
 
 
 def stored_results(db: Path, table: str) -> list[dict[str, Any]]:
@@ -111,6 +93,7 @@ async def test_browse_a_stored_match_to_its_settlement_and_export_it(
         assert screen.tape.round_no == 1
 
         # The deal: from the all-hands viewpoint every seat's 13 or 14 tiles are open.
+        assert screen.tape.script is not None
         dealt = screen.tape.script["hands"]
         r = app.view.round
         assert r is not None and r.hands is not None
@@ -203,7 +186,7 @@ def test_every_step_from_each_seat_is_what_that_seat_saw() -> None:
         watcher = view_at(tape, step, None).round
         assert watcher is not None and watcher.hand is None
     end = view_at(tape, tape.last, 1)
-    assert end.result is not None and list(end.result.net) == tape.round.result.net  # type: ignore[union-attr]
+    assert end.result is not None and end.result.net == tape.net
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -213,7 +196,7 @@ def test_a_declared_win_reads_with_its_bonus_never_as_a_plain_pattern(lang: str)
     res = view_at(tape, tape.last, None).result
     assert res is not None
     text = outcome_text(res, lambda s: f"P{s}", Lang(lang)).plain
-    win = tape.round.result.to_dict()["wins"][0]  # type: ignore[union-attr]
+    win = tape.events[-1]["result"]["wins"][0]
     assert win["bonuses"], "the script's win carries a bonus"
     names = {"zh": {"tianting": "天听", "zimo": "自摸"}, "en": {"zimo": "self-drawn"}}[lang]
     assert f"P{win['seat']}" in text and " + " in text
@@ -234,3 +217,51 @@ def test_the_cli_browser_needs_a_terminal(match_db: tuple[Path, str]) -> None:
     )
     assert done.returncode == 2
     assert "needs a terminal" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_a_player_replays_a_finished_match_from_the_lobby(tmp_path: Path) -> None:
+    """The lobby's `h`: the matches this client played on the server; the one picked comes back
+    from the server (`get_rounds`) as that seat saw it, opens in the browser, steps to the stored
+    settlement, and Escape returns to the lobby, which kept up meanwhile."""
+    from client_tui.app import ZhuojiApp
+    from client_tui.played import PlayedStore
+    from client_tui.screens.forms import ChoiceScreen
+    from client_tui.screens.lobby import LobbyScreen
+    from client_tui.seats import SeatStore
+
+    db = tmp_path / "z.db"
+    async with running_server(db) as (url, _server):
+        done = await play_to_end(url, name="我", table_name="周五[x]", rounds=2)
+        seats = SeatStore(tmp_path / "state" / "seats.json")
+        PlayedStore(seats.path.with_name("played.json")).put(
+            url, done.table, token=done.token, seat=0, name="周五[x]"
+        )
+        stored = stored_results(db, done.table)
+        app = ZhuojiApp(url, name="我", lang="zh", mode="join", seats=seats, bell=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, LobbyScreen) and app.view.status == "connected",
+            )
+            await pilot.press("h")
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            assert [t.round_no for t in screen.tapes] == [1, 2]
+            assert screen.tape.seat == 0 and screen.tape.script is None
+            r = app.view.round
+            assert r is not None and r.hand is not None and r.hands is None  # own hand only
+            await pilot.press("v")  # one seat's view: nothing else to switch to
+            assert screen.viewpoint != 1 and app.view.seat == 0
+            await pilot.press("end")
+            res = app.view.result
+            assert res is not None and res.result["net"] == stored[0]["net"]
+            await pilot.press("right_square_bracket", "end")
+            res = app.view.result
+            assert res is not None and res.result["net"] == stored[1]["net"]
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            assert app.live_view is None and app.view.round is None and app.view.seat is None
+            assert app.view.status == "connected" and app.view.table_id is None
