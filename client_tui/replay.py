@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 from client_tui.offline import project, table_info
@@ -36,7 +37,7 @@ VIEWPOINTS: Final[tuple[Viewpoint, ...]] = (ALL, 0, 1, 2, 3, None)
 """The order `v` cycles through."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: its views are cached
 class RoundTape:
     """One round of a match: its events, the points between its moves, and the match around it.
 
@@ -144,8 +145,9 @@ def tapes_from_rounds(m: Rounds) -> list[RoundTape]:
     return out
 
 
-def _frames(tape: RoundTape, step: int, viewer: int | None) -> list[dict[str, Any]]:
-    """What `viewer` received from the table's opening to `step`, as wire frames."""
+def _frames(tape: RoundTape, viewer: int | None) -> list[dict[str, Any]]:
+    """What `viewer` received from the table's opening to the round's last event, as wire
+    frames: three opening frames, then one per event."""
     info = table_info(
         tape.table,
         preset=tape.preset,
@@ -180,8 +182,7 @@ def _frames(tape: RoundTape, step: int, viewer: int | None) -> list[dict[str, An
         },
     ]
     scores = list(tape.scores_before)
-    upto = tape.steps[step].events
-    for seq, event in enumerate(tape.events[:upto], start=2):
+    for seq, event in enumerate(tape.events, start=2):
         d = dict(event)
         d.update(table=tape.table, seq=seq)
         if d["type"] == "round_started":
@@ -194,11 +195,27 @@ def _frames(tape: RoundTape, step: int, viewer: int | None) -> list[dict[str, An
     return frames
 
 
-def _view(tape: RoundTape, step: int, viewer: int | None) -> View:
+@lru_cache(maxsize=256)
+def _views(tape: RoundTape, viewer: int | None) -> tuple[View, ...]:
+    """The viewer's view after the opening and after each event, built once per tape and
+    viewer (stepping back and forth is then a lookup)."""
+    frames = [SERVER_ADAPTER.validate_python(f) for f in _frames(tape, viewer)]
     view = View(my_name="replay", status="connected")
-    for frame in _frames(tape, step, viewer):
-        view = reduce(view, SERVER_ADAPTER.validate_python(frame))
-    return replace(view, notice=None)
+    for frame in frames[:OPENING]:
+        view = reduce(view, frame)
+    out = [view]
+    for frame in frames[OPENING:]:
+        view = reduce(view, frame)
+        out.append(view)
+    return tuple(replace(v, notice=None) for v in out)
+
+
+OPENING = 3
+"""The frames before the round's first event: welcome, joined, snapshot."""
+
+
+def _view(tape: RoundTape, step: int, viewer: int | None) -> View:
+    return _views(tape, viewer)[tape.steps[step].events]
 
 
 def view_at(tape: RoundTape, step: int, viewpoint: Viewpoint) -> View:

@@ -99,29 +99,34 @@ class ReplayScreen(TableScreen):
 
     # ----- what the screen shows besides the table -----
 
+    DEFAULT_CSS = """
+    ReplayScreen #keys { height: 2; }
+    """
+
     def _show_keys(self, view: object) -> None:
-        lang = self.zapp.lang
-        t = lang.t
+        """Two lines at the bottom: where the replay is, then its keys (short enough for 80
+        columns)."""
+        t = self.zapp.lang.t
         tape = self.tape
-        where = Text(no_wrap=True, overflow="ellipsis")
-        where.append(t("rp_round", n=tape.round_no, total=tape.rounds), style="bold")
-        where.append("  " + t("rp_step", n=self.step, total=tape.last), style="bold")
-        where.append("  " + self._viewpoint_name())
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(t("rp_round", n=tape.round_no, total=tape.rounds), style="bold")
+        out.append("  " + t("rp_step", n=self.step, total=tape.last), style="bold")
+        out.append("  " + self._viewpoint_name())
         if self.step == tape.last and not tape.finished:
-            where.append("  " + t("rp_cut_short"), style="bold red")
-        where.append("   ")
+            out.append("  " + t("rp_cut_short"), style="bold red")
+        out.append("\n")
         keys = [("←→", t("rp_forward")), ("Home/End", t("rp_ends")), ("[ ]", t("rp_rounds"))]
         if tape.script is not None:  # a server's rounds hold one seat's view, and no deal
             keys += [("v", t("rp_view")), ("e", t("rp_export"))]
         if self.step == tape.last and tape.finished:
-            keys.append(("s", t("sheet")))
+            keys.append(("s", t("rp_sheet")))
         keys += [("r", t("history")), ("q", t("btn_quit"))]
         for i, (key, label) in enumerate(keys):
             if i:
-                where.append("  ")
-            where.append(key, style="bold")
-            where.append(" " + label, style="dim")
-        self.query_one("#keys", Static).update(where)
+                out.append("  ")
+            out.append(key, style="bold")
+            out.append(" " + label, style="dim")
+        self.query_one("#keys", Static).update(out)
 
     def _viewpoint_name(self) -> str:
         t = self.zapp.lang.t
