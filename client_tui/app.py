@@ -20,17 +20,20 @@ from textual.message import Message
 from client_tui.i18n import Lang
 from client_tui.local import Acted, LocalMessage
 from client_tui.net import Link, hello_frame
+from client_tui.played import PlayedStore
 from client_tui.reducer import reduce
 from client_tui.screens.lobby import LobbyScreen
 from client_tui.screens.table import TableScreen
 from client_tui.seats import SavedSeat, SeatStore
-from client_tui.view import Choice, View
+from client_tui.view import Choice, ResultV, View
 from protocol.messages import (
     Act,
     AddBot,
     CreateTable,
+    GetRounds,
     Leave,
     ListTables,
+    Rounds,
     ServerMessage,
     Start,
     Watch,
@@ -104,6 +107,12 @@ class ZhuojiApp(App[int]):
         self._summary_pending = False
         # Seat tokens kept across runs (`zhuoji join`): the start says hello with the latest one.
         self.seats = seats
+        # Matches played to their end (their tokens), to browse their rounds from the lobby.
+        self.played = (
+            PlayedStore(seats.path.with_name("played.json")) if seats is not None else None
+        )
+        # While a replay is browsed, the live view moves on behind it (see `browse`).
+        self.live_view: View | None = None
         self._resume: SavedSeat | None = (
             seats.latest(url) if seats is not None and mode == "join" else None
         )
@@ -145,6 +154,12 @@ class ZhuojiApp(App[int]):
 
     def apply(self, msg: ServerMessage | LocalMessage, at: float | None = None) -> None:
         """Reduce one message into the view and bring the screens up to date."""
+        if isinstance(msg, Rounds):
+            self.browse(msg)
+            return
+        if self.live_view is not None:  # browsing a replay: the table's view moves behind it
+            self.live_view = reduce(self.live_view, msg, at=self.clock() if at is None else at)
+            return
         old = self.view
         self.view = reduce(old, msg, at=self.clock() if at is None else at)
         self._after(old, self.view)
@@ -237,6 +252,9 @@ class ZhuojiApp(App[int]):
             )
             if ended and not was_ended:
                 store.forget(url, new.table_id)
+                if self.played is not None:  # its rounds can be browsed later
+                    name = new.table.name if new.table is not None else new.table_id
+                    self.played.put(url, new.table_id, token=new.token, seat=new.seat, name=name)
         if old.table_id is not None and new.table_id is None and old.token is not None:
             playing = old.table is not None and old.table.state == "playing"
             if playing and not bad_token and old.seat is not None and old.match_end is None:
@@ -308,9 +326,10 @@ class ZhuojiApp(App[int]):
 
         return name
 
-    def open_settlement(self) -> None:
-        """Show the last round's settlement sheet (replacing an older one)."""
-        res = self.view.result
+    def open_settlement(self, res: ResultV | None = None) -> None:
+        """Show a round's settlement sheet, the last round's by default (replacing an older
+        sheet)."""
+        res = res or self.view.result
         if res is None:
             self.refuse(self.lang.t("why_no_sheet"))
             return
@@ -330,6 +349,77 @@ class ZhuojiApp(App[int]):
         if self._summary_pending:
             self._summary_pending = False
             self.open_summary()
+
+    def open_history(self) -> None:
+        """`r`: every round of the match; the one picked opens its settlement sheet."""
+        from client_tui.screens.history import REPLAY, HistoryScreen
+
+        history = self.view.history
+        if not history:
+            self.refuse(self.lang.t("why_no_history"))
+            return
+
+        def picked(index: int | None) -> None:
+            if index == REPLAY:
+                if self.view.match_end is None or self.view.table_id is None:
+                    self.refuse(self.lang.t("why_replay_later"))
+                else:
+                    self.ask_rounds(self.view.table_id)
+            elif index is not None and 0 <= index < len(history):
+                self.open_settlement(history[index])
+
+        self.push_screen(HistoryScreen(history, self._names(), self.lang), picked)
+
+    # ----- browsing a finished match's rounds -----
+
+    def ask_rounds(self, table: str, token: str | None = None) -> None:
+        """Ask the server for a finished match's rounds (`rounds` opens the browser)."""
+        if self.send(GetRounds(table=table, token=token)):
+            self.notify(self.lang.t("rp_asking"), timeout=3, markup=False)
+
+    def pick_played(self) -> None:
+        """The lobby's `h`: pick a match this client played here to its end, and browse it."""
+        from client_tui.screens.forms import ChoiceScreen
+
+        played = self.played.matches(self.url) if self.played is not None else []
+        if not played:
+            self.refuse(self.lang.t("why_no_played"))
+            return
+        by_table = {p.table: p for p in played}
+
+        def picked(table: str | None) -> None:
+            if table is not None and table in by_table:
+                self.ask_rounds(table, by_table[table].token)
+
+        choices = [(p.table, f"#{p.table}  {p.name}") for p in played]
+        self.push_screen(ChoiceScreen(self.lang.t("rp_pick_played"), choices), picked)
+
+    def browse(self, msg: Rounds) -> None:
+        """Open the replay browser on a server's `rounds`; the live view waits behind it and
+        comes back, brought up to date, when the browser closes."""
+        from client_tui.replay import tapes_from_rounds
+        from client_tui.screens.replay import ReplayScreen
+
+        tapes = tapes_from_rounds(msg)
+        if not tapes:
+            self.refuse(self.lang.t("rp_no_rounds"))
+            return
+        if self.live_view is None:
+            self.live_view = self.view
+        self.push_screen(ReplayScreen(tapes), self._browsed)
+
+    def _browsed(self, _: None) -> None:
+        live, self.live_view = self.live_view, None
+        if live is None:
+            return
+        self.view = live
+        mode = self._wanted_mode(live)
+        if mode != self.current_mode:
+            self.switch_mode(mode)
+        for screen in self.screen_stack:
+            show = getattr(screen, "show", None)
+            if show is not None:
+                show(live)
 
     def open_summary(self) -> None:
         from client_tui.screens.sheets import SheetScreen, summary_renderable
@@ -356,7 +446,7 @@ class ZhuojiApp(App[int]):
 
     def mid_match(self) -> bool:
         """Seated at a match that has not ended: leaving hands the seat to the bot."""
-        v = self.view
+        v = self.live_view or self.view
         return (
             v.seat is not None
             and v.table is not None

@@ -54,3 +54,7 @@ TABLE_FROZEN = "table_frozen"
 # and nothing is sent that is not stored. Sent once to everyone connected when it starts (and
 # after `welcome` while it lasts); refuses `create_table`, `take_seat` and `watch` meanwhile.
 STORAGE_UNAVAILABLE = "storage_unavailable"
+# `get_rounds`: the asker did not play that match (not seated there, and no seat token of it),
+# or the match is not over yet.
+NOT_YOUR_MATCH = "not_your_match"
+MATCH_NOT_OVER = "match_not_over"

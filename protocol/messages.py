@@ -223,6 +223,17 @@ class Sync(_Message):
     type: Literal["sync"] = "sync"
 
 
+class GetRounds(_Message):
+    """Ask for the rounds of a finished (or abandoned) match you played, to browse them: the
+    server answers `rounds`, each round as your seat saw it (the public events and your own
+    hand; every hand is revealed at each round's end). Seated at that table, nothing more is
+    needed; from the lobby, send the seat's token (kept by the client after the match)."""
+
+    type: Literal["get_rounds"] = "get_rounds"
+    table: TableId
+    token: Token | None = None
+
+
 ClientMessage = Annotated[
     Hello
     | ListTables
@@ -235,7 +246,8 @@ ClientMessage = Annotated[
     | Leave
     | Act
     | Auto
-    | Sync,
+    | Sync
+    | GetRounds,
     Field(discriminator="type"),
 ]
 
@@ -583,6 +595,46 @@ class RoundEnded(_TableFrame):
     deal: DealReveal | None = None
 
 
+RoundEventFrame = Annotated[
+    RoundStarted
+    | Drew
+    | Discarded
+    | Claimed
+    | ConcealedGang
+    | AddGangDeclared
+    | AddedGang
+    | Won
+    | Exhausted
+    | Flipped
+    | RoundEnded,
+    Field(discriminator="type"),
+]
+
+
+class RoundLog(_Message):
+    """One stored round, as one seat saw it: its events in order."""
+
+    round_no: int = Field(ge=1, le=64)
+    events: list[RoundEventFrame] = Field(max_length=2000)
+
+
+class Rounds(_Message):
+    """The answer to `get_rounds`: the match's settings, the players, and every stored round as
+    the asking `seat` saw it (hidden tiles of the other seats are `null` until each round's
+    end)."""
+
+    type: Literal["rounds"] = "rounds"
+    table: TableId
+    seat: Seat
+    name: TableName
+    preset: Preset
+    options: dict[str, Any]
+    rounds: int = Field(ge=1, le=64)
+    state: Literal["finished", "abandoned"]
+    names: list[PlayerName] = Field(min_length=4, max_length=4)
+    logs: list[RoundLog] = Field(max_length=64)
+
+
 ServerMessage = Annotated[
     Welcome
     | Error
@@ -607,7 +659,8 @@ ServerMessage = Annotated[
     | Won
     | Exhausted
     | Flipped
-    | RoundEnded,
+    | RoundEnded
+    | Rounds,
     Field(discriminator="type"),
 ]
 

@@ -7,7 +7,7 @@ raises `ScriptError` — with the 0-based `index` of the offending action when i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rules.actions import Action, IllegalAction
 from rules.options import OptionsError, RuleOptions, make_options
@@ -159,7 +159,16 @@ def _answer_window(r: Round, actions: list[Action], start: int) -> int:
     return start + len(run)
 
 
-def play_script(script: Script) -> Round:
+class Step(NamedTuple):
+    """A point between two moves of a played script: how many of its actions were played and
+    how many events the round had logged by then (a claim window answered by passes is one
+    move)."""
+
+    actions: int
+    events: int
+
+
+def _deal(script: Script) -> Round:
     try:
         r = Round(
             script.options,
@@ -173,8 +182,15 @@ def play_script(script: Script) -> Round:
     except DealError as err:
         raise ScriptError(str(err)) from None
     r.hold_empty_windows = True
+    return r
+
+
+def _play(script: Script, steps: list[Step] | None, partial: bool) -> Round:
+    r = _deal(script)
     actions = script.actions
     i = 0
+    if steps is not None:
+        steps.append(Step(0, len(r.events)))
     while r.phase is not Phase.OVER:
         if r.phase in (Phase.CLAIM, Phase.ROB):
             i = _answer_window(r, actions, i)
@@ -183,11 +199,27 @@ def play_script(script: Script) -> Round:
             i += 1
         elif script.then == "draw-discard":
             r.apply(r.default_action(r.turn))
+        elif partial:
+            break
         else:
             raise ScriptError("the actions ran out before the round ended", len(actions))
+        if steps is not None:
+            steps.append(Step(i, len(r.events)))
     if i < len(actions):
         raise ScriptError("actions left over after the round ended", i)
     return r
+
+
+def play_script(script: Script) -> Round:
+    return _play(script, None, partial=False)
+
+
+def play_steps(script: Script, *, partial: bool = False) -> tuple[Round, list[Step]]:
+    """Play the script, noting every `Step` from the deal on (for a replay that moves one action
+    at a time). `partial`: a round whose actions run out (cut short when a server stopped) ends
+    where they do instead of raising."""
+    steps: list[Step] = []
+    return _play(script, steps, partial), steps
 
 
 def run_script(data: Any) -> Round:

@@ -35,6 +35,7 @@ from protocol.messages import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
     CreateTable,
+    GetRounds,
     Hello,
     TakeSeat,
     Watch,
@@ -117,6 +118,7 @@ class Server:
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
         self.next_table = store.max_table_number() + 1
+        self._readers: set[asyncio.Task[None]] = set()  # `get_rounds` answers being read
         store.on_fault = self.storage_changed
         self.conns: set[Conn] = set()
         self.outbox = Outbox()
@@ -272,6 +274,8 @@ class Server:
             self._create(conn, msg)
         elif isinstance(msg, TakeSeat | Watch):
             self._join(conn, msg)
+        elif isinstance(msg, GetRounds):
+            self._get_rounds(conn, msg)
         elif kind == "leave":
             table = conn.table
             if table is None:
@@ -353,6 +357,47 @@ class Server:
             return
         conn.joining = table
         table.post("join", conn, msg)
+
+    def _get_rounds(self, conn: Conn, msg: GetRounds) -> None:
+        """A finished match's rounds for one of its players, read from the database in a thread
+        (the tables go on meanwhile); one read per connection at a time."""
+        if any(t.get_name() == f"rounds-{conn.id}" for t in self._readers):
+            self._error(conn, codes.RATE_LIMITED, "one get_rounds at a time", msg.type)
+            return
+        table = conn.table
+        seat = conn.seat if table is not None and table.id == msg.table else None
+        key = None if msg.token is None else token_key(msg.token)
+        task = asyncio.create_task(self._send_rounds(conn, msg.table, seat, key))
+        task.set_name(f"rounds-{conn.id}")
+        self._readers.add(task)
+        task.add_done_callback(self._readers.discard)
+
+    async def _send_rounds(self, conn: Conn, table: str, seat: int | None, key: str | None) -> None:
+        from server.history import NotOver, NotYours, rounds_for
+
+        try:
+            frame = await asyncio.to_thread(
+                rounds_for, self.store.path, table, seat=seat, token_key=key
+            )
+        except NotYours:
+            self._error(
+                conn,
+                codes.NOT_YOUR_MATCH,
+                f"you did not play a match at table {table}",
+                "get_rounds",
+            )
+            return
+        except NotOver:
+            self._error(
+                conn, codes.MATCH_NOT_OVER, f"the match at table {table} is not over", "get_rounds"
+            )
+            return
+        except Exception:  # a database that cannot be read must not take the server down
+            log.exception("get_rounds for table %s", table)
+            self._error(conn, "internal", "the server could not read that match", "get_rounds")
+            return
+        if not conn.closed:
+            self._send(conn, frame)
 
     def lobby(self) -> list[dict[str, Any]]:
         """The lobby rows: waiting tables first, then playing, then finished; at most 200."""

@@ -811,3 +811,43 @@ def stored_rounds(
     finally:
         conn.close()
     return row, out
+
+
+def stored_matches(db: str | Path) -> list[dict[str, Any]]:
+    """Every table that started a match, newest first, with its rounds stored (read-only), for
+    the replay browser: id, name, preset, state, rounds (stored), seats (decoded)."""
+    conn = _reader(db)
+    conn.row_factory = sqlite3.Row
+    try:
+        rows = conn.execute(
+            "SELECT t.id, t.name, t.preset, t.state, t.seats, t.created_at,"
+            " (SELECT COUNT(*) FROM rounds r WHERE r.table_id = t.id) AS stored"
+            " FROM tables t WHERE t.seats IS NOT NULL ORDER BY t.created_at DESC, t.id DESC"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [
+        {
+            "id": r["id"],
+            "name": r["name"],
+            "preset": r["preset"],
+            "state": r["state"],
+            "rounds": r["stored"],
+            "seats": json.loads(r["seats"]),
+        }
+        for r in rows
+    ]
+
+
+def stored_round_numbers(db: str | Path, table: str | int) -> list[int]:
+    """The numbers of a table's stored rounds, in order."""
+    conn = _reader(db)
+    try:
+        return [
+            r[0]
+            for r in conn.execute(
+                "SELECT round_no FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
+            )
+        ]
+    finally:
+        conn.close()

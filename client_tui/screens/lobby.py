@@ -26,6 +26,7 @@ class LobbyScreen(Screen[None]):
         Binding("j", "sit", "sit"),
         Binding("w", "watch", "watch"),
         Binding("r", "refresh", "refresh"),
+        Binding("h", "played", "played"),
     ]
 
     DEFAULT_CSS = """
@@ -160,6 +161,7 @@ class LobbyScreen(Screen[None]):
             ("j", t("btn_join")),
             ("w", t("btn_watch")),
             ("r", t("btn_refresh")),
+            ("h", t("key_played")),
             ("Enter", t("key_sit_watch")),
             ("?", t("help")),
             ("q", t("btn_quit")),
@@ -221,6 +223,9 @@ class LobbyScreen(Screen[None]):
         # The timer runs on while a table is on screen: ask only while the lobby is shown.
         if self.zapp.view.status == "connected" and self.zapp.current_mode == "lobby":
             self.zapp.send(ListTables(), quiet=True)
+
+    def action_played(self) -> None:
+        self.zapp.pick_played()
 
     def action_refresh(self) -> None:
         """`r`: list the tables now (or say why it cannot)."""

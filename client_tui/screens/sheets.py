@@ -17,7 +17,8 @@ from textual.widgets import Static
 from client_tui import tiles as tl
 from client_tui.i18n import Lang
 from client_tui.render import signed
-from client_tui.sheet import HandRow, Sheet, payment_words, round_wins
+from client_tui.screens.history import outcome_text
+from client_tui.sheet import HandRow, Sheet, payment_words
 from client_tui.view import MatchEndV, MeldV, ResultV
 
 BOLD = Style(bold=True)
@@ -334,11 +335,8 @@ def summary_renderable(
             rounds.add_column(Text(name(seat)), justify="right")
         rounds.add_column("")
         for res in history:
-            what = ", ".join(f"{name(w.seat)} {lang.name(w.pattern)}" for w in round_wins(res))
             rounds.add_row(
-                str(res.round_no),
-                *(_amount(v) for v in res.net),
-                Text(what or lang.t("draw"), style=DIM),
+                str(res.round_no), *(_amount(v) for v in res.net), outcome_text(res, name, lang)
             )
         parts.append(rounds)
     return Group(*parts)

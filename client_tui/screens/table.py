@@ -43,6 +43,7 @@ class TableScreen(Screen[None]):
         Binding("a", "auto", "托管", show=False),
         Binding("s", "settlement", "sheet", show=False),
         Binding("m", "summary", "match", show=False),
+        Binding("r", "history", "rounds", show=False),
         Binding("l", "leave", "leave", show=False),
         Binding("plus", "add_bot", "bot", show=False),
         Binding("n", "new_match", "new match", show=False),
@@ -287,6 +288,8 @@ class TableScreen(Screen[None]):
             parts.append(("a", lang.t("auto")))
         if view.result is not None:
             parts.append(("s", lang.t("sheet")))
+        if view.history:
+            parts.append(("r", lang.t("history")))
         if view.match_end is not None:
             parts.append(("m", lang.t("final")))
             if self.zapp.play_mode == "play":
@@ -537,6 +540,9 @@ class TableScreen(Screen[None]):
 
     def action_summary(self) -> None:
         self.zapp.open_summary()
+
+    def action_history(self) -> None:
+        self.zapp.open_history()
 
     def action_leave(self) -> None:
         self.zapp.leave_table()

@@ -114,7 +114,9 @@ async def play_match(pilot: Pilot[Any], app: ZhuojiApp, db: Path, rounds: int) -
     played = Played()
     ways = ["digit", "arrows", "mouse"]
     loop = asyncio.get_running_loop()
-    end = loop.time() + 40
+    end = (
+        loop.time() + 120
+    )  # a deadline for a stuck match, not a speed: generous on a loaded machine
     while loop.time() < end:
         await pilot.pause(0.01)
         view = app.view
