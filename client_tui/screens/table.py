@@ -45,6 +45,8 @@ class TableScreen(Screen[None]):
         Binding("m", "summary", "match", show=False),
         Binding("l", "leave", "leave", show=False),
         Binding("plus", "add_bot", "bot", show=False),
+        Binding("v", "bot_level", "bot level", show=False),
+        Binding("i", "hints", "hints", show=False),
         Binding("n", "new_match", "new match", show=False),
     ]
 
@@ -62,6 +64,7 @@ class TableScreen(Screen[None]):
     .seat.-turn { background: $boost; }
     #hand { margin: 0 1; }
     #waits { height: auto; padding: 0 1; }
+    #hints { height: auto; padding: 0 1; display: none; }
     #status { height: auto; padding: 0 1; }
     #actions { height: 1; padding: 0 1; margin-bottom: 0; }
     #actions.-asked { background: $warning 35%; }
@@ -77,6 +80,8 @@ class TableScreen(Screen[None]):
         self._why: tuple[str, float] | None = None  # why a key did nothing, and until when
         self._chips: tuple[tuple[str, str, str, bool], ...] = ()
         self._drawn_key: tuple[int, int, str | None] | None = None
+        self.bot_level = "normal"  # the level `a` / `+` adds (`v` cycles it)
+        self._hints: tuple[int, Text] | None = None  # the hints shown, for the prompt (seq)
 
     @property
     def zapp(self) -> ZhuojiApp:
@@ -106,6 +111,7 @@ class TableScreen(Screen[None]):
                 yield Static(id="status")
             yield HandView(id="hand")
             yield Static(id="waits")
+            yield Static(id="hints")
             with Horizontal(id="actions"):
                 yield Static(id="clock")  # first: a narrow terminal crops the chips, not this
         yield Static(id="keys")
@@ -152,9 +158,12 @@ class TableScreen(Screen[None]):
         for i, s in enumerate(t.seats):
             who = s.name or lang.t("empty_seat")
             tag = f" ({lang.t('you')})" if i == view.seat else ""
-            tag += f" ({lang.t('bot')})" if s.kind == "bot" else ""
+            if s.kind == "bot":
+                tag += f" ({lang.t('bot')})" + rd.level_tag(s.level, lang)
             out.append(f"  {i + 1}. {who}{tag}\n", style="dim" if s.kind == "empty" else "")
         out.append("\n" + lang.t("room_hint"), style="dim")
+        level = lang.t("level_" + self.bot_level)
+        out.append("\n" + lang.t("room_level_hint", level=level), style="dim")
         self.query_one("#room-seats", Static).update(out)
         seated = view.seat is not None
         free = t.seated < 4
@@ -167,6 +176,8 @@ class TableScreen(Screen[None]):
         ):
             button = self.query_one(f"#{bid}", Button)
             button.label = lang.t(key)
+            if bid == "add-bot":
+                button.label = f"{lang.t(key)} ({lang.t('level_' + self.bot_level)})"
             button.disabled = not enabled
 
     def _show_game(self, view: View) -> None:
@@ -185,6 +196,7 @@ class TableScreen(Screen[None]):
             waits.update("")
             self._show_status(view)
             self._show_actions(view)
+            self._show_hints(view)
             return
         tiles = rd.hand_tiles(r)
         prompt = view.prompt
@@ -227,6 +239,18 @@ class TableScreen(Screen[None]):
             waits.update("")
         self._show_status(view)
         self._show_actions(view)
+        self._show_hints(view)
+
+    def _show_hints(self, view: View) -> None:
+        """The hints asked for (`i`), while their prompt is open."""
+        panel = self.query_one("#hints", Static)
+        prompt = view.prompt
+        if self._hints is not None and (
+            prompt is None or prompt.answered or prompt.seq != self._hints[0]
+        ):
+            self._hints = None
+        panel.display = self._hints is not None
+        panel.update(self._hints[1] if self._hints is not None else "")
 
     def _show_status(self, view: View) -> None:
         """What just happened, and why the last key did nothing (while that is fresh)."""
@@ -285,6 +309,9 @@ class TableScreen(Screen[None]):
         parts = [("t", lang.t("tile_mode_cjk") if self.zapp.ascii else lang.t("tile_mode_ascii"))]
         if view.seat is not None:
             parts.append(("a", lang.t("auto")))
+            asked = view.prompt is not None and not view.prompt.answered
+            if asked and options_for(view.table).hints:
+                parts.append(("i", lang.t("hints")))
         if view.result is not None:
             parts.append(("s", lang.t("sheet")))
         if view.match_end is not None:
@@ -560,7 +587,29 @@ class TableScreen(Screen[None]):
             return
         from protocol.messages import AddBot
 
-        self.zapp.send(AddBot())
+        self.zapp.send(AddBot(level=self.bot_level))  # type: ignore[arg-type]
+
+    def action_bot_level(self) -> None:
+        """`v`: the level of the next bot added: normal → strong → easy → normal."""
+        if not self._before_start():
+            return
+        order = ("normal", "strong", "easy")
+        self.bot_level = order[(order.index(self.bot_level) + 1) % len(order)]
+        self.show(self.zapp.view)
+
+    def action_hints(self) -> None:
+        """`i`: the strong bot's three best moves for the prompt on screen, each with its value
+        and a reason; off when the table's `hints` option is."""
+        from client_tui.hints import hints_for, hints_text
+
+        view = self.zapp.view
+        got = hints_for(view)
+        if isinstance(got, str):
+            self._refuse(self.zapp.lang.t(got))
+            return
+        assert view.prompt is not None
+        self._hints = (view.prompt.seq, hints_text(got, self.zapp.lang, self.zapp.ascii))
+        self.show(view)
 
     def action_remove_bot(self) -> None:
         if not self._before_start():
