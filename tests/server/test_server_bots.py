@@ -147,3 +147,40 @@ async def test_the_levels_and_the_delay_are_stored_and_come_back_after_a_restart
         checked(await back.recv_type("joined"))
         end = await play(back, player, on_frame=lambda f: None if checked(f) else None, timeout=60)
     assert end["reason"] == "finished" and sum(end["scores"]) == 0
+
+
+def test_a_version_1_database_gets_the_bot_delay_column_and_keeps_its_tables(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+
+    from server.dbfile import APPLICATION_ID, SCHEMA, SCHEMA_VERSION
+    from server.store import Store
+
+    db = tmp_path / "v1.db"
+    # Version 1's schema: this one without the `bot_delay` column.
+    old = SCHEMA.replace(
+        ",                    -- JSON: 4 SHA-256", "                     -- JSON: 4 SHA"
+    )
+    old = "\n".join(line for line in old.splitlines() if "bot_delay" not in line)
+    assert "bot_delay" not in old
+    with sqlite3.connect(db) as conn:
+        conn.executescript(old)
+        conn.executescript(
+            """
+            INSERT INTO tables (id, name, preset, options, base, rounds, turn_seconds,
+              bank_seconds, claim_min_ms, has_password, created_at, state)
+              VALUES ('3', 'old', 'guiyang', '{}', 1, 2, 30, 60, 300, 0, 1.0, 'finished');
+            """
+        )
+        conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        conn.execute("PRAGMA user_version=1")
+    conn.close()
+    assert SCHEMA_VERSION == 2
+    Store(db).close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert "bot_delay" in {r[1] for r in conn.execute("PRAGMA table_info(tables)")}
+    conn.close()
+    row = table_row(db, "3")
+    assert row is not None and row["name"] == "old" and row["bot_delay"] is None
