@@ -56,11 +56,11 @@ def hints_for(view: View) -> list[Hint] | str:
 
 
 def move_label(hint: Hint, lang: Lang, ascii: bool) -> str:
-    """The move in a few characters: `打 5p`, `报听 5p`, `碰`, `杠 7m`, `胡`."""
+    """The move in a few characters: `打 五筒`, `报听 五筒`, `碰`, `杠 七万`, `胡`."""
     a = hint.action
     tile = "" if a.tile is None else tl.label(tile_name(a.tile), ascii)
     if a.act == "discard":
-        return tile
+        return lang.t("hint_discard", tile=tile)
     name = lang.t(a.act).split(" ")[0]  # the Chinese term alone (碰, not 碰 Pong)
     return f"{name} {tile}".strip()
 

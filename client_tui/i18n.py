@@ -143,6 +143,8 @@ TEXT: dict[str, tuple[str, str]] = {
     "bot_delay_s": ("{s} 秒", "{s} s"),
     # hints
     "hints": ("提示", "hints"),
+    "hints_thinking": ("强机器人正在想……", "The strong bot is thinking…"),
+    "hint_discard": ("打 {tile}", "discard {tile}"),
     "hints_title": ("强机器人会这样打：", "The strong bot would play:"),
     "hint_value": ("估值 {v}", "value {v}"),
     "hint_win": ("现在胡：{pattern}", "win now: {pattern}"),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -599,17 +599,35 @@ class TableScreen(Screen[None]):
 
     def action_hints(self) -> None:
         """`i`: the strong bot's three best moves for the prompt on screen, each with its value
-        and a reason; off when the table's `hints` option is."""
-        from client_tui.hints import hints_for, hints_text
+        and a reason; off when the table's `hints` option is. They are worked out on a thread
+        (a few hundred milliseconds on a busy machine), the panel saying so meanwhile."""
+        from client_tui.hints import hint_view
 
         view = self.zapp.view
-        got = hints_for(view)
-        if isinstance(got, str):
-            self._refuse(self.zapp.lang.t(got))
+        why = hint_view(view)
+        if isinstance(why, str):
+            self._refuse(self.zapp.lang.t(why))
             return
         assert view.prompt is not None
-        self._hints = (view.prompt.seq, hints_text(got, self.zapp.lang, self.zapp.ascii))
+        self._hints = (view.prompt.seq, Text(self.zapp.lang.t("hints_thinking"), style="dim"))
         self.show(view)
+        self._work_out_hints(view)
+
+    @work(thread=True, exclusive=True, group="hints", exit_on_error=False)
+    def _work_out_hints(self, view: View) -> None:
+        from client_tui.hints import hints_for, hints_text
+
+        got = hints_for(view)
+        lang, ascii = self.zapp.lang, self.zapp.ascii
+        text = Text(lang.t(got)) if isinstance(got, str) else hints_text(got, lang, ascii)
+        assert view.prompt is not None
+        self.app.call_from_thread(self._hints_ready, view.prompt.seq, text)
+
+    def _hints_ready(self, seq: int, text: Text) -> None:
+        """The hints worked out for the prompt `seq`: shown if that prompt is still open."""
+        if self._hints is not None and self._hints[0] == seq:
+            self._hints = (seq, text)
+            self.show(self.zapp.view)
 
     def action_remove_bot(self) -> None:
         if not self._before_start():

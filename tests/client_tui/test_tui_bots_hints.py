@@ -140,7 +140,8 @@ async def test_i_shows_the_strong_bots_three_best_moves_until_the_move_is_made()
         panel = app.screen.query_one("#hints", Static)
         assert not panel.display
         await pilot.press("i")
-        assert panel.display
+        assert panel.display  # "thinking" at once, the moves once worked out (on a thread)
+        await until(pilot, lambda: str(panel.render()).startswith("The strong bot would play:"))
         shown = str(panel.render())
         assert shown.startswith("The strong bot would play:")
         lines = shown.splitlines()[1:]
