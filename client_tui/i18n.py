@@ -129,6 +129,52 @@ TEXT: dict[str, tuple[str, str]] = {
     "btn_start": ("开始", "Start"),
     "btn_add_bot": ("加机器人", "Add bot"),
     "btn_remove_bot": ("移除机器人", "Remove bot"),
+    # bot levels and pace
+    "choose_level": ("加哪种机器人？", "Which bot?"),
+    "level_easy": ("简单", "easy"),
+    "level_normal": ("普通", "normal"),
+    "level_strong": ("强", "strong"),
+    "level_easy_about": ("简单：偶尔出错，少碰", "easy: slips now and then, pongs less"),
+    "level_normal_about": ("普通：一直以来的机器人", "normal: the usual bot"),
+    "level_strong_about": ("强：估算每种打法的期望", "strong: weighs every move on sampled draws"),
+    "bot_delay": ("机器人出牌间隔", "Bot pace"),
+    "bot_delay_default": ("服务器默认", "server default"),
+    "bot_delay_instant": ("立即", "instant"),
+    "bot_delay_s": ("{s} 秒", "{s} s"),
+    # hints
+    "hints": ("提示", "hints"),
+    "hints_thinking": ("强机器人正在想……", "The strong bot is thinking…"),
+    "hint_discard": ("打 {tile}", "discard {tile}"),
+    "hints_title": ("强机器人会这样打：", "The strong bot would play:"),
+    "hint_value": ("估值 {v}", "value {v}"),
+    "hint_win": ("现在胡：{pattern}", "win now: {pattern}"),
+    "hint_ready_waits": (
+        "听{waits}种，还剩{live}张：胡牌机会 {win}%",
+        "ready on {waits} tiles, {live} unseen: win chance {win} %",
+    ),
+    "hint_declare": (
+        "报听，听{waits}种，还剩{live}张：胡牌机会 {win}%",
+        "报听 declared: {waits} waits, {live} unseen, win chance {win} %",
+    ),
+    "hint_releases_chicken": (
+        "放走{tile}：听牌机会 {ready}%",
+        "lets {tile} go: ready chance {ready} %",
+    ),
+    "hint_keeps_chicken": ("留住{tile}：听牌机会 {ready}%", "keeps {tile}: ready chance {ready} %"),
+    "hint_ready_chance": ("听牌机会 {ready}%", "ready chance {ready} %"),
+    "hint_gang": ("得豆和通行证：听牌机会 {ready}%", "a 豆 and a 通行证: ready chance {ready} %"),
+    "hint_pong": ("碰后听牌机会 {ready}%", "after the 碰: ready chance {ready} %"),
+    "hint_pass": ("不碰，听牌机会 {ready}%", "keeping the hand: ready chance {ready} %"),
+    "chicken_1s": ("幺鸡", "幺鸡"),
+    "chicken_8p": ("乌骨鸡", "乌骨鸡"),
+    "why_hints_off": (
+        "本桌关闭了提示（hints=false）",
+        "Hints are off at this table (its hints=false)",
+    ),
+    "why_no_hint": (
+        "现在没有你要做的选择：轮到你时再看提示",
+        "Nothing to decide now: hints come with your move",
+    ),
     "btn_leave": ("离开", "Leave"),
     "seat_any": ("任意空位", "any free seat"),
     "no_tables": ("还没有牌桌：按 c 开一桌", "No tables yet: press c to create one"),
@@ -150,6 +196,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "room_hint": (
         "四个座位坐满后按 Enter 开始；a 加机器人",
         "Enter starts once four are seated; a adds a bot",
+    ),
+    "room_level_hint": (
+        "v 换机器人水平（现在：{level}）",
+        "v changes the bot level (now: {level})",
     ),
     "sit_here": ("坐这里", "Sit here"),
     # settlement

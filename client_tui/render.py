@@ -73,6 +73,15 @@ def meld_text(m: MeldV, ascii: bool, lang: Lang) -> Text:
     return out
 
 
+def level_tag(level: str | None, lang: Lang) -> str:
+    """A bot's level after its name: ` [strong]` (nothing when unknown).
+
+    >>> level_tag("strong", Lang("zh")), level_tag(None, Lang("en"))
+    (' [强]', '')
+    """
+    return f" [{lang.t('level_' + level)}]" if level in ("easy", "normal", "strong") else ""
+
+
 def seat_text(view: View, seat: int, ascii: bool, lang: Lang) -> Text:
     """One seat's panel: who, badges, hand size, score, melds; then the discard row."""
     r = view.round
@@ -88,7 +97,7 @@ def seat_text(view: View, seat: int, ascii: bool, lang: Lang) -> Text:
     if seat == view.seat:
         out.append(f" ({lang.t('you')})", style=DIM)
     if info is not None and info.kind == "bot":
-        out.append(f" ({lang.t('bot')})", style=DIM)
+        out.append(f" ({lang.t('bot')})" + level_tag(info.level, lang), style=DIM)
     if r is not None and r.dealer == seat:
         out.append(" ")
         badge = lang.t("dealer") + (f" {lang.t('streak', n=r.streak)}" if r.streak else "")

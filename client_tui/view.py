@@ -31,12 +31,14 @@ def _tile_key(tile: str) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class SeatV:
-    """Who sits at a seat (`kind` empty/human/bot), whether connected, whether 托管 (`auto`)."""
+    """Who sits at a seat (`kind` empty/human/bot), whether connected, whether 托管 (`auto`),
+    and a bot's `level` (easy/normal/strong)."""
 
     name: str | None = None
     kind: str = "empty"
     connected: bool = False
     auto: bool = False
+    level: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,7 @@ class TableV:
     rounds: int = 8
     turn_seconds: float = 15.0
     bank_seconds: float = 30.0
+    bot_delay: float = 0.0
     has_password: bool = False
     seats: tuple[SeatV, ...] = (SeatV(), SeatV(), SeatV(), SeatV())
     spectators: int = 0

@@ -105,6 +105,23 @@ OptionValue = bool | int | str | None | dict[str, int | None]
 Money = Annotated[int, Field(ge=-(2**53), le=2**53)]
 Digest = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 SaltHex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{2,128}$")]
+BotLevel = Literal["easy", "normal", "strong"]
+"""A server bot's level (`rules.levels.policy_for`)."""
+BOT_DELAYS: tuple[float, ...] = (0.0, 0.5, 1.0, 1.5)
+"""The `bot_delay` a table may choose: instant, or a human pace."""
+
+
+def _bot_delay_choice(seconds: float) -> float:
+    if seconds not in BOT_DELAYS:
+        raise ValueError(f"bot_delay must be one of 0, 0.5, 1 or 1.5 seconds (got {seconds})")
+    return float(seconds)
+
+
+BotDelay = Annotated[
+    float,
+    AfterValidator(_bot_delay_choice),
+    Field(json_schema_extra={"enum": list(BOT_DELAYS)}),
+]
 
 
 class _Message(BaseModel):
@@ -140,7 +157,9 @@ class CreateTable(_Message):
     names and bad values are refused with `bad_options`. `turn_seconds` is the time per action and
     `bank_seconds` a reserve per round that overtime draws on; 0 for both means no clock.
     `claim_min_ms` is the least time between a discard and what follows it, whether or not anyone
-    could claim, so the pace of play does not tell who holds what.
+    could claim, so the pace of play does not tell who holds what. `bot_delay` is how long the
+    server's bots at this table wait before each move (0, 0.5, 1 or 1.5 s); null (or absent)
+    takes the server's default (`zhuoji serve --bot-delay`).
     """
 
     type: Literal["create_table"] = "create_table"
@@ -155,6 +174,7 @@ class CreateTable(_Message):
     bank_seconds: float = Field(default=30.0, ge=0, le=3600)
     claim_min_ms: int = Field(default=500, ge=0, le=5000)
     password: Password | None = None
+    bot_delay: BotDelay | None = None
 
 
 class TakeSeat(_Message):
@@ -175,10 +195,12 @@ class Watch(_Message):
 
 
 class AddBot(_Message):
-    """Seat a bot (the server's own protocol client) at the table you sit at."""
+    """Seat a bot (played by the server) at the table you sit at; `seat` None takes the first
+    free one. `level` is how well it plays: `easy`, `normal` (the default) or `strong`."""
 
     type: Literal["add_bot"] = "add_bot"
     seat: Seat | None = None
+    level: BotLevel = "normal"
 
 
 class RemoveBot(_Message):
@@ -256,12 +278,14 @@ ClientMessage = Annotated[
 
 
 class SeatInfo(_Message):
-    """Who sits at a seat: `kind` empty, human or bot; `auto` while the server plays it (托管)."""
+    """Who sits at a seat: `kind` empty, human or bot; `auto` while the server plays it (托管);
+    `level` a bot's level (null for a human or an empty seat)."""
 
     name: PlayerName | None
     kind: Literal["empty", "human", "bot"]
     connected: bool
     auto: bool
+    level: BotLevel | None = None
 
 
 class TableInfo(_Message):
@@ -276,6 +300,9 @@ class TableInfo(_Message):
     turn_seconds: float
     bank_seconds: float
     claim_min_ms: int
+    bot_delay: float = Field(
+        default=0.0, ge=0, le=3600, description="seconds the table's bots wait before each move"
+    )
     has_password: bool
     seats: list[SeatInfo] = Field(min_length=4, max_length=4)
     spectators: int = Field(ge=0)

@@ -36,7 +36,7 @@ from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
 from rules.round import Round, may_declare
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI
-from rules.view import MeldSeen, SeatView, view_of
+from rules.view import MeldSeen, SeatView, legal_actions_for, view_of
 from rules.wall import seed_to_int
 
 HAZARD = 0.06  # chance per step (one own draw and three discards) that another player wins
@@ -348,6 +348,29 @@ class StrongBot:
         raise ValueError(f"seat {v.viewer} has nothing to do now")
 
 
+@dataclass(frozen=True, slots=True)
+class Appraisal:
+    """One legal move as the strong bot sees it: its estimated `value` (units, as the bot
+    compares moves), and the chances, on the same samples, that the hand is `ready` before the
+    round ends and that it `wins` (both counted only while nobody else has won)."""
+
+    action: Action
+    value: float
+    ready: float
+    win: float
+
+
+def appraise(v: SeatView, seed: int | str = 0) -> list[Appraisal]:
+    """Every legal move of the view's seat with the strong bot's estimate of it, best first;
+    empty when the seat has nothing to do. Deterministic from `seed`; reads `v` alone.
+    (For hints: `rules.hints`. The bot's own choice may differ where it uses a rule, not a
+    value: it always 胡s, gangs when that keeps the hand as close to ready.)"""
+    if v.viewer is None or v.hand is None or not (v.on_turn or v.offered):
+        return []
+    ctx = _Context(v, random.Random(seed_to_int(seed)))
+    return sorted(ctx.appraise(), key=lambda a: -a.value)
+
+
 class _Context:
     """One decision: the view, the unseen tiles, the shared samples."""
 
@@ -647,3 +670,122 @@ class _Context:
             )
             risk += threat * 0.08 * (6 * self.unit)
         return DEAL_IN_WEIGHT * risk
+
+    # --- appraising every move (hints; additive: the decisions above do not use it) ---
+
+    def appraise(self) -> list[Appraisal]:
+        v = self.v
+        hand, melds = list(self.hand), list(self.melds)
+        n = SAMPLES + MORE_SAMPLES
+        out: list[Appraisal] = []
+        discards: list[Action] = []
+        seen: set[tuple[str, int | None]] = set()
+        for a in legal_actions_for(v):
+            key = (a.act, a.tile)
+            if key in seen:
+                continue
+            seen.add(key)
+            if a.act == "hu":
+                out.append(Appraisal(a, self._win_value(), 1.0, 1.0))
+            elif a.act in ("discard", "ready") and a.tile is not None:
+                discards.append(a)
+            elif a.act == "gang" and v.on_turn and a.tile is not None:
+                after, new = list(hand), list(melds)
+                pong = next(
+                    (i for i, m in enumerate(new) if m.kind == "pong" and m.tile == a.tile), None
+                )
+                if pong is None:
+                    after[a.tile] = 0
+                    new.append(Meld("an", a.tile, None, "men"))
+                else:
+                    after[a.tile] -= 1
+                    new[pong] = Meld("bu", a.tile, new[pong].from_seat, "zhuanwan")
+                value = self._value_of_hand(after, new, discarded=None, n_samples=n)
+                out.append(Appraisal(a, value, *self._outlook(after, new, n)))
+            elif a.act == "gang" and v.claim_tile is not None:
+                after = list(hand)
+                after[v.claim_tile] -= 3
+                new = [*melds, Meld("ming", v.claim_tile, v.claim_from, "dian")]
+                value = self._value_of_hand(after, new, discarded=None, n_samples=n)
+                out.append(Appraisal(a, value, *self._outlook(after, new, n)))
+            elif a.act == "pong" and v.claim_tile is not None:
+                after = list(hand)
+                after[v.claim_tile] -= 2
+                new = [*melds, Meld("pong", v.claim_tile, v.claim_from)]
+                k, value = self._rank(after, new, need_value=True)
+                after[k] -= 1
+                out.append(Appraisal(a, value, *self._outlook(after, new, n)))
+            elif a.act == "pass":
+                value = self._value_of_hand(hand, melds, discarded=None, n_samples=n)
+                out.append(Appraisal(a, value, *self._outlook(hand, melds, n)))
+        # Every discard on the first samples, the leaders again on all of them (as `_rank`).
+        first = sorted(
+            (
+                (self._value_after(hand, melds, a.tile, SAMPLES), a)
+                for a in discards
+                if a.tile is not None
+            ),
+            key=lambda va: -va[0],
+        )
+        for i, (value, a) in enumerate(first):
+            assert a.tile is not None
+            k = n if i <= LEADERS else SAMPLES
+            if k == n:
+                value = self._value_after(hand, melds, a.tile, n)
+            after = list(hand)
+            after[a.tile] -= 1
+            out.append(Appraisal(a, value, *self._outlook(after, melds, k)))
+        return out
+
+    def _win_value(self) -> float:
+        """What winning now is worth: the pattern with its 自摸 or discard extras, from each
+        payer on a 自摸 (the chickens and 豆 collected besides)."""
+        v = self.v
+        counts = list(self.hand)
+        if not v.on_turn and v.claim_tile is not None:
+            counts[v.claim_tile] += 1
+        found = best_pattern(self.opts, counts, [m.tile for m in self.melds], self.melds)
+        units = found[1] if found is not None else self.unit
+        stakes = self._stakes(list(self.hand), list(self.melds), None)
+        if v.on_turn:
+            return (units + stakes.zimo_extra) * stakes.zimo_mult * 3 + stakes.ready_gain
+        return units + stakes.ron_extra + stakes.ready_gain
+
+    def _outlook(self, hand13: list[int], melds: list[Meld], n_samples: int) -> tuple[float, float]:
+        """(the chance of being ready, the chance of winning) before the round ends, on the
+        samples `_value_of_hand` uses, each weighted by the chance nobody else won first."""
+        opts = self.opts
+        pass_ok = has_pass(opts, melds)
+        meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
+        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok)
+        samples = self._sample(n_samples)
+        keep = 1 - HAZARD
+        ready = win = 0.0
+        for seq in samples:
+            st = st0
+            alive = 1.0
+            was_ready = st.s == 0
+            if was_ready:
+                ready += 1.0
+            for i in range(self.steps):
+                t = seq[4 * i]
+                if st.mask >> t & 1:
+                    if st.s == 0:
+                        win += alive
+                        break
+                    if not self.declared:
+                        st = _advance(opts, st, t, pass_ok)
+                if st.s == 0 and not was_ready:
+                    was_ready = True
+                    ready += alive
+                if (
+                    st.s == 0
+                    and st.ron
+                    and any(
+                        st.ron >> u & 1 for u in (seq[4 * i + 1], seq[4 * i + 2], seq[4 * i + 3])
+                    )
+                ):
+                    win += alive
+                    break
+                alive *= keep
+        return ready / len(samples), win / len(samples)

@@ -341,6 +341,7 @@ class Server:
             bank_seconds=msg.bank_seconds,
             claim_min_ms=msg.claim_min_ms,
             password_hash=None if msg.password is None else hash_password(msg.password),
+            bot_delay=msg.bot_delay,
         )
         table = Table(self, table_id, settings)
         self.tables[table_id] = table

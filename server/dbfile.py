@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
-SCHEMA_VERSION = 1  # PRAGMA user_version this code writes (0: a file from before versions)
+SCHEMA_VERSION = 2  # PRAGMA user_version this code writes (0: a file from before versions)
 BUSY_MS = 2000
 OUR_TABLES = frozenset({"tables", "rounds", "actions", "events"})
 
@@ -43,12 +43,13 @@ CREATE TABLE IF NOT EXISTS tables (
     started_at REAL,
     ended_at REAL,
     state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
-    seats TEXT,                     -- JSON: [{"name", "kind"}] × 4 once started
+    seats TEXT,                     -- JSON: [{"name", "kind", "level" (bots)}] × 4 once started
     scores TEXT,                    -- JSON: 4 ints, the match result so far
     rounds_played INTEGER NOT NULL DEFAULT 0,
     seed TEXT,                      -- the match seed every round's wall derives from
     password_hash TEXT,             -- pbkdf2 of the password (never the password)
-    tokens TEXT                     -- JSON: 4 SHA-256 digests of the seat tokens, once started
+    tokens TEXT,                    -- JSON: 4 SHA-256 digests of the seat tokens, once started
+    bot_delay REAL                  -- seconds the bots wait before moving (NULL: the server's)
 );
 CREATE TABLE IF NOT EXISTS rounds (
     table_id TEXT NOT NULL REFERENCES tables(id),
@@ -95,6 +96,8 @@ ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
     "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
     "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
 }
+# Version 1 → 2: a table's own `bot_delay`.
+ADDED_COLUMNS_2: dict[str, list[tuple[str, str]]] = {"tables": [("bot_delay", "REAL")]}
 
 
 class DatabaseRefused(Exception):
@@ -294,8 +297,10 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
-        if version < 1:
-            for table, columns in ADDED_COLUMNS.items():
+        for since, added in ((1, ADDED_COLUMNS), (2, ADDED_COLUMNS_2)):
+            if version >= since:
+                continue
+            for table, columns in added.items():
                 have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
                 for name, kind in columns:
                     if name not in have:

@@ -508,8 +508,8 @@ def _fail(fut: asyncio.Future[None], err: BaseException) -> None:
 def op_insert_table(row: dict[str, Any]) -> Op:
     return (
         "INSERT INTO tables (id, name, preset, options, base, rounds, turn_seconds, bank_seconds,"
-        " claim_min_ms, has_password, created_at, state, seed, password_hash)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " claim_min_ms, has_password, created_at, state, seed, password_hash, bot_delay)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             row["id"],
             row["name"],
@@ -525,6 +525,7 @@ def op_insert_table(row: dict[str, Any]) -> Op:
             "waiting",
             row.get("seed"),
             row.get("password_hash"),
+            row.get("bot_delay"),
         ),
     )
 

@@ -43,8 +43,10 @@ The deadlines:
   no sooner than `claim_min_ms` later, whether or not anyone could claim, so the pace gives no
   hands away. Frames are paced, not moves: what comes later is decided and stored at once and
   its frames wait in order (`Pacer`); a prompt's clock starts when it goes out.
-- the server's own bots decide with the rules policy (`rules.bot.Bot`) on the round itself, at
-  their prompt's time plus `bot_delay`; they arrive at their seat one tick after being added.
+- the server's own bots decide with the policy of their level (`rules.levels.policy_for`:
+  easy, normal or strong; each decides from its seat's view of the round), at their prompt's
+  time plus the table's `bot_delay` (`Settings.bot_delay`; the server's `Timing.bot_delay` when
+  the table did not choose one); they arrive at their seat one tick after being added.
 - the pause between rounds (`round_pause`), and how long a finished table stays
   (`finished_linger`).
 """
@@ -62,8 +64,8 @@ from protocol import codes
 from protocol.codes import Close as CloseCode
 from protocol.messages import Act, AddBot, Auto, RemoveBot, TakeSeat, Watch
 from rules.actions import Action, IllegalAction
-from rules.bot import Bot
 from rules.fairdeal import commitment
+from rules.levels import LevelPolicy, policy_for
 from rules.match import Match
 from rules.options import RuleOptions
 from rules.round import Phase, Round, legal_actions
@@ -197,12 +199,14 @@ class Settings:
     bank_seconds: float
     claim_min_ms: int
     password_hash: str | None = field(default=None, repr=False)  # `hash_password`
+    bot_delay: float | None = None  # seconds the bots wait before moving (None: the server's)
 
 
 @dataclass
 class SeatState(Generic[M]):
     name: str | None = None
     kind: str = "empty"  # empty | human | bot
+    level: str | None = None  # a bot's level: easy | normal | strong
     token_key: str | None = None  # the SHA-256 digest of the seat's token (`token_key`)
     member: M | None = None  # a human's connection
     bot_here: bool = False  # a server bot has taken the seat
@@ -263,7 +267,7 @@ class TableCore(Generic[M]):
         self.action_idx = 0
         self.round_done = False
         self.frozen = False
-        self.bots: dict[int, Bot] = {}  # the server's bots, by seat
+        self.bots: dict[int, LevelPolicy] = {}  # the server's bots, by seat
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         self.next_round_at: float | None = None
         self.linger_until: float | None = None
@@ -284,7 +288,9 @@ class TableCore(Generic[M]):
             if seat.kind == "bot":
                 seat.restored_seq = None
                 seat.bot_arrives = now
-                self.bots[index] = Bot(f"{self.id}:{index}:{self.seq}")
+                self.bots[index] = policy_for(
+                    seat.level or "normal", f"{self.id}:{index}:{self.seq}"
+                )
         if self.round is not None:
             self._advance(now)
         elif self.match.over:
@@ -321,21 +327,33 @@ class TableCore(Generic[M]):
             "turn_seconds": self.s.turn_seconds,
             "bank_seconds": self.s.bank_seconds,
             "claim_min_ms": self.s.claim_min_ms,
+            "bot_delay": self.bot_delay,
             "has_password": self.s.password_hash is not None,
-            "seats": [
-                {
-                    "name": seat.name,
-                    "kind": seat.kind,
-                    "connected": seat.connected,
-                    "auto": seat.auto,
-                }
-                for seat in self.seats
-            ],
+            "seats": [self._seat_info(seat) for seat in self.seats],
             "spectators": len(self.spectators),
             "state": "finished" if self.state in ("finished", "abandoned") else self.state,
             "round_no": self.round_no,
             "scores": list(self.scores),
         }
+
+    @staticmethod
+    def _seat_info(seat: SeatState[M]) -> dict[str, Any]:
+        """A seat of the header (protocol `SeatInfo`); a bot's says its level."""
+        d: dict[str, Any] = {
+            "name": seat.name,
+            "kind": seat.kind,
+            "connected": seat.connected,
+            "auto": seat.auto,
+        }
+        if seat.kind == "bot":
+            d["level"] = seat.level or "normal"
+        return d
+
+    @property
+    def bot_delay(self) -> float:
+        """Seconds this table's bots wait before each move: the table's choice, else the
+        server's default."""
+        return self.timing.bot_delay if self.s.bot_delay is None else self.s.bot_delay
 
     def row(self, now: float) -> dict[str, Any]:
         """The table's database row as created."""
@@ -349,6 +367,7 @@ class TableCore(Generic[M]):
             "turn_seconds": self.s.turn_seconds,
             "bank_seconds": self.s.bank_seconds,
             "claim_min_ms": self.s.claim_min_ms,
+            "bot_delay": self.s.bot_delay,
             "has_password": self.s.password_hash is not None,
             "password_hash": self.s.password_hash,
             "seed": self.seed,
@@ -657,9 +676,9 @@ class TableCore(Generic[M]):
         if index is None:
             return
         seat = self.seats[index]
-        seat.kind, seat.name = "bot", f"Bot-{index + 1}"
+        seat.kind, seat.name, seat.level = "bot", f"Bot-{index + 1}", msg.level
         seat.bot_arrives = now  # it takes the seat at the next tick, as a client would
-        self.bots[index] = Bot(f"{self.id}:{index}")
+        self.bots[index] = policy_for(msg.level, f"{self.id}:{index}")
         self._table_changed(now)
 
     def _remove_bot(self, member: M, msg: RemoveBot, now: float) -> None:
@@ -689,7 +708,10 @@ class TableCore(Generic[M]):
         self.state = "playing"
         names = [seat.name or "" for seat in self.seats]
         event = self._event({"type": "match_started", "rounds": self.s.rounds, "names": names})
-        seats = [{"name": s.name, "kind": s.kind} for s in self.seats]
+        seats: list[dict[str, Any]] = [{"name": s.name, "kind": s.kind} for s in self.seats]
+        for seat_row, s in zip(seats, self.seats, strict=True):
+            if s.kind == "bot":
+                seat_row["level"] = s.level or "normal"
         keys = [s.token_key for s in self.seats]
         self._commit(
             [event], [st.op_start_table(self.id, seats, keys, self._wall)], now, round_no=0
@@ -1062,7 +1084,7 @@ class TableCore(Generic[M]):
             deadline = grace if deadline is None else min(deadline, grace)
         bot_at = None
         if seat.kind == "bot" and seat.bot_here and not seat.auto:
-            bot_at = seat.prompt_at + self.timing.bot_delay
+            bot_at = seat.prompt_at + self.bot_delay
         return deadline, bot_at
 
     def _send_prompts(self, now: float, *, resend: int | None = None) -> None:

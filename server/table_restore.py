@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from protocol.messages import ROUND_EVENT_TYPES
+from rules.levels import LEVELS
 from rules.options import make_options
 from rules.round import Phase
 from server import store as st
@@ -68,6 +69,9 @@ def restore_core(
     for i, seat in enumerate(core.seats):
         info = seats[i] if i < len(seats) and isinstance(seats[i], dict) else {}
         seat.name, seat.kind = info.get("name"), info.get("kind", "human")
+        if seat.kind == "bot":
+            level = info.get("level")
+            seat.level = level if level in LEVELS else "normal"  # stored before levels: normal
         seat.token_key = keys[i] if i < len(keys) and seat.kind == "human" else None
         seat.gone_at = now
         seat.away = seat.kind == "human"
@@ -142,4 +146,5 @@ def settings_from_row(row: dict[str, Any]) -> Settings:
         bank_seconds=float(row["bank_seconds"]),
         claim_min_ms=int(row["claim_min_ms"]),
         password_hash=row.get("password_hash"),
+        bot_delay=None if row.get("bot_delay") is None else float(row["bot_delay"]),
     )

@@ -64,7 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bot-delay",
         type=bounded(float, 0, 60),
         default=0.0,
-        help="seconds the server's bots wait before moving, 0-60 (default 0)",
+        help="seconds the server's bots wait before moving at a table that chose no"
+        " bot_delay, 0-60 (default 0)",
     )
     parser.add_argument(
         "--max-tables",

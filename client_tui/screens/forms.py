@@ -185,6 +185,16 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                 yield Label(t("bank_seconds"))
                 yield Input("30", id="bank", type="number", compact=True)
             with Horizontal(classes="row"):
+                yield Label(t("bot_delay"))
+                yield Select(
+                    [(t("bot_delay_default"), "default"), (t("bot_delay_instant"), "0")]
+                    + [(t("bot_delay_s", s=s), s) for s in ("0.5", "1", "1.5")],
+                    value="default",
+                    allow_blank=False,
+                    id="bot_delay",
+                    compact=True,
+                )
+            with Horizontal(classes="row"):
                 yield Label(t("password_opt"))
                 yield Input("", id="password", password=True, compact=True)
             yield Label(t("options"))
@@ -214,6 +224,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             except ValueError:
                 raise ValueError(t("bad_number", field=t(label, n="").strip())) from None
         preset = str(self.query_one("#preset", Select).value)
+        delay = str(self.query_one("#bot_delay", Select).value)
         try:
             overrides = parse_overrides(self._value("options"))
             make_options(preset, overrides)
@@ -229,6 +240,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                 turn_seconds=numbers["turn"],
                 bank_seconds=numbers["bank"],
                 password=self._value("password") or None,
+                bot_delay=None if delay == "default" else float(delay),
             )
         except ValidationError as err:
             e = err.errors()[0]

@@ -116,7 +116,10 @@ class LobbyScreen(Screen[None]):
         table.clear()
         for t in view.tables:
             # Every cell is a `Text`: a string cell would be read as markup (`a[/b]` crashes).
-            seats = f"{t.seated}/4 " + ", ".join(s.name or "·" for s in t.seats)
+            seats = f"{t.seated}/4 " + ", ".join(
+                (s.name or "·") + (rd.level_tag(s.level, lang) if s.kind == "bot" else "")
+                for s in t.seats
+            )
             cells = [
                 rd.plain(c)
                 for c in (

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -46,6 +46,8 @@ class TableScreen(Screen[None]):
         Binding("r", "history", "rounds", show=False),
         Binding("l", "leave", "leave", show=False),
         Binding("plus", "add_bot", "bot", show=False),
+        Binding("v", "bot_level", "bot level", show=False),
+        Binding("i", "hints", "hints", show=False),
         Binding("n", "new_match", "new match", show=False),
     ]
 
@@ -63,6 +65,7 @@ class TableScreen(Screen[None]):
     .seat.-turn { background: $boost; }
     #hand { margin: 0 1; }
     #waits { height: auto; padding: 0 1; }
+    #hints { height: auto; padding: 0 1; display: none; }
     #status { height: auto; padding: 0 1; }
     #actions { height: 1; padding: 0 1; margin-bottom: 0; }
     #actions.-asked { background: $warning 35%; }
@@ -78,6 +81,8 @@ class TableScreen(Screen[None]):
         self._why: tuple[str, float] | None = None  # why a key did nothing, and until when
         self._chips: tuple[tuple[str, str, str, bool], ...] = ()
         self._drawn_key: tuple[int, int, str | None] | None = None
+        self.bot_level = "normal"  # the level `a` / `+` adds (`v` cycles it)
+        self._hints: tuple[int, Text] | None = None  # the hints shown, for the prompt (seq)
 
     @property
     def zapp(self) -> ZhuojiApp:
@@ -107,6 +112,7 @@ class TableScreen(Screen[None]):
                 yield Static(id="status")
             yield HandView(id="hand")
             yield Static(id="waits")
+            yield Static(id="hints")
             with Horizontal(id="actions"):
                 yield Static(id="clock")  # first: a narrow terminal crops the chips, not this
         yield Static(id="keys")
@@ -153,9 +159,12 @@ class TableScreen(Screen[None]):
         for i, s in enumerate(t.seats):
             who = s.name or lang.t("empty_seat")
             tag = f" ({lang.t('you')})" if i == view.seat else ""
-            tag += f" ({lang.t('bot')})" if s.kind == "bot" else ""
+            if s.kind == "bot":
+                tag += f" ({lang.t('bot')})" + rd.level_tag(s.level, lang)
             out.append(f"  {i + 1}. {who}{tag}\n", style="dim" if s.kind == "empty" else "")
         out.append("\n" + lang.t("room_hint"), style="dim")
+        level = lang.t("level_" + self.bot_level)
+        out.append("\n" + lang.t("room_level_hint", level=level), style="dim")
         self.query_one("#room-seats", Static).update(out)
         seated = view.seat is not None
         free = t.seated < 4
@@ -168,6 +177,8 @@ class TableScreen(Screen[None]):
         ):
             button = self.query_one(f"#{bid}", Button)
             button.label = lang.t(key)
+            if bid == "add-bot":
+                button.label = f"{lang.t(key)} ({lang.t('level_' + self.bot_level)})"
             button.disabled = not enabled
 
     def _show_game(self, view: View) -> None:
@@ -186,6 +197,7 @@ class TableScreen(Screen[None]):
             waits.update("")
             self._show_status(view)
             self._show_actions(view)
+            self._show_hints(view)
             return
         tiles = rd.hand_tiles(r)
         prompt = view.prompt
@@ -228,6 +240,18 @@ class TableScreen(Screen[None]):
             waits.update("")
         self._show_status(view)
         self._show_actions(view)
+        self._show_hints(view)
+
+    def _show_hints(self, view: View) -> None:
+        """The hints asked for (`i`), while their prompt is open."""
+        panel = self.query_one("#hints", Static)
+        prompt = view.prompt
+        if self._hints is not None and (
+            prompt is None or prompt.answered or prompt.seq != self._hints[0]
+        ):
+            self._hints = None
+        panel.display = self._hints is not None
+        panel.update(self._hints[1] if self._hints is not None else "")
 
     def _show_status(self, view: View) -> None:
         """What just happened, and why the last key did nothing (while that is fresh)."""
@@ -286,6 +310,9 @@ class TableScreen(Screen[None]):
         parts = [("t", lang.t("tile_mode_cjk") if self.zapp.ascii else lang.t("tile_mode_ascii"))]
         if view.seat is not None:
             parts.append(("a", lang.t("auto")))
+            asked = view.prompt is not None and not view.prompt.answered
+            if asked and options_for(view.table).hints:
+                parts.append(("i", lang.t("hints")))
         if view.result is not None:
             parts.append(("s", lang.t("sheet")))
         if view.history:
@@ -566,7 +593,47 @@ class TableScreen(Screen[None]):
             return
         from protocol.messages import AddBot
 
-        self.zapp.send(AddBot())
+        self.zapp.send(AddBot(level=self.bot_level))  # type: ignore[arg-type]
+
+    def action_bot_level(self) -> None:
+        """`v`: the level of the next bot added: normal → strong → easy → normal."""
+        if not self._before_start():
+            return
+        order = ("normal", "strong", "easy")
+        self.bot_level = order[(order.index(self.bot_level) + 1) % len(order)]
+        self.show(self.zapp.view)
+
+    def action_hints(self) -> None:
+        """`i`: the strong bot's three best moves for the prompt on screen, each with its value
+        and a reason; off when the table's `hints` option is. They are worked out on a thread
+        (a few hundred milliseconds on a busy machine), the panel saying so meanwhile."""
+        from client_tui.hints import hint_view
+
+        view = self.zapp.view
+        why = hint_view(view)
+        if isinstance(why, str):
+            self._refuse(self.zapp.lang.t(why))
+            return
+        assert view.prompt is not None
+        self._hints = (view.prompt.seq, Text(self.zapp.lang.t("hints_thinking"), style="dim"))
+        self.show(view)
+        self._work_out_hints(view)
+
+    @work(thread=True, exclusive=True, group="hints", exit_on_error=False)
+    def _work_out_hints(self, view: View) -> None:
+        from client_tui.hints import hints_for, hints_text
+
+        got = hints_for(view)
+        lang, ascii = self.zapp.lang, self.zapp.ascii
+        text = Text(lang.t(got)) if isinstance(got, str) else hints_text(got, lang, ascii)
+        assert view.prompt is not None
+        self.app.call_from_thread(self._hints_ready, view.prompt.seq, text)
+
+    def _hints_ready(self, seq: int, text: Text) -> None:
+        """The hints worked out for the prompt `seq`: shown if that prompt is still open."""
+        if self._hints is not None and self._hints[0] == seq:
+            self._hints = (seq, text)
+            self.show(self.zapp.view)
 
     def action_remove_bot(self) -> None:
         if not self._before_start():

@@ -198,6 +198,7 @@ def test_a_bot_takes_its_seat_at_the_next_tick_as_a_client_did() -> None:
         "kind": "bot",
         "connected": False,
         "auto": False,
+        "level": "normal",
     }
     assert shell.of("host", "seat_status") == [
         {
@@ -561,3 +562,84 @@ def test_a_match_stored_by_the_core_is_restored_and_plays_on(tmp_path: Path) -> 
     assert len(core.round.events) == ended, "the host's seat waits for its player"
     again.run_until(now + 3600)
     assert core.state == "finished" and core.round_no == 2
+
+
+def test_add_bot_seats_a_bot_of_the_level_asked_and_the_header_says_it() -> None:
+    from rules.bot import Bot
+    from rules.bot_strong import StrongBot
+    from rules.levels import EasyBot
+
+    shell = Shell()
+    shell.create()
+    for level in ("strong", "easy"):
+        shell.command("host", {"type": "add_bot", "level": level})
+    shell.command("host", {"type": "add_bot"})
+    seats = shell.of("host", "table")[-1]["info"]["seats"]
+    assert [s.get("level") for s in seats] == [None, "strong", "easy", "normal"]
+    bots = shell.core.bots
+    assert [type(bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, Bot]
+    shell.command("host", {"type": "remove_bot", "seat": 1})
+    assert "level" not in shell.of("host", "table")[-1]["info"]["seats"][1]
+    shell.command("host", {"type": "add_bot", "seat": 1, "level": "normal"})
+    assert type(shell.core.bots[1]) is Bot
+
+
+def _bot_move_after_host(shell: Shell) -> tuple[float, float]:
+    """The host discards; (when, when the next round event was made): a bot's move."""
+    r = shell.core.round
+    assert r is not None
+    prompt = shell.last_prompt("host")
+    tile = next(t for t in range(27) if r.hands[0][t])
+    move = {"type": "act", "seq": prompt["seq"], "act": "discard", "tile": tile_name(tile)}
+    shell.perform(shell.core.command("host", parse_client_frame(move), shell.now))
+    moved_at, events = shell.now, len(r.events)  # the discard's events: bots move on ticks
+    assert 0 not in r.awaiting()
+    shell.tick_until(lambda: len(r.events) > events, limit=30)
+    return moved_at, shell.now
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.5, 1.0, 1.5])
+def test_the_tables_bot_delay_wins_over_the_servers(delay: float) -> None:
+    shell = Shell(timing=Timing(bot_delay=4.0), bot_delay=delay)
+    host_and_bots(shell)
+    assert shell.of("host", "table")[-1]["info"]["bot_delay"] == delay
+    moved_at, bot_moved = _bot_move_after_host(shell)
+    assert bot_moved == pytest.approx(moved_at + delay)
+
+
+def test_without_a_table_bot_delay_the_servers_is_the_default() -> None:
+    shell = Shell(timing=Timing(bot_delay=2.5))
+    host_and_bots(shell)
+    assert shell.of("host", "table")[-1]["info"]["bot_delay"] == 2.5
+    moved_at, bot_moved = _bot_move_after_host(shell)
+    assert bot_moved == pytest.approx(moved_at + 2.5)
+
+
+def test_bot_levels_and_the_bot_delay_survive_a_restart(tmp_path: Path) -> None:
+    from rules.bot_strong import StrongBot
+    from rules.levels import EasyBot
+    from server.table_restore import settings_from_row
+
+    db = tmp_path / "z.db"
+    Store(db).close()  # the schema
+    shell = Shell(db=db, rounds=1, bot_delay=1.5, timing=Timing(bot_delay=0.0))
+    shell.create()
+    for level in ("strong", "easy", "strong"):
+        shell.command("host", {"type": "add_bot", "level": level})
+    shell.settle()
+    shell.command("host", {"type": "start"})
+    shell.settle()
+    store = Store(db)
+    try:
+        (stored,) = store.unfinished()
+    finally:
+        store.close()
+    again = settings_from_row(stored.row)
+    assert again.bot_delay == 1.5
+    now = shell.now + 100
+    core: TableCore[str] = restore_core(stored, again, timing=Timing(bot_delay=0.0), now=now)
+    core.resumed(now)
+    assert [s.level for s in core.seats] == [None, "strong", "easy", "strong"]
+    assert [type(core.bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, StrongBot]
+    assert core.info()["bot_delay"] == 1.5
+    assert [s.get("level") for s in core.info()["seats"]] == [None, "strong", "easy", "strong"]
