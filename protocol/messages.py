@@ -158,7 +158,12 @@ class CreateTable(_Message):
 
 
 class TakeSeat(_Message):
-    """Sit at a table that has not started; `seat` None takes the first free one."""
+    """Sit at a table that has not started; `seat` None takes the first free one.
+
+    On a match being played it takes back your own away seat (the seat's name is your `hello`
+    name; `seat` picks one if several are), with the table's password. A table without a
+    password refuses that (`need_token`): its seats come back only with their token, or when
+    the table's creator hands them (`hand_seat`)."""
 
     type: Literal["take_seat"] = "take_seat"
     table: TableId
@@ -217,6 +222,15 @@ class Auto(_Message):
     on: bool
 
 
+class HandSeat(_Message):
+    """The table's creator (the player in seat 0) hands an away seat of the match to the
+    spectator of the table called `to`: it sits there at once (a new token), under that name."""
+
+    type: Literal["hand_seat"] = "hand_seat"
+    seat: Seat
+    to: PlayerName
+
+
 class Sync(_Message):
     """Ask for a `snapshot` of your table as you may see it now (to check or rebuild a view)."""
 
@@ -235,7 +249,8 @@ ClientMessage = Annotated[
     | Leave
     | Act
     | Auto
-    | Sync,
+    | Sync
+    | HandSeat,
     Field(discriminator="type"),
 ]
 
@@ -244,12 +259,15 @@ ClientMessage = Annotated[
 
 
 class SeatInfo(_Message):
-    """Who sits at a seat: `kind` empty, human or bot; `auto` while the server plays it (托管)."""
+    """Who sits at a seat: `kind` empty, human or bot; `auto` while the server plays it (托管).
+    `away`: a player's seat of a started match with nobody at it (its connection dropped, or
+    it left): the server plays it, and `name` is whose it is."""
 
     name: PlayerName | None
     kind: Literal["empty", "human", "bot"]
     connected: bool
     auto: bool
+    away: bool = False
 
 
 class TableInfo(_Message):
@@ -444,6 +462,14 @@ class MatchEnded(_TableFrame):
     reason: Literal["finished", "abandoned"]
 
 
+class Spectators(_TableFrame):
+    """How many watch the table now. Not an event (not numbered, not stored: `seq` is the
+    table's current number, as in a snapshot); at most one per table every 0.5 s."""
+
+    type: Literal["spectators"] = "spectators"
+    count: int = Field(ge=0)
+
+
 class SeatStatus(_TableFrame):
     """A seat's connection or 托管 changed."""
 
@@ -596,6 +622,7 @@ ServerMessage = Annotated[
     | MatchStarted
     | MatchEnded
     | SeatStatus
+    | Spectators
     | AutoPlayed
     | RoundStarted
     | Drew
