@@ -216,7 +216,7 @@ class Act(_Message):
 
 
 class Auto(_Message):
-    """Turn 托管 (the server plays the default move for you at once) on or off."""
+    """Turn 托管 (the server plays for you at once, by the bot policy) on or off."""
 
     type: Literal["auto"] = "auto"
     on: bool
@@ -480,7 +480,8 @@ class SeatStatus(_TableFrame):
 
 
 class AutoPlayed(_TableFrame):
-    """The server played a seat's default move (the move's own event follows)."""
+    """The server played a move on the seat's own turn for it, by the bot policy (the move's own
+    event follows). Never sent for an answer in a claim window: that is nobody else's business."""
 
     type: Literal["auto_played"] = "auto_played"
     seat: Seat

@@ -959,8 +959,11 @@ class TableCore(Generic[M]):
         if r.phase in WINDOW_PHASES and self.window_until is not None:
             if self._window_middle() <= now + EARLY:
                 for index in self._asked():
-                    if self._plays_at_once(index):
+                    if self.round is not r or r.phase not in WINDOW_PHASES:
+                        break  # the window closed (it was no longer held)
+                    if index in self._asked() and self._plays_at_once(index):
                         self._play_policy(index, "auto", now)
+                        moved = True
         for index in list(self._asked()):
             if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
                 continue

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +25,9 @@ from rules.actions import Action
 from rules.levels import policy_for
 from rules.round import Phase
 from server.credentials import hash_password, token_key
-from server.table_core import AUTO_LEVEL, SPECTATORS_EVERY, Timing
+from server.store import Store
+from server.table_core import AUTO_LEVEL, SPECTATORS_EVERY, TableCore, Timing
+from server.table_restore import restore_core
 from tests.server.test_table_core import Shell, host_and_bots
 
 PASSWORD = "芝麻"
@@ -322,3 +325,43 @@ def test_spectators_are_counted_unstored_and_coalesced() -> None:
     assert counts[-1][1]["count"] == len(shell.core.spectators) == shell.core.info()["spectators"]
     table_events = [f for t, m, f in shell.sent[sent:] if m == "host" and f["type"] == "table"]
     assert table_events == [], "no table event for a spectator"
+
+
+# ----- a held window across a restart -----
+
+
+def test_a_window_nobody_could_claim_open_at_a_stop_closes_after_the_restart(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "z.db"
+    shell = Shell(db=db, claim_min_ms=500, rounds=1, timing=Timing(bot_delay=0.1))
+    host_and_bots(shell, auto=True)
+    # Play on until a discard nobody can claim, its window open (held): the server stops there.
+    shell.tick_until(
+        lambda: (
+            (r := shell.core.round) is not None
+            and r.phase is Phase.CLAIM
+            and not r.claim_options
+            and shell.core.window_until is not None
+            and r.discard_count[0] + r.discard_count[1] > 3
+        )
+    )
+    before = shell.core
+    assert before.round is not None
+    store = Store(db)
+    try:
+        (stored,) = store.unfinished()
+    finally:
+        store.close()
+    now = shell.now + 100
+    core: TableCore[str] = restore_core(stored, before.s, timing=Timing(), now=now)
+    assert core.round is not None and core.round.phase is Phase.CLAIM, "rebuilt in the window"
+    assert core.round.events == before.round.events
+    again = Shell()
+    again.core, again.now = core, now
+    again.perform(core.resumed(now))
+    again.settle()
+    assert core.round.phase is not Phase.CLAIM or core.round.claim_tile != before.round.claim_tile
+    kinds = [e["type"] for e in core.log if e["seq"] > before.seq]
+    following = [k for k in kinds if k not in ("table", "seat_status")]
+    assert following[0] in ("drew", "exhausted"), kinds
