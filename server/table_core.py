@@ -37,14 +37,22 @@ sees is on disk and an event's time out is when it really went (`server.table_pa
 
 The deadlines:
 - a prompt's clock: `turn_seconds` plus what is left of the seat's `bank_seconds` for the
-  round; at the deadline the core plays the seat's default move (`Round.default_action`) and
-  puts it in 托管, announcing both. A disconnected seat has at most `disconnect_grace` per move.
-- the claim window's minimum: after a discard (or a 补杠 declaration) the next event goes out
-  no sooner than `claim_min_ms` later, whether or not anyone could claim, so the pace gives no
-  hands away. Frames are paced, not moves: what comes later is decided and stored at once and
-  its frames wait in order (`Pacer`); a prompt's clock starts when it goes out.
-- the server's own bots decide with the rules policy (`rules.bot.Bot`) on the round itself, at
-  their prompt's time plus `bot_delay`; they arrive at their seat one tick after being added.
+  round; at the deadline the core plays the seat's policy's move (the best bot level,
+  `Timing.auto_level`; `Round.default_action` only if the policy fails) and, on the seat's own
+  turn, puts it in 托管, announcing both. A timeout in a claim window is not announced (it would
+  tell who could claim): the seat's claims are answered for it until it moves again
+  (`quiet_auto`). A disconnected seat has at most `disconnect_grace` per move.
+- the claim window's minimum: after a discard (or a 补杠 declaration) the window stays open
+  `claim_min_ms` from when its event went out, whether or not anyone may claim: the round does
+  not move before, so what a member can ask (`sync`, `act`) and when the answer comes do not
+  depend on who holds what. Answers meanwhile are checked and held (`held`), the machine's (bots,
+  托管) come at the window's middle, and all are played when it closes (`_close_window`). Frames
+  are also paced (`Pacer`): an event's frames wait for its write, and a prompt's clock starts
+  when it goes out.
+- the server's own bots decide with their policy on the round itself, at their prompt's time
+  plus `bot_delay` (in a held claim window, not before its middle); they arrive at their seat one
+  tick after being added.
+- the spectator count (`spectators`, unstored), at most once per `SPECTATORS_EVERY`.
 - the pause between rounds (`round_pause`), and how long a finished table stays
   (`finished_linger`).
 """
