@@ -27,6 +27,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "streak": ("连{n}", "streak {n}"),
     "auto": ("托管", "托管 auto"),
     "offline": ("断线", "offline"),
+    "away": ("离座", "away"),
     "bot": ("机器人", "bot"),
     "declared": ("报听", "报听 declared"),
     "tiles_in_hand": ("手牌{n}", "{n} tiles"),

@@ -57,6 +57,7 @@ from protocol.messages import (
     SeatStatus,
     ServerMessage,
     Snapshot,
+    Spectators,
     TableInfo,
     Tables,
     TableUpdate,
@@ -107,6 +108,10 @@ def reduce(view: View, message: Message, *, at: float = 0.0) -> View:
         return _left_table(view)
     if isinstance(message, Snapshot):
         return _snapshot(view, message)
+    if isinstance(message, Spectators):
+        if message.table != view.table_id or view.table is None:
+            return view
+        return replace(view, table=replace(view.table, spectators=message.count))
     if isinstance(message, Prompt):
         return _prompt(view, message, at)
     if isinstance(message, Error):

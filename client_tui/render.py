@@ -106,8 +106,10 @@ def seat_text(view: View, seat: int, ascii: bool, lang: Lang) -> Text:
         out.append(" ")
         out.append(f" {lang.t('auto')} ", style=BADGE_AUTO)
     if info is not None and info.kind == "human" and not info.connected:
+        # A player's seat of a started match with nobody at it: the name says whose it is.
+        away = view.table is not None and view.table.state != "waiting"
         out.append(" ")
-        out.append(f" {lang.t('offline')} ", style=BADGE_OFF)
+        out.append(f" {lang.t('away' if away else 'offline')} ", style=BADGE_OFF)
     if r is not None and r.declared[seat]:
         out.append(" ")
         out.append(f" {lang.t('declared')} ", style=BADGE_DECLARED)

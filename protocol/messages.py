@@ -178,7 +178,12 @@ class CreateTable(_Message):
 
 
 class TakeSeat(_Message):
-    """Sit at a table that has not started; `seat` None takes the first free one."""
+    """Sit at a table that has not started; `seat` None takes the first free one.
+
+    On a match being played it takes back your own away seat (the seat's name is your `hello`
+    name; `seat` picks one if several are), with the table's password. A table without a
+    password refuses that (`need_token`): its seats come back only with their token, or when
+    the table's creator hands them (`hand_seat`)."""
 
     type: Literal["take_seat"] = "take_seat"
     table: TableId
@@ -233,10 +238,19 @@ class Act(_Message):
 
 
 class Auto(_Message):
-    """Turn 托管 (the server plays the default move for you at once) on or off."""
+    """Turn 托管 (the server plays for you at once, by the bot policy) on or off."""
 
     type: Literal["auto"] = "auto"
     on: bool
+
+
+class HandSeat(_Message):
+    """The table's creator (the player in seat 0) hands an away seat of the match to the
+    spectator of the table called `to`: it sits there at once (a new token), under that name."""
+
+    type: Literal["hand_seat"] = "hand_seat"
+    seat: Seat
+    to: PlayerName
 
 
 class Sync(_Message):
@@ -269,7 +283,8 @@ ClientMessage = Annotated[
     | Act
     | Auto
     | Sync
-    | GetRounds,
+    | GetRounds
+    | HandSeat,
     Field(discriminator="type"),
 ]
 
@@ -279,13 +294,16 @@ ClientMessage = Annotated[
 
 class SeatInfo(_Message):
     """Who sits at a seat: `kind` empty, human or bot; `auto` while the server plays it (托管);
-    `level` a bot's level (null for a human or an empty seat)."""
+    `level` a bot's level (null for a human or an empty seat). `away`: a player's seat of a
+    started match with nobody at it (its connection dropped, or it left): the server plays it,
+    and `name` is whose it is."""
 
     name: PlayerName | None
     kind: Literal["empty", "human", "bot"]
     connected: bool
     auto: bool
     level: BotLevel | None = None
+    away: bool = False
 
 
 class TableInfo(_Message):
@@ -483,6 +501,14 @@ class MatchEnded(_TableFrame):
     reason: Literal["finished", "abandoned"]
 
 
+class Spectators(_TableFrame):
+    """How many watch the table now. Not an event (not numbered, not stored: `seq` is the
+    table's current number, as in a snapshot); at most one per table every 0.5 s."""
+
+    type: Literal["spectators"] = "spectators"
+    count: int = Field(ge=0)
+
+
 class SeatStatus(_TableFrame):
     """A seat's connection or 托管 changed."""
 
@@ -493,7 +519,8 @@ class SeatStatus(_TableFrame):
 
 
 class AutoPlayed(_TableFrame):
-    """The server played a seat's default move (the move's own event follows)."""
+    """The server played a move on the seat's own turn for it, by the bot policy (the move's own
+    event follows). Never sent for an answer in a claim window: that is nobody else's business."""
 
     type: Literal["auto_played"] = "auto_played"
     seat: Seat
@@ -675,6 +702,7 @@ ServerMessage = Annotated[
     | MatchStarted
     | MatchEnded
     | SeatStatus
+    | Spectators
     | AutoPlayed
     | RoundStarted
     | Drew

@@ -42,7 +42,7 @@ from protocol.messages import (
     parse_client,
 )
 from rules.options import OptionsError, make_options, overrides_of
-from server.conn import Conn, Outbox, RateLimit, WsConn
+from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import hash_password, token_key
 from server.projection import ErrorItem, view_for
 from server.store import Store
@@ -51,7 +51,7 @@ from server.table_core import Timing
 
 log = logging.getLogger("zhuoji.server")
 
-TABLE_COMMANDS = frozenset({"add_bot", "remove_bot", "start", "act", "auto", "sync"})
+TABLE_COMMANDS = frozenset({"add_bot", "remove_bot", "start", "act", "auto", "sync", "hand_seat"})
 # Refused during a storage fault: they would open a table or a seat that cannot be stored.
 # Commands to a table wait with it (they are answered once its writes are stored).
 STORAGE_REFUSED = frozenset({"create_table", "take_seat", "watch"})
@@ -159,6 +159,7 @@ class Server:
             close_timeout=5,
             process_request=self._http,
             start_serving=False,
+            create_connection=LimitedConnection,
         ) as ws_server:
             await self.restore()
             await ws_server.start_serving()
@@ -199,6 +200,8 @@ class Server:
         conn = WsConn(ws, self.outbox)
         self.conns.add(conn)
         rate = conn.rate = RateLimit(self.rate_burst, self.rate_per_second)
+        if isinstance(ws, LimitedConnection):
+            ws.on_control = lambda: self._control_frame(conn, rate)
         try:
             try:
                 async with asyncio.timeout(self.hello_timeout):
@@ -226,6 +229,12 @@ class Server:
                     await conn.closing
             conn.closed = True
             self.conns.discard(conn)
+
+    def _control_frame(self, conn: WsConn, rate: RateLimit) -> None:
+        """A ping or pong came: it takes a token like a message; a flood is closed (1008)."""
+        if not conn.closed and not rate.take():
+            self._error(conn, codes.RATE_LIMITED, "too many messages (pings count)", None)
+            conn.close(Close.POLICY, "rate limit")
 
     def disconnected(self, conn: Conn) -> None:
         table = conn.table or conn.joining

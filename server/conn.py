@@ -15,10 +15,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from websockets.protocol import State
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import Frame, Opcode
+from websockets.protocol import Event, State
 
 from protocol.codes import Close
 
@@ -56,6 +58,24 @@ class RateLimit:
             self.tokens -= 1
             return True
         return False
+
+
+class LimitedConnection(ServerConnection):
+    """A websocket whose pings (and pongs) count against its client's rate limit like any
+    message: the websockets layer answers a ping by itself, so a ping flood would otherwise
+    cost the server a pong each without ever reaching the handler. `on_control` (set by the
+    handler) is called for each; it closes a flooding client."""
+
+    on_control: Callable[[], None] | None = None
+
+    def process_event(self, event: Event) -> None:
+        if (
+            isinstance(event, Frame)
+            and event.opcode in (Opcode.PING, Opcode.PONG)
+            and self.on_control is not None
+        ):
+            self.on_control()
+        super().process_event(event)
 
 
 class Conn:

@@ -84,7 +84,19 @@ def rebuild_round(
         r.deal_order, stored.salt or "", stored.commitment
     ):
         raise RebuildError(f"round {stored.round_no}: the commitment does not open to the deal")
+    logged = engine_events(events)
+    # A table holds each claim window open for its minimum, whether or not anyone may claim
+    # (`server.table_core`): a window nobody could claim in closes by the table's clock, not by
+    # an action. It closed here if the stored events go on past it.
+    r.hold_empty_windows = True
+
+    def close_empty_window() -> None:
+        if r.phase in (Phase.CLAIM, Phase.ROB) and not r.awaiting():
+            if len(r.events) < len(logged):
+                r.resolve_window()
+
     for i, (seat, act, tile, _phase) in enumerate(actions):
+        close_empty_window()
         if r.phase is Phase.OVER:
             raise RebuildError(f"round {stored.round_no}: action {i} after the round was over")
         try:
@@ -93,8 +105,8 @@ def rebuild_round(
             raise RebuildError(
                 f"round {stored.round_no}: action {i} ({seat} {act} {tile}) is refused: {err}"
             ) from None
+    close_empty_window()
     rebuilt = [json.loads(json.dumps(e.to_dict())) for e in r.events]
-    logged = engine_events(events)
     for k, (want, got) in enumerate(zip(logged, rebuilt, strict=False)):
         if want != got:
             raise RebuildError(

@@ -547,6 +547,15 @@ def op_set_tokens(table_id: str, tokens: list[str | None]) -> Op:
     return ("UPDATE tables SET tokens=? WHERE id=?", (json.dumps(tokens), table_id))
 
 
+def op_set_seats(table_id: str, seats: list[dict[str, Any]], tokens: list[str | None]) -> Op:
+    """A started match's seats changed hands (a seat taken back or handed on): their names
+    and token digests, as `op_start_table` stored them."""
+    return (
+        "UPDATE tables SET seats=?, tokens=? WHERE id=?",
+        (json.dumps(seats, ensure_ascii=False), json.dumps(tokens), table_id),
+    )
+
+
 def op_end_table(
     table_id: str, state: str, scores: list[int], rounds_played: int, now: float
 ) -> Op:

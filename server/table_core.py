@@ -37,16 +37,24 @@ sees is on disk and an event's time out is when it really went (`server.table_pa
 
 The deadlines:
 - a prompt's clock: `turn_seconds` plus what is left of the seat's `bank_seconds` for the
-  round; at the deadline the core plays the seat's default move (`Round.default_action`) and
-  puts it in 托管, announcing both. A disconnected seat has at most `disconnect_grace` per move.
-- the claim window's minimum: after a discard (or a 补杠 declaration) the next event goes out
-  no sooner than `claim_min_ms` later, whether or not anyone could claim, so the pace gives no
-  hands away. Frames are paced, not moves: what comes later is decided and stored at once and
-  its frames wait in order (`Pacer`); a prompt's clock starts when it goes out.
+  round; at the deadline the core plays the seat's policy's move (the best bot level,
+  `Timing.auto_level`; `Round.default_action` only if the policy fails) and, on the seat's own
+  turn, puts it in 托管, announcing both. A timeout in a claim window is not announced (it would
+  tell who could claim): the seat's claims are answered for it until it moves again
+  (`quiet_auto`). A disconnected seat has at most `disconnect_grace` per move.
+- the claim window's minimum: after a discard (or a 补杠 declaration) the window stays open
+  `claim_min_ms` from when its event went out, whether or not anyone may claim: the round does
+  not move before, so what a member can ask (`sync`, `act`) and when the answer comes do not
+  depend on who holds what. Answers meanwhile are checked and held (`held`), the machine's (bots,
+  托管) come at the window's middle, and all are played when it closes (`_close_window`). Frames
+  are also paced (`Pacer`): an event's frames wait for its write, and a prompt's clock starts
+  when it goes out.
 - the server's own bots decide with the policy of their level (`rules.levels.policy_for`:
   easy, normal or strong; each decides from its seat's view of the round), at their prompt's
   time plus the table's `bot_delay` (`Settings.bot_delay`; the server's `Timing.bot_delay` when
-  the table did not choose one); they arrive at their seat one tick after being added.
+  the table did not choose one; in a held claim window, not before its middle); they arrive at
+  their seat one tick after being added.
+- the spectator count (`spectators`, unstored), at most once per `SPECTATORS_EVERY`.
 - the pause between rounds (`round_pause`), and how long a finished table stays
   (`finished_linger`).
 """
@@ -62,13 +70,13 @@ from typing import Any, Generic, TypeVar
 
 from protocol import codes
 from protocol.codes import Close as CloseCode
-from protocol.messages import Act, AddBot, Auto, RemoveBot, TakeSeat, Watch
+from protocol.messages import Act, AddBot, Auto, HandSeat, RemoveBot, TakeSeat, Watch
 from rules.actions import Action, IllegalAction
 from rules.fairdeal import commitment
 from rules.levels import LevelPolicy, policy_for
 from rules.match import Match
 from rules.options import RuleOptions
-from rules.round import Phase, Round, legal_actions
+from rules.round import Phase, Round, legal_actions, step
 from rules.tiles import parse_tile, tile_name
 from server import store as st
 from server.credentials import new_salt, new_token, password_matches, token_key
@@ -85,6 +93,10 @@ from server.table_pace import EARLY, Pacer, Stamp
 
 LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
+WINDOW_PHASES = (Phase.CLAIM, Phase.ROB)
+WINDOW = -1  # the stamp's "seat" of a claim window's opening event
+AUTO_LEVEL = "strong"  # the policy that plays a seat in 托管 or after a timeout (`rules.levels`)
+SPECTATORS_EVERY = 0.5  # seconds: at most one `spectators` count frame per table this often
 
 M = TypeVar("M", bound=Hashable)
 
@@ -183,6 +195,7 @@ class Timing:
     round_pause: float = 3.0
     finished_linger: float = 600.0
     bot_delay: float = 0.0
+    auto_level: str = AUTO_LEVEL  # the bot level that plays 托管 seats and timeouts
 
 
 @dataclass
@@ -225,6 +238,9 @@ class SeatState(Generic[M]):
     # The connection dropped during the match (it did not `leave`): the player has not seen
     # the end yet, so a finished table waits for them (up to `finished_linger`).
     away: bool = False
+    # A claim window timed out: the seat's later claims are answered by the policy at once
+    # until it moves again. Not announced (nor 托管): that would tell who could claim.
+    quiet_auto: bool = False
 
     @property
     def connected(self) -> bool:
@@ -268,6 +284,21 @@ class TableCore(Generic[M]):
         self.round_done = False
         self.frozen = False
         self.bots: dict[int, LevelPolicy] = {}  # the server's bots, by seat
+        self.auto_policies: dict[int, LevelPolicy] = {}  # 托管 and timeouts, by seat
+        # The claim window's minimum as a deadline of the round itself: after a discard (or a
+        # 补杠 declaration) the window stays open `claim_min_ms` from when it went out, whether
+        # or not anyone may claim; answers meanwhile are checked and held (`held`), and played
+        # when it closes. So the round a member can ask about (`sync`, `act`) is the same
+        # whoever holds what.
+        self.held: dict[int, tuple[Action, str | None, int, str]] = {}
+        self.window_pending = False  # the window's event waits to go out
+        self.window_open_at: float | None = None  # when it went out
+        self.window_until: float | None = None  # when it may close (None: not held)
+        # Spectators come and go unstored: a coalesced count frame (`spectators`).
+        self.spectators_shown = 0
+        self.spectators_due: float | None = None
+        self.spectators_sent_at = -math.inf
+        self.watcher_names: dict[M, str | None] = {}
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         self.next_round_at: float | None = None
         self.linger_until: float | None = None
@@ -292,6 +323,9 @@ class TableCore(Generic[M]):
                     seat.level or "normal", f"{self.id}:{index}:{self.seq}"
                 )
         if self.round is not None:
+            self.round.hold_empty_windows = self._hold
+            if self.round.phase in WINDOW_PHASES:
+                self.window_open_at = self.window_until = now  # its minimum ran before
             self._advance(now)
         elif self.match.over:
             self._end_match("finished", now)
@@ -336,14 +370,14 @@ class TableCore(Generic[M]):
             "scores": list(self.scores),
         }
 
-    @staticmethod
-    def _seat_info(seat: SeatState[M]) -> dict[str, Any]:
+    def _seat_info(self, seat: SeatState[M]) -> dict[str, Any]:
         """A seat of the header (protocol `SeatInfo`); a bot's says its level."""
         d: dict[str, Any] = {
             "name": seat.name,
             "kind": seat.kind,
             "connected": seat.connected,
             "auto": seat.auto,
+            "away": self._away(seat),
         }
         if seat.kind == "bot":
             d["level"] = seat.level or "normal"
@@ -354,6 +388,15 @@ class TableCore(Generic[M]):
         """Seconds this table's bots wait before each move: the table's choice, else the
         server's default."""
         return self.timing.bot_delay if self.s.bot_delay is None else self.s.bot_delay
+
+    def _away(self, seat: SeatState[M]) -> bool:
+        """A player's seat of a started match with nobody at it (the server plays it)."""
+        return seat.kind == "human" and seat.member is None and self.state != "waiting"
+
+    @property
+    def _hold(self) -> bool:
+        """Whether claim windows are held open for `claim_min_ms`."""
+        return self.s.claim_min_ms > 0
 
     def row(self, now: float) -> dict[str, Any]:
         """The table's database row as created."""
@@ -391,6 +434,18 @@ class TableCore(Generic[M]):
                 times.append(seat.bot_arrives)
         for index in self._prompted():
             times += [t for t in self._seat_deadlines(index) if t is not None]
+        if self.spectators_due is not None:
+            times.append(self.spectators_due)
+        r = self.round
+        if (
+            r is not None
+            and self.state == "playing"
+            and r.phase in WINDOW_PHASES
+            and self.window_until is not None
+        ):
+            times.append(self.window_until)
+            if any(self._plays_at_once(s) for s in self._asked()):
+                times.append(self._window_middle())
         return min(times, default=None)
 
     # ----- inputs: membership -----
@@ -438,14 +493,13 @@ class TableCore(Generic[M]):
             return
         if isinstance(msg, Watch):
             self.members[member] = None
+            self.watcher_names[member] = name
             self._emit(Bind(member, None))
-            self._table_changed(now, exclude=member)
+            self._spectators_changed(now)
             self._welcome(member, None, None)
             return
         if self.state != "waiting":
-            self._error(
-                member, codes.ALREADY_STARTED, "the match has started: watch it instead", msg.type
-            )
+            self._take_back(member, name, msg, now)
             return
         index = self._free_seat(member, msg.seat, msg.type)
         if index is None:
@@ -457,6 +511,110 @@ class TableCore(Generic[M]):
         self._emit(Bind(member, index))
         self._table_changed(now, exclude=member)
         self._welcome(member, index, token)
+
+    def _take_back(self, member: M, name: str | None, msg: TakeSeat, now: float) -> None:
+        """`take_seat` on a started match: a player takes back their own away seat by name and
+        the table's password (checked by `_join`). A table without a password cannot tell one
+        name from someone else saying it: there the seat comes back with its token (`hello`),
+        or the table's creator hands it (`hand_seat`)."""
+        if self.state != "playing":
+            self._error(member, codes.ALREADY_STARTED, "the match is over: watch it", msg.type)
+            return
+        mine = [
+            i
+            for i, seat in enumerate(self.seats)
+            if seat.kind == "human" and seat.name == name and (msg.seat in (None, i))
+        ]
+        if not mine:
+            self._error(
+                member,
+                codes.ALREADY_STARTED,
+                "the match has started and no seat here is yours: watch it instead",
+                msg.type,
+            )
+            return
+        away = [i for i in mine if self.seats[i].member is None]
+        if not away:
+            self._error(
+                member,
+                codes.SEAT_TAKEN,
+                f"seat {mine[0]} is played from another connection now",
+                msg.type,
+            )
+            return
+        if self.s.password_hash is None:
+            self._error(
+                member,
+                codes.NEED_TOKEN,
+                "this table has no password: your seat comes back with its token (zhuoji join"
+                " keeps it), or ask the table's creator to hand it to you",
+                msg.type,
+            )
+            return
+        self._seat_member(member, away[0], now)
+
+    def _seat_member(self, member: M, index: int, now: float) -> None:
+        """Put a member in a seat of the started match, with a new token (the old one no
+        longer takes it): it gets the snapshot and the seat is its own again at once."""
+        seat = self.seats[index]
+        self._leave_place(member)
+        self._drop_token(seat)
+        token = self._issue_token(seat)
+        seat.member, seat.gone_at, seat.away = member, None, False
+        self.members[member] = index
+        self._emit(Bind(member, index))
+        self._emit(Write([self._seats_op()]))
+        self._welcome(member, index, token)
+        self._came_back(index, now)
+
+    def _seat_rows(self) -> list[dict[str, Any]]:
+        """The seats as stored: name and kind, and a bot's level (a restart brings it back)."""
+        rows: list[dict[str, Any]] = []
+        for s in self.seats:
+            row: dict[str, Any] = {"name": s.name, "kind": s.kind}
+            if s.kind == "bot":
+                row["level"] = s.level or "normal"
+            rows.append(row)
+        return rows
+
+    def _seats_op(self) -> st.Op:
+        """The seats' names and token digests as stored (what a restarted server knows)."""
+        return st.op_set_seats(self.id, self._seat_rows(), [s.token_key for s in self.seats])
+
+    def _hand_seat(self, member: M, msg: HandSeat, now: float) -> None:
+        """The table's creator (the player in seat 0) hands an away seat to a spectator."""
+        index = self._seated(member, msg.type)
+        if index is None:
+            return
+        if index != 0:
+            self._error(
+                member, codes.NOT_CREATOR, "only the table's creator (seat 0) may do that", msg.type
+            )
+            return
+        if self.state != "playing":
+            self._error(member, codes.NOT_PLAYING, "the match is not being played", msg.type)
+            return
+        seat = self.seats[msg.seat]
+        if seat.kind != "human" or seat.member is not None:
+            self._error(
+                member, codes.SEAT_NOT_AWAY, f"seat {msg.seat} is not an away player's", msg.type
+            )
+            return
+        named = [m for m, n in self.watcher_names.items() if n == msg.to]
+        if len(named) != 1:
+            why = "no spectator" if not named else f"{len(named)} spectators"
+            self._error(
+                member,
+                codes.NO_SUCH_SPECTATOR,
+                f"{why} of this table is called {msg.to!r}: they watch it first",
+                msg.type,
+            )
+            return
+        newcomer = named[0]
+        seat.name = msg.to
+        self._seat_member(newcomer, msg.seat, now)
+        self._spectators_changed(now)
+        self._table_changed(now)
 
     def _password_ok(self, given: str | None) -> bool:
         want = self.s.password_hash
@@ -567,12 +725,16 @@ class TableCore(Generic[M]):
         seat = self.seats[index]
         if seat.auto and not seat.auto_requested:
             seat.auto = False
+        seat.quiet_auto = False
         self._seat_changed(index, now)
-        if self.round is not None and index in self.round.awaiting():
+        if index in self._asked():
             self._send_prompts(now, resend=index)
 
     def _leave_place(self, member: M) -> None:
         """Forget where a member was (before it takes another place here)."""
+        if member in self.members and self.members[member] is None:
+            self._spectators_changed(self._now)
+        self.watcher_names.pop(member, None)
         place = self.members.pop(member, None)
         if place is not None and self.seats[place].member == member:
             self.seats[place].member = None
@@ -583,12 +745,13 @@ class TableCore(Generic[M]):
         if member not in self.members:
             return self._done()
         index = self.members.pop(member)
+        self.watcher_names.pop(member, None)
         self._emit(Unbind(member))
         if index is None:
             if left:
                 self._frame(member, {"type": "left", "table": self.id})
             if not self.frozen:
-                self._table_changed(now)
+                self._spectators_changed(now)
         else:
             seat = self.seats[index]
             if seat.member != member:
@@ -635,7 +798,7 @@ class TableCore(Generic[M]):
         self, member: M, msg: Any, now: float, *, wall: float | None = None
     ) -> list[Effect]:
         """A table command from a member (`add_bot`, `remove_bot`, `start`, `act`, `auto`,
-        `sync`)."""
+        `sync`, `hand_seat`)."""
         self._begin(now, wall)
         if self._refused_frozen(member, msg.type):
             return self._done()
@@ -649,6 +812,8 @@ class TableCore(Generic[M]):
             self._add_bot(member, msg, now)
         elif isinstance(msg, RemoveBot):
             self._remove_bot(member, msg, now)
+        elif isinstance(msg, HandSeat):
+            self._hand_seat(member, msg, now)
         elif msg.type == "start":
             self._start(member, now)
         elif msg.type == "sync":
@@ -708,13 +873,12 @@ class TableCore(Generic[M]):
         self.state = "playing"
         names = [seat.name or "" for seat in self.seats]
         event = self._event({"type": "match_started", "rounds": self.s.rounds, "names": names})
-        seats: list[dict[str, Any]] = [{"name": s.name, "kind": s.kind} for s in self.seats]
-        for seat_row, s in zip(seats, self.seats, strict=True):
-            if s.kind == "bot":
-                seat_row["level"] = s.level or "normal"
         keys = [s.token_key for s in self.seats]
         self._commit(
-            [event], [st.op_start_table(self.id, seats, keys, self._wall)], now, round_no=0
+            [event],
+            [st.op_start_table(self.id, self._seat_rows(), keys, self._wall)],
+            now,
+            round_no=0,
         )
         self._start_round(now)
 
@@ -727,9 +891,10 @@ class TableCore(Generic[M]):
             return
         seat.auto = seat.auto_requested = msg.on
         self._seat_changed(index, now)
+        seat.quiet_auto = False
         if msg.on:
             self._advance(now)
-        elif self.round is not None and index in self.round.awaiting():
+        elif index in self._asked():
             self._send_prompts(now, resend=index)
 
     def _act(self, member: M, msg: Act, now: float) -> None:
@@ -752,13 +917,13 @@ class TableCore(Generic[M]):
                 msg.type,
             )
             return
-        if index not in r.awaiting():
+        if index not in self._asked():
             self._error(member, codes.NOTHING_TO_DO, "nothing is asked of you now", msg.type)
             return
         action = Action(index, msg.act, None if msg.tile is None else parse_tile(msg.tile))
-        answered, phase = self.decision_seq, r.phase.value
+        answered = self.decision_seq
         try:
-            new = r.apply(action)  # refused: the round is unchanged
+            self._move(index, action, None, now)  # refused: the round is unchanged
         except IllegalAction as err:
             self._error(member, err.code, err.message, msg.type)
             return
@@ -766,7 +931,7 @@ class TableCore(Generic[M]):
         # against the rate limit, so a quick bot at a quick table is never cut off.
         self._emit(Accepted(member))
         self._spend_bank(seat, answered, now)
-        self._record(action, new, answered, phase, now, reason=None)
+        seat.quiet_auto = False
         self._advance(now)
 
     def _spend_bank(self, seat: SeatState[M], answered: int, now: float) -> None:
@@ -790,6 +955,8 @@ class TableCore(Generic[M]):
             if seat.kind == "bot" and arrives is not None and arrives <= now + EARLY:
                 seat.bot_arrives, seat.bot_here = None, True
                 self._came_back(index, now)
+        if self.spectators_due is not None and self.spectators_due <= now + EARLY:
+            self._send_spectators(now)
         if self.state == "playing" and self.next_round_at is not None:
             if self.next_round_at <= now + EARLY:
                 self.next_round_at = None
@@ -797,15 +964,41 @@ class TableCore(Generic[M]):
         self._moves_due(now)
         return self._done()
 
+    def _spectators_changed(self, now: float) -> None:
+        """A spectator came or went: the count goes out once the last one is old enough."""
+        if self.spectators_due is None:
+            self.spectators_due = max(now, self.spectators_sent_at + SPECTATORS_EVERY)
+
+    def _send_spectators(self, now: float) -> None:
+        """The spectator count to every member, unstored and unnumbered (it carries the
+        table's current `seq`, as a snapshot does), if it changed since the last one."""
+        self.spectators_due = None
+        count = len(self.spectators)
+        if count == self.spectators_shown or self.frozen:
+            return
+        self.spectators_shown, self.spectators_sent_at = count, now
+        frame = {"type": "spectators", "table": self.id, "seq": self.seq, "count": count}
+        if self.members:
+            self._paced([Send(tuple(self.members), frame)], event=False)
+
     def _moves_due(self, now: float) -> None:
-        """Seats whose clock ran out get their default move (and 托管); bots whose time came
-        play their move."""
+        """Seats whose clock ran out get the policy's move (and 托管, on their turn); bots
+        whose time came play their move; a held claim window past its middle gets the 托管
+        seats' answers, and closes at its end."""
         r = self.round
         if r is None or r.phase is Phase.OVER or self.state != "playing":
             return
         moved = False
-        for index in list(r.awaiting()):
-            if self.round is not r or r.phase is Phase.OVER or index not in r.awaiting():
+        if r.phase in WINDOW_PHASES and self.window_until is not None:
+            if self._window_middle() <= now + EARLY:
+                for index in self._asked():
+                    if self.round is not r or r.phase not in WINDOW_PHASES:
+                        break  # the window closed (it was no longer held)
+                    if index in self._asked() and self._plays_at_once(index):
+                        self._play_policy(index, "auto", now)
+                        moved = True
+        for index in list(self._asked()):
+            if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
                 continue
             seat = self.seats[index]
             if seat.prompted_seq != self.decision_seq:
@@ -813,38 +1006,121 @@ class TableCore(Generic[M]):
             deadline, bot_at = self._seat_deadlines(index)
             if deadline is not None and deadline <= now + EARLY:
                 reason = "disconnected" if not seat.connected else "timeout"
-                if not seat.auto:
-                    seat.auto = True
-                    self._seat_changed(index, now)
-                self._play_default(index, reason, now)
+                if r.phase is Phase.TURN:
+                    if not seat.auto:
+                        seat.auto = True
+                        self._seat_changed(index, now)
+                else:
+                    # Not 托管 (announced): a claim window's timeout would tell who was asked.
+                    seat.quiet_auto = True
+                self._play_policy(index, reason, now)
                 moved = True
             elif bot_at is not None and bot_at <= now + EARLY:
                 self._play_bot(index, now)
                 moved = True
+        if (
+            self.round is r
+            and r.phase in WINDOW_PHASES
+            and self.window_until is not None
+            and self.window_until <= now + EARLY
+        ):
+            self._close_window(now)
+            moved = True
         if moved:
             self._advance(now)
 
-    def _play_bot(self, index: int, now: float) -> None:
-        """A server bot's move, chosen by the rules policy; its default if the policy fails."""
+    def _window_middle(self) -> float:
+        """When the machine answers a held claim window (bots, 托管): after its event has gone
+        out, so that no frame waits on a policy's thinking, and before it closes."""
+        opened = self.window_open_at
+        assert opened is not None
+        return opened + self.s.claim_min_ms / 2000
+
+    def _close_window(self, now: float) -> None:
+        """The claim window's minimum is over: the answers held are played, in order, and a
+        window nobody could claim in closes."""
+        r = self.round
+        assert r is not None
+        self.window_open_at = self.window_until = None
+        held, self.held = self.held, {}
+        for action, reason, answered, phase in held.values():
+            new = r.apply(action)  # checked when it was held; the round has not moved since
+            self._record(action, new, answered, phase, now, reason=reason)
+        if r.phase in WINDOW_PHASES and not r.awaiting():
+            mark = len(r.events)
+            r.resolve_window()
+            self._record(None, r.events[mark:], self.decision_seq, r.phase.value, now, reason=None)
+
+    def _plays_at_once(self, index: int) -> bool:
+        """The server answers for the seat without prompting it: 托管 (or, in a claim
+        window, the unannounced 托管 after a claim timeout)."""
+        seat = self.seats[index]
+        r = self.round
+        in_window = r is not None and r.phase in WINDOW_PHASES
+        return seat.auto or (seat.quiet_auto and in_window)
+
+    def _asked(self) -> list[int]:
+        """The seats the round waits on whose answer is not held yet."""
+        r = self.round
+        if r is None:
+            return []
+        return [s for s in r.awaiting() if s not in self.held]
+
+    def _window_held(self, now: float) -> bool:
+        """A claim window whose minimum is still running (answers wait for its end)."""
+        r = self.round
+        if r is None or r.phase not in WINDOW_PHASES or not self._hold:
+            return False
+        if self.window_pending:
+            return True
+        return self.window_until is not None and now + EARLY < self.window_until
+
+    def _move(self, index: int, action: Action, reason: str | None, now: float) -> None:
+        """Play a seat's move, or (in a held claim window) check it and hold it until the
+        window closes. Raises IllegalAction, changing nothing, if the move is illegal."""
         r = self.round
         assert r is not None
         answered, phase = self.decision_seq, r.phase.value
+        if self._window_held(now):
+            step(r, action)  # on a copy: only to check it
+            self.held[index] = (action, reason, answered, phase)
+            self.seats[index].answered_seq = answered
+            return
+        new = r.apply(action)
+        self._record(action, new, answered, phase, now, reason=reason)
+
+    def _policy(self, index: int) -> LevelPolicy:
+        """The policy that moves for a seat: a server bot's own; for a player's seat (托管,
+        timeouts) the best level, one per seat."""
+        policy = self.bots.get(index) or self.auto_policies.get(index)
+        if policy is None:
+            policy = policy_for(self.timing.auto_level, f"{self.id}:{index}:auto")
+            self.auto_policies[index] = policy
+        return policy
+
+    def _play_policy(self, index: int, reason: str | None, now: float) -> None:
+        """The seat's move by its policy; its default (`Round.default_action`) only if the
+        policy fails or picks an illegal move."""
+        r = self.round
+        assert r is not None
         try:
-            action: Action | None = self.bots[index].choose(r, index)
-        except Exception:  # a policy bug costs the bot its move, not the table
+            action: Action | None = self._policy(index).choose(r, index)
+        except Exception:  # a policy bug costs the seat its move, not the table
             action = None
-        new: list[Any] | None = None
         if action is not None:
             try:
-                new = r.apply(action)  # refused: the round is unchanged
+                self._move(index, action, reason, now)
+                return
             except IllegalAction:
                 pass
-        if action is None or new is None:
-            self.bot_fallbacks += 1
-            action = r.default_action(index)
-            new = r.apply(action)  # IllegalAction here is a broken invariant: it freezes
-        self._spend_bank(self.seats[index], answered, now)
-        self._record(action, new, answered, phase, now, reason=None)
+        self.bot_fallbacks += 1
+        # IllegalAction here is a broken invariant: the table freezes.
+        self._move(index, r.default_action(index), reason, now)
+
+    def _play_bot(self, index: int, now: float) -> None:
+        """A server bot's move, chosen by its policy."""
+        self._spend_bank(self.seats[index], self.decision_seq, now)
+        self._play_policy(index, None, now)
 
     def freeze(self, now: float, *, wall: float | None = None) -> list[Effect]:
         """After a broken invariant or a refused write: stop the match, keep its log, tell
@@ -908,6 +1184,9 @@ class TableCore(Generic[M]):
         r = self.match.next_round(weekday=weekday_of(self._wall))  # 星期鸡 (§13.12)
         seed = str(self.match.round_seed(self.round_no))
         self.round = r
+        r.hold_empty_windows = self._hold  # claim windows close by the core's clock
+        self.held = {}
+        self.window_pending, self.window_open_at, self.window_until = False, None, None
         self.round_done = False
         self.action_idx = 0
         for seat in self.seats:
@@ -955,18 +1234,9 @@ class TableCore(Generic[M]):
         d["seq"] = self.seq
         return d
 
-    def _play_default(self, index: int, reason: str, now: float) -> None:
-        """Play the default move for a seat (timeout, disconnection, 托管) and announce it."""
-        r = self.round
-        assert r is not None
-        answered, phase = self.decision_seq, r.phase.value
-        action = r.default_action(index)
-        new = r.apply(action)  # IllegalAction here is a broken invariant: the table freezes
-        self._record(action, new, answered, phase, now, reason=reason)
-
     def _record(
         self,
-        action: Action,
+        action: Action | None,
         new: list[Any],
         answered: int,
         phase: str,
@@ -974,36 +1244,43 @@ class TableCore(Generic[M]):
         *,
         reason: str | None,
     ) -> None:
-        """Number, store and send what an applied action caused."""
+        """Number, store and send what an applied action caused (`action` None: a claim
+        window nobody could claim in closed).
+
+        A move the server made for a seat is announced (`auto_played`) on the seat's turn only:
+        an answer in a claim window is no one else's business (a pass shows nothing; a 碰 or 胡
+        shows by its own event)."""
         r = self.round
         assert r is not None
         pre: list[dict[str, Any]] = []
-        if reason is not None:
-            pre.append(
-                self._event(
-                    {
-                        "type": "auto_played",
-                        "seat": action.seat,
-                        "act": action.act,
-                        "reason": reason,
-                    }
+        ops: list[st.Op] = []
+        if action is not None:
+            if reason is not None and phase == "turn":
+                pre.append(
+                    self._event(
+                        {
+                            "type": "auto_played",
+                            "seat": action.seat,
+                            "act": action.act,
+                            "reason": reason,
+                        }
+                    )
+                )
+            self.seats[action.seat].answered_seq = answered
+            ops.append(
+                st.op_insert_action(
+                    self.id,
+                    self.round_no,
+                    self.action_idx,
+                    action.seat,
+                    action.act,
+                    None if action.tile is None or phase != "turn" else tile_name(action.tile),
+                    phase,
+                    reason is not None,
+                    self._wall,
                 )
             )
-        self.seats[action.seat].answered_seq = answered
-        ops: list[st.Op] = [
-            st.op_insert_action(
-                self.id,
-                self.round_no,
-                self.action_idx,
-                action.seat,
-                action.act,
-                None if action.tile is None or phase != "turn" else tile_name(action.tile),
-                phase,
-                reason is not None,
-                self._wall,
-            )
-        ]
-        self.action_idx += 1
+            self.action_idx += 1
         if r.phase is Phase.OVER:
             self.match.record(r)
         events = pre + [self._engine_event(e.to_dict()) for e in new]
@@ -1015,12 +1292,15 @@ class TableCore(Generic[M]):
         self._commit(events, ops, now, round_no=self.round_no)
 
     def _advance(self, now: float) -> None:
-        """Play 托管 seats at once; then prompt the others, or finish the round."""
+        """Play 托管 seats at once (by the policy); then prompt the others, or finish the
+        round."""
         while self.round is not None and self.round.phase is not Phase.OVER:
-            auto = [s for s in self.round.awaiting() if self.seats[s].auto]
+            if self._window_held(now):
+                break  # a held claim window's 托管 answers come at its middle (`_moves_due`)
+            auto = [s for s in self._asked() if self._plays_at_once(s)]
             if not auto:
                 break
-            self._play_default(auto[0], "auto", now)
+            self._play_policy(auto[0], "auto", now)
         if self.round is None:
             return
         if self.round.phase is Phase.OVER:
@@ -1065,7 +1345,7 @@ class TableCore(Generic[M]):
         r = self.round
         if r is None or r.phase is Phase.OVER or self.state != "playing":
             return
-        for index in r.awaiting():
+        for index in self._asked():
             if self.seats[index].prompted_seq == self.decision_seq:
                 yield index
 
@@ -1085,6 +1365,9 @@ class TableCore(Generic[M]):
         bot_at = None
         if seat.kind == "bot" and seat.bot_here and not seat.auto:
             bot_at = seat.prompt_at + self.bot_delay
+            r = self.round
+            if r is not None and r.phase in WINDOW_PHASES and self.window_until is not None:
+                bot_at = max(bot_at, self._window_middle())
         return deadline, bot_at
 
     def _send_prompts(self, now: float, *, resend: int | None = None) -> None:
@@ -1093,7 +1376,9 @@ class TableCore(Generic[M]):
         server bot's prompt has no frame but goes out all the same)."""
         r = self.round
         assert r is not None
-        for index in r.awaiting():
+        for index in self._asked():
+            if self._plays_at_once(index):
+                continue  # the server answers for it (in a held window: at its middle)
             seat = self.seats[index]
             fresh = seat.prompted_seq != self.decision_seq
             if fresh:
@@ -1134,6 +1419,12 @@ class TableCore(Generic[M]):
     def _stamp(self, stamp: Stamp, now: float) -> None:
         """A prompt went out: its seat's clock starts (if it still waits on that decision)."""
         index, seq = stamp
+        if index == WINDOW:
+            if seq == self.decision_seq and self.window_pending:
+                self.window_pending = False
+                self.window_open_at = now
+                self.window_until = now + self.s.claim_min_ms / 1000
+            return
         if self.seats[index].prompted_seq == seq:
             self.seats[index].prompt_at = now
 
@@ -1174,11 +1465,33 @@ class TableCore(Generic[M]):
         self.log.extend(events)
         ops = ops + [st.op_insert_event(self.id, round_no, e, self._wall) for e in events]
         self._emit(Write(ops))
+        r = self.round
         for event in events:
-            self._broadcast(event, exclude=exclude, claim=event["type"] in CLAIM_HOLD_TYPES)
+            claim = event["type"] in CLAIM_HOLD_TYPES
+            window = (
+                claim
+                and self._hold
+                and r is not None
+                and r.phase in WINDOW_PHASES
+                and event["seq"] == self.decision_seq
+            )
+            if window:
+                self.window_pending, self.window_open_at, self.window_until = True, None, None
+            self._broadcast(
+                event,
+                exclude=exclude,
+                claim=claim,
+                stamp=(WINDOW, event["seq"]) if window else None,
+            )
 
     def _broadcast(
-        self, item: Item, *, exclude: M | None = None, claim: bool = False, stored: bool = True
+        self,
+        item: Item,
+        *,
+        exclude: M | None = None,
+        claim: bool = False,
+        stored: bool = True,
+        stamp: Stamp | None = None,
     ) -> None:
         """Every member its view of an event; each distinct view is made once. A `stored`
         event's frames wait for its write (the next tick) and for any claim hold."""
@@ -1195,7 +1508,7 @@ class TableCore(Generic[M]):
             frame = view_for(item, viewer)
             if frame is not None:
                 sends.append(Send(tuple(members), frame))
-        self._paced(sends, event=stored, claim=claim)
+        self._paced(sends, event=stored, claim=claim, stamp=stamp)
 
     def _send(self, member: M, viewer: Viewer, item: Item) -> None:
         frame = view_for(item, viewer)

@@ -194,9 +194,19 @@ class LobbyScreen(Screen[None]):
         if t.state == "finished":
             return lang.t("why_finished")
         if t.state == "playing":
+            if t.has_password and self._my_away_seat(t) is not None:
+                return None  # take back my own away seat: by name and the table's password
             return lang.t("why_started")
         if t.seated >= 4:
             return lang.t("why_full")
+        return None
+
+    def _my_away_seat(self, t: TableV) -> int | None:
+        """A seat of the started match at `t` with my name and nobody at it."""
+        me = self.zapp.view.my_name
+        for i, s in enumerate(t.seats):
+            if s.kind == "human" and s.name == me and not s.connected:
+                return i
         return None
 
     def selected(self) -> TableV | None:
@@ -217,7 +227,8 @@ class LobbyScreen(Screen[None]):
     def _row(self, event: DataTable.RowSelected) -> None:
         t = self.selected()
         if t is not None and not self._take_back(t):
-            if t.state == "waiting" and self.zapp.play_mode != "watch":
+            mine = t.state == "playing" and t.has_password and self._my_away_seat(t) is not None
+            if (t.state == "waiting" or mine) and self.zapp.play_mode != "watch":
                 self.action_sit()
             else:
                 self.action_watch()

@@ -492,3 +492,21 @@ def test_a_prompt_quotes_the_last_round_event_not_the_table_seq() -> None:
     assert v.round is not None and v.round.hand is not None
     v = reduce(v, parse(prompt_frame(2, [{"act": "discard", "tile": v.round.hand[0]}])))
     assert v.prompt is not None and v.prompt.seq == 2
+
+
+def test_a_spectator_count_updates_the_header_and_an_away_seat_says_so() -> None:
+    from client_tui.i18n import Lang
+    from client_tui.render import seat_text
+
+    v = joined_view(0)
+    seq = v.seq
+    v = reduce(v, parse({"type": "spectators", "table": TABLE, "seq": seq, "count": 3}))
+    assert v.table is not None and v.table.spectators == 3 and v.seq == seq, "not an event"
+    other = reduce(v, parse({"type": "spectators", "table": "other", "seq": 9, "count": 7}))
+    assert other.table is not None and other.table.spectators == 3
+    # Seat 1 is a player's seat whose connection dropped: its name and "away" on its line.
+    seats = list(v.table.seats)
+    seats[1] = replace(seats[1], name="阿明", kind="human", connected=False, auto=True)
+    v = replace(v, table=replace(v.table, seats=tuple(seats), state="playing"))
+    line = seat_text(v, 1, True, Lang("en")).plain
+    assert "阿明" in line and "away" in line and "托管" in line

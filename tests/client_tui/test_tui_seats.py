@@ -202,3 +202,64 @@ def test_the_seat_store_examples() -> None:
 
     result = doctest.testmod(client_tui.seats)
     assert result.attempted > 0 and result.failed == 0
+
+
+async def test_from_another_terminal_the_lobby_takes_back_the_seat_by_name_and_password(
+    tmp_path: Path,
+) -> None:
+    """No token on this machine: the lobby's Enter on the started table, the table's password,
+    and the away seat with this name is the player's again, with its hand."""
+    async with running_server(tmp_path / "z.db", seed="back") as (url, _server):
+        host = await Client.connect(url, "host")
+        host.ws.close_timeout = 0.2
+        await host.recv_type("welcome")
+        await host.send(
+            {"type": "create_table", "name": "friends", "password": "芝麻", "rounds": 8, **FAST}
+        )
+        table = (await host.recv_type("joined"))["table"]
+        async with host:
+            first = SeatStore(tmp_path / "a" / "seats.json")
+            app = joiner(url, first)
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: len(app.view.tables) == 1)
+                await pilot.press("j")
+                await pilot.pause(0.05)
+                for ch in "芝麻":
+                    await pilot.press(ch)
+                await pilot.press("tab", "enter")  # any free seat
+                await until(pilot, lambda: app.view.seat is not None)
+                for _ in range(2):
+                    await host.send({"type": "add_bot"})
+                await until(
+                    pilot, lambda: app.view.table is not None and app.view.table.seated == 4
+                )
+                await host.send({"type": "start"})
+                await until(
+                    pilot, lambda: app.view.round is not None and app.view.round.hand is not None
+                )
+                seat = app.view.seat
+            # The laptop is gone; another one, with no token saved, under the same name.
+            other = joiner(url, SeatStore(tmp_path / "b" / "seats.json"))
+            async with other.run_test(size=SIZE) as pilot:
+                await until(
+                    pilot,
+                    lambda: (
+                        len(other.view.tables) == 1
+                        and other.view.tables[0].state == "playing"
+                        and not other.view.tables[0].seats[seat or 0].connected
+                    ),
+                )
+                await pilot.press("enter")
+                await pilot.pause(0.05)
+                for ch in "芝麻":
+                    await pilot.press(ch)
+                await pilot.press("tab", "enter")
+                await until(
+                    pilot,
+                    lambda: (
+                        other.view.seat == seat
+                        and other.view.round is not None
+                        and other.view.round.hand is not None
+                    ),
+                )
+                assert isinstance(other.screen, TableScreen) and other.view.table_id == table
