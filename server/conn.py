@@ -64,6 +64,7 @@ class Conn:
     def __init__(self, peer: str) -> None:
         self.id = next(_ids)
         self.peer = peer
+        self.address = peer  # the peer's address without its port (what per-address caps count)
         self.name: str | None = None
         self.hello = False
         self.table: Table | None = None  # set by the table task once it accepts the join
@@ -126,6 +127,8 @@ class WsConn(Conn):
     def __init__(self, ws: ServerConnection, outbox: Outbox) -> None:
         addr = ws.remote_address
         super().__init__(f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) else str(addr))
+        if isinstance(addr, tuple):
+            self.address = str(addr[0])
         self.ws = ws
         self.outbox = outbox
 
