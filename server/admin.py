@@ -109,6 +109,8 @@ class Admin:
                 state = table.state
                 log.warning("admin: closing table %s (%s)", table.id, state)
                 await table.ask("close")
+                # Removed once what it had to say is out (the next tick): wait for that.
+                await asyncio.wait([table.task], timeout=10)
                 return {"ok": True, "closed": table.id, "state": state}
             seat = request.get("seat")
             if not isinstance(seat, int) or isinstance(seat, bool):
