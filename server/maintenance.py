@@ -133,6 +133,8 @@ def backup(db: Path, target: Path) -> dict[str, Any]:
         os.replace(tmp, target)
     except sqlite3.Error as err:
         raise MaintenanceError(f"backup failed: {err}") from None
+    except OSError as err:
+        raise MaintenanceError(f"cannot write {target}: {err.strerror or err}") from None
     finally:
         src.close()
         with contextlib.suppress(OSError):

@@ -301,12 +301,17 @@ def _prune_here(db: Path, cutoff: float) -> dict[str, Any]:
     import sqlite3
 
     from server import maintenance
-    from server.dbfile import DatabaseRefused, DbLock
+    from server.dbfile import DatabaseRefused, DbLock, inspect
 
     lock = DbLock(db)
     try:
         lock.acquire()
     except DatabaseRefused as err:
+        raise AdminError(str(err)) from None
+    try:
+        inspect(db)  # a zhuoji database, sound, of a schema this code knows (or refused)
+    except DatabaseRefused as err:
+        lock.release()
         raise AdminError(str(err)) from None
     try:
         conn = sqlite3.connect(str(db), timeout=30, isolation_level=None)
