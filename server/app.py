@@ -222,9 +222,16 @@ class Server:
             await self.restore()
             await ws_server.start_serving()
             self.ws_server = ws_server
+            sweep = (
+                asyncio.get_running_loop().create_task(self._lobby_sweep())
+                if self.lobby_timeout > 0
+                else None
+            )
             try:
                 yield ws_server
             finally:
+                if sweep is not None:
+                    sweep.cancel()
                 await self.shutdown(ws_server, restart=self.restart)
                 ws_server.close(close_connections=True)
 
@@ -274,9 +281,8 @@ class Server:
             else:
                 rate.take()
                 self.handle_frame(conn, first)
-                while True:
-                    raw = await self._next_frame(conn, ws)
-                    if raw is None or conn.closed:
+                async for raw in ws:
+                    if conn.closed:
                         break
                     if not rate.take():
                         self._error(conn, codes.RATE_LIMITED, "too many messages", None)
@@ -293,25 +299,26 @@ class Server:
             conn.closed = True
             self.conns.discard(conn)
 
-    async def _next_frame(self, conn: Conn, ws: ServerConnection) -> str | bytes | None:
-        """The next frame; None once a connection at no table has sent nothing for
-        `lobby_timeout` (it is told, and closed with 4004). At a table (seated or watching),
-        silence is fine: the timer only starts again."""
+    async def _lobby_sweep(self) -> None:
+        """Close the connections at no table that have sent nothing for `lobby_timeout` (they
+        are told, then closed with 4004). A sweep every quarter of the timeout (5 s at most)
+        instead of a timer per frame: at a table, seated or watching, silence is fine."""
+        limit = self.lobby_timeout
+        every = min(5.0, max(0.05, limit / 4))
         while True:
-            try:
-                async with asyncio.timeout(self.lobby_timeout or None):
-                    return await ws.recv()
-            except TimeoutError:
-                if conn.table is not None or conn.joining is not None or conn.closed:
+            await asyncio.sleep(every)
+            now = time.monotonic()
+            for conn in list(self.conns):
+                if conn.closed or not conn.hello or conn.table is not None:
+                    continue
+                if conn.joining is not None or conn.rate is None:
+                    continue
+                if now - max(conn.rate.stamp, conn.freed_at) < limit:
                     continue
                 self._error(
-                    conn,
-                    codes.IDLE_TIMEOUT,
-                    f"nothing received for {self.lobby_timeout:g} s at no table",
-                    None,
+                    conn, codes.IDLE_TIMEOUT, f"nothing received for {limit:g} s at no table", None
                 )
                 conn.close(Close.IDLE, "idle in the lobby")
-                return None
 
     def disconnected(self, conn: Conn) -> None:
         table = conn.table or conn.joining
@@ -513,6 +520,7 @@ class Server:
         for conn in table.forget_members():
             if conn.table is table:
                 conn.table = conn.seat = None
+                conn.freed_at = time.monotonic()
             self._send(conn, frames.left(table.id))
         table.post("stop")
 

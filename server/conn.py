@@ -72,7 +72,8 @@ class Conn:
         self.seat: int | None = None
         self.closed = False
         self.closing: asyncio.Task[None] | None = None
-        self.rate: RateLimit | None = None  # None: not limited
+        self.rate: RateLimit | None = None  # None: not limited; `rate.stamp`: its last frame
+        self.freed_at = 0.0  # when it was last sent back to the lobby (time.monotonic())
 
     def send(self, text: str) -> None:
         """Hand a frame to the transport; never waits."""

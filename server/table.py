@@ -268,6 +268,7 @@ class Table:
             elif isinstance(effect, Unbind):
                 if effect.member.table is self:
                     effect.member.table = effect.member.seat = None
+                    effect.member.freed_at = time.monotonic()  # back in the lobby from now
             elif isinstance(effect, Close):
                 effect.member.close(effect.code, effect.reason)
             elif isinstance(effect, IssueToken):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,35 @@ async def test_a_silent_connection_at_no_table_is_closed_and_one_at_a_table_is_n
         await seated.send({"type": "sync"})
         assert (await seated.recv_type("snapshot"))["type"] == "snapshot"
         await seated.close()
+
+
+async def test_the_lobby_clock_starts_when_a_connection_is_sent_back_to_the_lobby(
+    tmp_path: Path,
+) -> None:
+    timeout = 1.0
+    async with running_server(tmp_path / "z.db", lobby_timeout=timeout) as (url, _):
+        host = await _hello(url, "房主")
+        await host.send({"type": "create_table", "name": "t"})
+        table = (await host.recv_type("joined"))["table"]
+        watcher = await _hello(url, "看客")
+        await watcher.send({"type": "watch", "table": table})
+        await watcher.recv_type("joined")
+        idle = await _hello(url, "发呆")  # silent from the start: its close marks the time
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await idle.recv(timeout=30)
+        # The watcher has been silent longer than the timeout; its table now closes.
+        await host.send({"type": "leave"})
+        closed = await watcher.recv_type("error")
+        assert closed["code"] == "table_closed"
+        await watcher.recv_type("left")
+        back = time.monotonic()
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await watcher.recv(timeout=30)
+        assert watcher.ws.close_code == 4004
+        assert time.monotonic() - back >= 0.9 * timeout, "its clock started in the lobby"
+        await host.close()
 
 
 async def test_create_table_takes_the_servers_defaults_for_what_it_leaves_out(
