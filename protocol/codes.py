@@ -21,6 +21,7 @@ class Close(IntEnum):
     VERSION = 4001  # `hello` quoted another protocol version
     REPLACED = 4002  # the same seat's token connected again elsewhere
     TOO_SLOW = 4003  # the client fell too far behind reading frames; reconnect for a snapshot
+    IDLE = 4004  # at no table and silent for the server's lobby timeout
 
 
 # Error codes of `error` frames. Rules refusals (`rules.actions.IllegalAction.code`, such as
@@ -52,6 +53,16 @@ NOT_CREATOR = "not_creator"  # `hand_seat` is for the table's creator (seat 0)
 SEAT_NOT_AWAY = "seat_not_away"  # `hand_seat` of a seat that is not an away player's
 NO_SUCH_SPECTATOR = "no_such_spectator"  # `hand_seat` to a name no (single) spectator has
 TOO_MANY_TABLES = "too_many_tables"
+# The server's caps on the open tables one connection / one address has created.
+TABLES_PER_CONNECTION = "tables_per_connection"
+TABLES_PER_ADDRESS = "tables_per_address"
+# Sent unasked: the table was closed (by the server's host, or its creator left before the
+# start) — what follows is `match_ended` (a started match) and `left` —; or you were removed
+# from your seat by the host (`kicked`, then `left`: your token no longer takes it back).
+TABLE_CLOSED = "table_closed"
+KICKED = "kicked"
+# Sent before close 4004: a connection at no table that sent nothing for the lobby timeout.
+IDLE_TIMEOUT = "idle_timeout"
 RATE_LIMITED = "rate_limited"
 TABLE_FROZEN = "table_frozen"
 # The server cannot write its database (disk full, I/O error, the file gone): the tables wait,

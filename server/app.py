@@ -19,7 +19,8 @@ import gc
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections import Counter
+from collections.abc import AsyncIterator, Iterable
 from http import HTTPStatus
 from typing import Any
 
@@ -42,6 +43,8 @@ from protocol.messages import (
     parse_client,
 )
 from rules.options import OptionsError, make_options, overrides_of
+from server import admin as admin_endpoint
+from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import hash_password, token_key
 from server.projection import ErrorItem, view_for
@@ -50,6 +53,9 @@ from server.table import LOG_KEEP, Settings, Table
 from server.table_core import Timing
 
 log = logging.getLogger("zhuoji.server")
+
+LOBBY_ROWS = 500  # tables in one `tables` frame at most (about 250 KB)
+LOBBY_PLAYING = 400  # of which playing tables at most
 
 TABLE_COMMANDS = frozenset({"add_bot", "remove_bot", "start", "act", "auto", "sync", "hand_seat"})
 # Refused during a storage fault: they would open a table or a seat that cannot be stored.
@@ -100,7 +106,22 @@ class Server:
         round_pause: float = 3.0,
         finished_linger: float = 600.0,
         bot_delay: float = 0.0,
+        tables_per_connection: int = 0,
+        tables_per_address: int = 0,
+        address_exempt: Iterable[str] = (),
+        lobby_timeout: float = 0.0,
+        idle_pause: float = 600.0,
+        idle_close: float = 7200.0,
+        table_defaults: TableSection | None = None,
+        admin_token: str | None = None,
     ) -> None:
+        """`tables_per_connection` / `tables_per_address` cap the open tables one connection /
+        one peer address (except `address_exempt`) has created (0: no cap); `lobby_timeout`
+        closes a connection at no table that sends nothing that long (0: never); a playing
+        table nobody is connected to pauses after `idle_pause` and closes after `idle_close`
+        seconds (0: never); `table_defaults` fill what a `create_table` leaves out;
+        `admin_token` opens the admin endpoint (`server.admin`). `from_config` takes them
+        from a `ServerConfig`."""
         self.store = store
         self.name = name
         self.seed = seed
@@ -108,12 +129,24 @@ class Server:
         self.rate_burst = rate_burst
         self.rate_per_second = rate_per_second
         self.hello_timeout = hello_timeout
+        self.tables_per_connection = tables_per_connection
+        self.tables_per_address = tables_per_address
+        self.address_exempt = frozenset(address_exempt)
+        self.lobby_timeout = lobby_timeout
+        self.table_defaults = table_defaults or TableSection()
+        self.admin = admin_endpoint.Admin(self, admin_token)
+        # table id → (connection id, address) of its creator; and the open tables of each
+        self.created: dict[str, tuple[int, str]] = {}
+        self.by_conn: Counter[int] = Counter()
+        self.by_address: Counter[str] = Counter()
         # The tables' time limits; the server's own bots are played by the tables themselves.
         self.timing = Timing(
             disconnect_grace=disconnect_grace,
             round_pause=round_pause,
             finished_linger=finished_linger,
             bot_delay=bot_delay,
+            idle_pause=idle_pause,
+            idle_close=idle_close,
         )
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
@@ -126,6 +159,34 @@ class Server:
         self.resumed = 0  # unfinished matches resumed at start (`restore`)
         self.ws_server: WsServer | None = None  # while listening
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
+
+    @classmethod
+    def from_config(
+        cls, store: Store, config: ServerConfig, *, admin_token: str | None = None, **extra: Any
+    ) -> Server:
+        """A server with the settings of `zhuoji serve --config` (`server.config`)."""
+        lim, pace = config.limits, config.pace
+        return cls(
+            store,
+            name=config.server.name,
+            max_tables=lim.max_tables,
+            rate_burst=lim.rate_burst,
+            rate_per_second=lim.rate_per_second,
+            hello_timeout=lim.hello_timeout,
+            disconnect_grace=lim.disconnect_grace,
+            finished_linger=lim.finished_linger,
+            round_pause=pace.round_pause,
+            bot_delay=pace.bot_delay,
+            tables_per_connection=lim.tables_per_connection,
+            tables_per_address=lim.tables_per_address,
+            address_exempt=lim.address_exempt,
+            lobby_timeout=lim.lobby_timeout,
+            idle_pause=lim.idle_minutes * 60,
+            idle_close=lim.idle_close_minutes * 60,
+            table_defaults=config.table,
+            admin_token=admin_token,
+            **extra,
+        )
 
     # ----- ids, tokens, seeds -----
 
@@ -164,14 +225,24 @@ class Server:
             await self.restore()
             await ws_server.start_serving()
             self.ws_server = ws_server
+            sweep = (
+                asyncio.get_running_loop().create_task(self._lobby_sweep())
+                if self.lobby_timeout > 0
+                else None
+            )
             try:
                 yield ws_server
             finally:
+                if sweep is not None:
+                    sweep.cancel()
                 await self.shutdown(ws_server, restart=self.restart)
                 ws_server.close(close_connections=True)
 
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Plain HTTP before the upgrade: `/healthz` for monitoring."""
+        """Plain HTTP before the upgrade: `/healthz` for monitoring; `/admin` is checked
+        (loopback and the token) before its websocket opens."""
+        if request.path == admin_endpoint.PATH:
+            return self.admin.check(connection, request)
         if request.path == "/healthz":
             fault = self.store.fault
             if fault is not None:
@@ -197,6 +268,9 @@ class Server:
         self._error(conn, codes.STORAGE_UNAVAILABLE, STORAGE_MESSAGE, ref)
 
     async def handler(self, ws: ServerConnection) -> None:
+        if ws.request is not None and ws.request.path == admin_endpoint.PATH:
+            await self.admin.session(ws)  # let in by `_http` (loopback, token)
+            return
         conn = WsConn(ws, self.outbox)
         self.conns.add(conn)
         rate = conn.rate = RateLimit(self.rate_burst, self.rate_per_second)
@@ -235,6 +309,27 @@ class Server:
         if not conn.closed and not rate.take():
             self._error(conn, codes.RATE_LIMITED, "too many messages (pings count)", None)
             conn.close(Close.POLICY, "rate limit")
+
+    async def _lobby_sweep(self) -> None:
+        """Close the connections at no table that have sent nothing for `lobby_timeout` (they
+        are told, then closed with 4004). A sweep every quarter of the timeout (5 s at most)
+        instead of a timer per frame: at a table, seated or watching, silence is fine."""
+        limit = self.lobby_timeout
+        every = min(5.0, max(0.05, limit / 4))
+        while True:
+            await asyncio.sleep(every)
+            now = time.monotonic()
+            for conn in list(self.conns):
+                if conn.closed or not conn.hello or conn.table is not None:
+                    continue
+                if conn.joining is not None or conn.rate is None:
+                    continue
+                if now - max(conn.rate.stamp, conn.freed_at) < limit:
+                    continue
+                self._error(
+                    conn, codes.IDLE_TIMEOUT, f"nothing received for {limit:g} s at no table", None
+                )
+                conn.close(Close.IDLE, "idle in the lobby")
 
     def disconnected(self, conn: Conn) -> None:
         table = conn.table or conn.joining
@@ -332,6 +427,25 @@ class Server:
                 conn, codes.TOO_MANY_TABLES, "the server has no room for more tables", msg.type
             )
             return
+        cap = self.tables_per_connection
+        if cap and self.by_conn[conn.id] >= cap:
+            self._error(
+                conn,
+                codes.TABLES_PER_CONNECTION,
+                f"this connection has {cap} open tables already (the server's limit)",
+                msg.type,
+            )
+            return
+        cap, address = self.tables_per_address, conn.address
+        if cap and address not in self.address_exempt and self.by_address[address] >= cap:
+            self._error(
+                conn,
+                codes.TABLES_PER_ADDRESS,
+                f"your address has {cap} open tables already (the server's limit)",
+                msg.type,
+            )
+            return
+        msg = self._with_defaults(msg)
         try:
             options = make_options(msg.preset, dict(msg.options))
         except OptionsError as err:
@@ -354,8 +468,25 @@ class Server:
         )
         table = Table(self, table_id, settings)
         self.tables[table_id] = table
+        self.created[table_id] = (conn.id, conn.address)
+        self.by_conn[conn.id] += 1
+        self.by_address[conn.address] += 1
         conn.joining = table
         table.post("create", conn)
+
+    def _with_defaults(self, msg: CreateTable) -> CreateTable:
+        """The fields a `create_table` left out take the server's table defaults (`[table]`
+        of the config); its options go over the defaults' options."""
+        d = self.table_defaults
+        given = msg.model_fields_set
+        fill: dict[str, Any] = {
+            key: getattr(d, key)
+            for key in ("preset", "base", "rounds", "turn_seconds", "bank_seconds", "claim_min_ms")
+            if key not in given
+        }
+        if d.options and ("preset" not in given or msg.preset == d.preset):
+            fill["options"] = {**d.options, **msg.options}
+        return msg.model_copy(update=fill) if fill else msg
 
     def _join(self, conn: Conn, msg: TakeSeat | Watch) -> None:
         if conn.table is not None or conn.joining is not None:
@@ -410,21 +541,41 @@ class Server:
             self._send(conn, frame)
 
     def lobby(self) -> list[dict[str, Any]]:
-        """The lobby rows: waiting tables first, then playing, then finished; at most 200."""
-        order = {"waiting": 0, "playing": 1}
-        tables = sorted(self.tables.values(), key=lambda t: (order.get(t.state, 2), int(t.id)))
-        return [t.info() for t in tables[:200]]
+        """The lobby rows, at most `LOBBY_ROWS`: every playing table first in the budget (up
+        to `LOBBY_PLAYING`), then the newest waiting tables (so tables left waiting can never
+        hide a new one, or a match being played), then the newest finished ones. Shown in the
+        order waiting, playing, finished, each by table number."""
+        groups: dict[str, list[Table]] = {"waiting": [], "playing": [], "finished": []}
+        for t in self.tables.values():
+            groups.get(t.state, groups["finished"]).append(t)
+        for rows in groups.values():
+            rows.sort(key=lambda t: int(t.id), reverse=True)  # newest first
+        playing = groups["playing"][:LOBBY_PLAYING]
+        waiting = groups["waiting"][: LOBBY_ROWS - len(playing)]
+        finished = groups["finished"][: max(0, LOBBY_ROWS - len(playing) - len(waiting))]
+        shown = sorted(waiting, key=lambda t: int(t.id)) + sorted(playing, key=lambda t: int(t.id))
+        return [t.info() for t in shown + sorted(finished, key=lambda t: int(t.id))]
 
     def remove_table(self, table: Table) -> None:
         """Forget a table (its record stays in the database)."""
         if self.tables.get(table.id) is not table:
             return
         del self.tables[table.id]
+        creator = self.created.pop(table.id, None)
+        if creator is not None:
+            conn_id, address = creator
+            self.by_conn[conn_id] -= 1
+            self.by_address[address] -= 1
+            if self.by_conn[conn_id] <= 0:
+                del self.by_conn[conn_id]
+            if self.by_address[address] <= 0:
+                del self.by_address[address]
         for seat in table.seats:
             self.drop_token(seat.token_key)
         for conn in table.forget_members():
             if conn.table is table:
                 conn.table = conn.seat = None
+                conn.freed_at = time.monotonic()
             self._send(conn, frames.left(table.id))
         table.post("stop")
 

@@ -84,6 +84,7 @@ class Conn:
     def __init__(self, peer: str) -> None:
         self.id = next(_ids)
         self.peer = peer
+        self.address = peer  # the peer's address without its port (what per-address caps count)
         self.name: str | None = None
         self.hello = False
         self.table: Table | None = None  # set by the table task once it accepts the join
@@ -91,7 +92,8 @@ class Conn:
         self.seat: int | None = None
         self.closed = False
         self.closing: asyncio.Task[None] | None = None
-        self.rate: RateLimit | None = None  # None: not limited
+        self.rate: RateLimit | None = None  # None: not limited; `rate.stamp`: its last frame
+        self.freed_at = 0.0  # when it was last sent back to the lobby (time.monotonic())
 
     def send(self, text: str) -> None:
         """Hand a frame to the transport; never waits."""
@@ -146,6 +148,8 @@ class WsConn(Conn):
     def __init__(self, ws: ServerConnection, outbox: Outbox) -> None:
         addr = ws.remote_address
         super().__init__(f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) else str(addr))
+        if isinstance(addr, tuple):
+            self.address = str(addr[0])
         self.ws = ws
         self.outbox = outbox
 

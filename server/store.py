@@ -22,11 +22,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rules.script import ScriptError
 from server.dbfile import DatabaseRefused, DbLock, file_identity, open_database
 
+T = TypeVar("T")
 Op = tuple[str, Sequence[Any]]
 """One SQL statement and its parameters."""
 
@@ -114,6 +115,7 @@ class Store:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: list[tuple[list[Op], asyncio.Future[None]]] = []
         self._scheduled = False
+        self._held = 0  # `hold_writes` in progress: nothing is committed meanwhile
         self._closed = False
         self._last_write = time.monotonic()
         self._stop = threading.Event()
@@ -148,6 +150,8 @@ class Store:
     def _flush(self) -> None:
         """Commit what is queued; on a fault, keep it queued and try again later."""
         self._scheduled = False
+        if self._held:
+            return  # `hold_writes` reschedules when it is done
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
@@ -203,6 +207,19 @@ class Store:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
             raise
+
+    async def hold_writes(self, fn: Callable[[], T]) -> T:
+        """Run `fn` on a thread while nothing is committed: maintenance that writes the file
+        through a connection of its own (`zhuoji admin prune`). The writes asked for meanwhile
+        wait, as in a storage fault (their tables' clocks stop), and go in after it."""
+        self._held += 1
+        try:
+            return await asyncio.to_thread(fn)
+        finally:
+            self._held -= 1
+            if not self._held and self._pending and not self._scheduled:
+                self._scheduled = True
+                asyncio.get_running_loop().call_soon(self._flush)
 
     # ----- faults -----
 

@@ -173,6 +173,13 @@ class Table:
         """Called by handlers (synchronously): queue a message for the table's task."""
         self.inbox.put_nowait(item)
 
+    async def ask(self, what: str, *args: Any) -> None:
+        """The server's host (`server.admin`): `close` the table or `kick` a seat, through the
+        task like any message; returns once it is done (or the table has stopped)."""
+        done: asyncio.Future[None] = self.loop.create_future()
+        self.post("host", what, args, done)
+        await asyncio.wait([done, self.task], return_when=asyncio.FIRST_COMPLETED)
+
     async def _run(self) -> None:
         while True:
             item = await self.inbox.get()
@@ -223,6 +230,18 @@ class Table:
         elif kind == "freeze":
             await self._freeze()
             return
+        elif kind == "host":
+            what, args, done = item[1], item[2], item[3]
+            try:
+                if what == "close":
+                    effects = core.close_by_host(now, wall=wall)
+                else:
+                    effects = core.kick(args[0], now, wall=wall)
+                await self._perform(effects)
+            finally:
+                if not done.done():
+                    done.set_result(None)
+            return
         else:  # pragma: no cover - programming error
             raise ValueError(f"unknown table item {kind!r}")
         await self._perform(effects)
@@ -249,6 +268,7 @@ class Table:
             elif isinstance(effect, Unbind):
                 if effect.member.table is self:
                     effect.member.table = effect.member.seat = None
+                    effect.member.freed_at = time.monotonic()  # back in the lobby from now
             elif isinstance(effect, Close):
                 effect.member.close(effect.code, effect.reason)
             elif isinstance(effect, IssueToken):

@@ -57,6 +57,11 @@ The deadlines:
 - the spectator count (`spectators`, unstored), at most once per `SPECTATORS_EVERY`.
 - the pause between rounds (`round_pause`), and how long a finished table stays
   (`finished_linger`).
+- idle tables: once nobody is connected to a playing table (no player, no spectator) for
+  `idle_pause` seconds it is paused: nothing is played, no clock runs and `next_wakeup` is only
+  its closing time; the first person back (a seat's token, a spectator) wakes it, every clock
+  as it stood. After `idle_close` seconds with nobody it is closed as abandoned. A waiting table
+  is removed as soon as its creator leaves.
 """
 
 from __future__ import annotations
@@ -196,6 +201,8 @@ class Timing:
     finished_linger: float = 600.0
     bot_delay: float = 0.0
     auto_level: str = AUTO_LEVEL  # the bot level that plays 托管 seats and timeouts
+    idle_pause: float = 600.0  # nobody connected this long: the table pauses (0: never)
+    idle_close: float = 7200.0  # nobody connected this long: it is closed (0: never)
 
 
 @dataclass
@@ -302,6 +309,9 @@ class TableCore(Generic[M]):
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         self.next_round_at: float | None = None
         self.linger_until: float | None = None
+        self.creator: M | None = None  # who created it (a waiting table goes when they leave)
+        self.empty_since: float | None = None  # playing with nobody connected since then
+        self.paused_at: float | None = None  # idle: paused since then (nothing plays)
         self.pacer: Pacer[Send[M]] = Pacer(settings.claim_min_ms / 1000)
         self._out: list[Effect] = []
         self._now = 0.0  # the time of the input being handled (deadlines)
@@ -427,6 +437,13 @@ class TableCore(Generic[M]):
             times.append(self.linger_until)
         if self.frozen:
             return min(times, default=None)
+        if self.state == "playing" and self.empty_since is not None:
+            if self.timing.idle_close > 0:
+                times.append(self.empty_since + self.timing.idle_close)
+            if self.paused_at is not None:
+                return min(times, default=None)
+            if self.timing.idle_pause > 0:
+                times.append(self.empty_since + self.timing.idle_pause)
         if self.next_round_at is not None and self.state == "playing":
             times.append(self.next_round_at)
         for seat in self.seats:
@@ -455,6 +472,7 @@ class TableCore(Generic[M]):
     ) -> list[Effect]:
         """The table row is stored, then the creator takes seat 0."""
         self._begin(now, wall)
+        self.creator = member
         self._emit(Write([st.op_insert_table(self.row(self._wall))]))
         self._join(member, name, TakeSeat(table=self.id, seat=0), now, creator=True, busy=False)
         return self._done()
@@ -492,6 +510,7 @@ class TableCore(Generic[M]):
             self._error(member, codes.BAD_PASSWORD, "wrong password for this table", msg.type)
             return
         if isinstance(msg, Watch):
+            self._wake(now)
             self.members[member] = None
             self.watcher_names[member] = name
             self._emit(Bind(member, None))
@@ -673,6 +692,7 @@ class TableCore(Generic[M]):
         if index is None or self.seats[index].kind != "human":
             self._error(member, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
             return self._done()
+        self._wake(now)
         seat = self.seats[index]
         old = seat.member
         if old is not None and old != member:
@@ -761,6 +781,8 @@ class TableCore(Generic[M]):
                 self._frame(member, {"type": "left", "table": self.id})
             if self.frozen:
                 pass
+            elif self.state == "waiting" and member == self.creator:
+                self._close_waiting(now, "the table's creator left: the table is closed")
             elif self.state == "waiting":
                 # Before the start a seat is only a reservation: free it.
                 self._drop_token(seat)
@@ -790,6 +812,9 @@ class TableCore(Generic[M]):
         people = any(s.kind == "human" and (s.member is not None or s.away) for s in self.seats)
         if force or not (people or self.spectators):
             self.linger_until = None
+            if self.state == "waiting":  # never started: recorded as abandoned
+                self.state = "abandoned"
+                self._emit(Write([st.op_end_table(self.id, "abandoned", [0] * 4, 0, self._wall)]))
             self._emit(Remove())
 
     # ----- inputs: commands from members -----
@@ -945,10 +970,14 @@ class TableCore(Generic[M]):
         """Do what is due by `now`: paced frames, bots arriving and moving, prompts timing out,
         the next round, a finished table going away."""
         self._begin(now, wall)
-        if self.linger_until is not None and self.linger_until <= now + EARLY:
+        if (
+            self.linger_until is not None
+            and self.linger_until <= now + EARLY
+            and not self.pacer.queue  # what it still had to say goes out first
+        ):
             self._remove_if_idle(force=True)
             return self._done()
-        if self.frozen:
+        if self.frozen or self._idle(now):
             return self._done()
         for index, seat in enumerate(self.seats):
             arrives = seat.bot_arrives
@@ -1172,6 +1201,123 @@ class TableCore(Generic[M]):
                 seat.prompt_at += seconds
             if seat.gone_at is not None:
                 seat.gone_at += seconds
+
+    # ----- idle tables -----
+
+    def _idle(self, now: float) -> bool:
+        """Whether the table is paused for want of anyone connected (it may close here)."""
+        if self.empty_since is None or self.state != "playing":
+            return False
+        t = self.timing
+        if t.idle_close > 0 and self.empty_since + t.idle_close <= now + EARLY:
+            self.paused_at = None
+            self._end_match("abandoned", now)
+            return True
+        if self.paused_at is None and t.idle_pause > 0:
+            if self.empty_since + t.idle_pause <= now + EARLY:
+                self.paused_at = now
+        return self.paused_at is not None
+
+    def _wake(self, now: float) -> None:
+        """Someone is back: a paused table goes on, every clock as it stood at the pause."""
+        if self.paused_at is not None:
+            self._shift(max(0.0, now - self.paused_at))
+        self.empty_since = self.paused_at = None
+
+    def _shift(self, seconds: float) -> None:
+        """Push every deadline standing `seconds` later (the time nobody's clock ran)."""
+        for seat in self.seats:
+            if not math.isinf(seat.prompt_at):
+                seat.prompt_at += seconds
+            if seat.gone_at is not None:
+                seat.gone_at += seconds
+            if seat.bot_arrives is not None:
+                seat.bot_arrives += seconds
+        if self.next_round_at is not None:
+            self.next_round_at += seconds
+        self.pacer.hold_until += seconds
+
+    def idle_seconds(self, now: float) -> float | None:
+        """How long nobody has been connected to this playing table (None: someone is)."""
+        return None if self.empty_since is None else max(0.0, now - self.empty_since)
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_at is not None
+
+    # ----- inputs: the server's host (`zhuoji admin`) -----
+
+    def _close_waiting(self, now: float, why: str) -> None:
+        """A table that never started closes: everyone at it is told and it is removed (once
+        what it still has to say is out)."""
+        for member in list(self.members):
+            self._error(member, codes.TABLE_CLOSED, why, None)
+        for seat in self.seats:
+            self._drop_token(seat)
+        self.state = "abandoned"
+        self._emit(Write([st.op_end_table(self.id, "abandoned", [0] * 4, 0, self._wall)]))
+        self.linger_until = now
+
+    def close_by_host(self, now: float, *, wall: float | None = None) -> list[Effect]:
+        """`zhuoji admin close`: the match ends as abandoned (stored, then everyone is told:
+        an `error` `table_closed` and `match_ended`), and the table is removed."""
+        self._begin(now, wall)
+        why = "the server's host closed this table"
+        if self.state == "waiting":
+            self._close_waiting(now, why)
+        elif self.state == "playing" and not self.frozen:
+            for member in list(self.members):
+                self._error(member, codes.TABLE_CLOSED, why, None)
+            self.paused_at = None
+            self._end_match("abandoned", now)
+            self.linger_until = now
+        else:
+            self.linger_until = now
+        return self._done()
+
+    def kick_problem(self, index: int) -> str | None:
+        """Why seat `index` cannot be kicked (None: it can)."""
+        if not 0 <= index < 4:
+            return f"no seat {index} (seats are 0-3)"
+        if self.state not in ("waiting", "playing") or self.frozen:
+            return f"table {self.id} is not open ({self.state})"
+        if self.seats[index].kind != "human" or self.seats[index].token_key is None:
+            return f"seat {index} of table {self.id} holds no player"
+        return None
+
+    def kick(self, index: int, now: float, *, wall: float | None = None) -> list[Effect]:
+        """`zhuoji admin kick`: the player in seat `index` is told and sent away, and their
+        token no longer takes the seat back. Before the start the seat is freed (the creator
+        kicked closes the table); during a match it is played by the server (托管)."""
+        self._begin(now, wall)
+        if self.kick_problem(index) is not None:
+            return self._done()
+        seat = self.seats[index]
+        member = seat.member
+        if member is not None:
+            self._error(
+                member, codes.KICKED, f"the server's host removed you from seat {index}", None
+            )
+            self._frame(member, {"type": "left", "table": self.id})
+            self.members.pop(member, None)
+            self._emit(Unbind(member))
+            seat.member = None
+        if self.state == "waiting":
+            if member is not None and member == self.creator:
+                self._close_waiting(now, "the table's creator was removed: the table is closed")
+                return self._done()
+            self._drop_token(seat)
+            self.seats[index] = SeatState()
+            self._table_changed(now)
+            self._remove_if_idle()
+            return self._done()
+        self._drop_token(seat)
+        seat.token_key, seat.away, seat.gone_at = None, False, now
+        seat.auto = True
+        self._emit(Write([st.op_set_tokens(self.id, [s.token_key for s in self.seats])]))
+        self._seat_changed(index, now)
+        self._advance(now)
+        return self._done()
 
     def _refused_frozen(self, member: M, ref: str) -> bool:
         if self.frozen:
@@ -1429,6 +1575,10 @@ class TableCore(Generic[M]):
             self.seats[index].prompt_at = now
 
     def _done(self) -> list[Effect]:
+        if self.members or self.state != "playing" or self.frozen:
+            self.empty_since = self.paused_at = None
+        elif self.empty_since is None:
+            self.empty_since = self._now  # the last one left: the idle limits count from now
         out, self._out = self._out, []
         return out
 

@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("zhuoji.cmd_replay", "replay a deal script or a stored round and print it"),
     "bench": ("zhuoji.cmd_bench", "benchmark hand analysis and bot-played rounds"),
     "serve": ("zhuoji.cmd_serve", "run the zhuoji server"),
+    "admin": ("zhuoji.cmd_admin", "manage a server: tables, close, kick, backup, prune, stats"),
     "schema": ("zhuoji.cmd_schema", "write the protocol's JSON Schema"),
     "loadtest": ("zhuoji.cmd_loadtest", "play many bot tables against a server and report"),
     "verify": ("zhuoji.cmd_verify", "check a stored round's fair-deal commitment"),

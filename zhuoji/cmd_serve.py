@@ -1,4 +1,8 @@
-"""`zhuoji serve [--host 0.0.0.0] [--port 8765] [--db PATH] [--sync normal|full]`: run the server.
+"""`zhuoji serve [--config server.toml] [--host 0.0.0.0] [--port 8765] [--db PATH] …`: run the server.
+
+The settings come from the defaults, then the config file (`server.config`), then the flags
+given; `--print-config` prints the result as TOML and exits. A config file that is wrong is
+refused in one line naming the file, the line and the key, exit 2, before anything is opened.
 
 At start it takes the database's lock (one server per database: a second is refused, naming the
 first one's pid), checks the file, binds the port, and only then resumes every match the database
@@ -14,6 +18,7 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def default_db() -> Path:
@@ -39,10 +44,36 @@ def bounded(kind: type[int] | type[float], low: float, high: float) -> Callable[
     return parse
 
 
+# flag (its argparse dest) → (config section, key); a flag given overrides the file.
+FLAG_KEYS: dict[str, tuple[str, str]] = {
+    "host": ("server", "host"),
+    "port": ("server", "port"),
+    "db": ("server", "db"),
+    "sync": ("server", "sync"),
+    "retry_max": ("server", "retry_max"),
+    "round_pause": ("pace", "round_pause"),
+    "bot_delay": ("pace", "bot_delay"),
+    "max_tables": ("limits", "max_tables"),
+    "tables_per_connection": ("limits", "tables_per_connection"),
+    "tables_per_address": ("limits", "tables_per_address"),
+    "lobby_timeout": ("limits", "lobby_timeout"),
+    "idle_minutes": ("limits", "idle_minutes"),
+    "idle_close_minutes": ("limits", "idle_close_minutes"),
+}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
     parser.add_argument(
-        "--port", type=bounded(int, 0, 65535), default=8765, help="port (default 8765)"
+        "--config", type=Path, default=None, help="a TOML settings file (docs/OPERATIONS.md)"
+    )
+    parser.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the effective settings (defaults, file, flags) as TOML and exit",
+    )
+    parser.add_argument("--host", default=None, help="address to listen on (default 0.0.0.0)")
+    parser.add_argument(
+        "--port", type=bounded(int, 0, 65535), default=None, help="port (default 8765)"
     )
     parser.add_argument(
         "--db", type=Path, default=None, help="SQLite file (default: the user data directory)"
@@ -50,41 +81,86 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sync",
         choices=["normal", "full"],
-        default="normal",
+        default=None,
         help="SQLite synchronous mode: normal (default) loses nothing on a crash or kill, but a"
         " power loss may cost the last second of play; full makes every move durable",
     )
     parser.add_argument(
         "--round-pause",
         type=bounded(float, 0, 600),
-        default=3.0,
+        default=None,
         help="seconds between rounds, 0-600 (default 3)",
     )
     parser.add_argument(
         "--bot-delay",
         type=bounded(float, 0, 60),
-        default=0.0,
+        default=None,
         help="seconds the server's bots wait before moving at a table that chose no"
         " bot_delay, 0-60 (default 0)",
     )
     parser.add_argument(
         "--max-tables",
         type=bounded(int, 1, 1_000_000),
-        default=5000,
+        default=None,
         help="tables open at once (default 5000)",
+    )
+    parser.add_argument(
+        "--tables-per-connection",
+        type=bounded(int, 0, 10_000),
+        default=None,
+        help="open tables one connection may have created (default 4; 0: no limit)",
+    )
+    parser.add_argument(
+        "--tables-per-address",
+        type=bounded(int, 0, 1_000_000),
+        default=None,
+        help="open tables one address may have created (default 64; 0: no limit)",
+    )
+    parser.add_argument(
+        "--lobby-timeout",
+        type=bounded(float, 0, 86_400),
+        default=None,
+        help="close a connection at no table that sends nothing this long (default 300 s)",
+    )
+    parser.add_argument(
+        "--idle-minutes",
+        type=bounded(float, 0, 10_080),
+        default=None,
+        help="pause a playing table nobody is connected to after this long (default 10)",
+    )
+    parser.add_argument(
+        "--idle-close-minutes",
+        type=bounded(float, 0, 43_200),
+        default=None,
+        help="close it (abandoned) after this long with nobody (default 120)",
     )
     parser.add_argument(
         "--retry-max",
         type=bounded(float, 0.01, 60),
-        default=5.0,
+        default=None,
         help="during a storage fault, the longest wait between write attempts (default 5 s)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log every table error")
 
 
-def fail(message: str) -> int:
+def fail(message: str, code: int = 1) -> int:
     print(f"zhuoji serve: {message}", file=sys.stderr, flush=True)
-    return 1
+    return code
+
+
+def effective_config(args: argparse.Namespace) -> Any:
+    """The settings: defaults, then `--config`, then the flags given (ConfigError if wrong)."""
+    from server.config import ServerConfig, apply_overrides, load_config
+
+    config = load_config(args.config) if args.config is not None else ServerConfig()
+    overrides: dict[str, dict[str, Any]] = {}
+    for dest, (section, key) in FLAG_KEYS.items():
+        value = getattr(args, dest, None)
+        if value is not None:
+            overrides.setdefault(section, {})[key] = str(value) if dest == "db" else value
+    if getattr(args, "verbose", False):
+        overrides.setdefault("log", {})["level"] = "info"
+    return apply_overrides(config, overrides) if overrides else config
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,31 +170,42 @@ def run(args: argparse.Namespace) -> int:
     import socket
     import sqlite3
 
+    from server.admin import ensure_token
     from server.app import Server
+    from server.config import ConfigError, to_toml
     from server.dbfile import DatabaseRefused
     from server.store import Store
 
+    try:
+        config = effective_config(args)
+    except ConfigError as err:
+        return fail(str(err), 2)
+    if args.print_config:
+        sys.stdout.write(to_toml(config))
+        return 0
+    cfg = config.server
+    host, port, sync = cfg.host, cfg.port, cfg.sync
     logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
+        level=getattr(logging, config.log.level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    db: Path = args.db or default_db()
+    db: Path = Path(cfg.db).expanduser() if cfg.db else default_db()
     try:
-        store = Store(db, synchronous=args.sync, retry_max=args.retry_max)
+        store = Store(db, synchronous=sync, retry_max=cfg.retry_max)
     except DatabaseRefused as err:
         return fail(str(err))
     except (OSError, sqlite3.Error) as err:
         return fail(f"cannot open the database {db}: {err}")
+    try:
+        admin_token = cfg.admin_token or ensure_token(db)
+    except (OSError, ValueError) as err:
+        store.close()
+        return fail(f"cannot use the admin token: {err}")
 
     async def main() -> None:
         from server.app import tune_gc
 
-        server = Server(
-            store,
-            round_pause=args.round_pause,
-            bot_delay=args.bot_delay,
-            max_tables=args.max_tables,
-        )
+        server = Server.from_config(store, config, admin_token=admin_token)
         tune_gc()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -130,12 +217,12 @@ def run(args: argparse.Namespace) -> int:
         loop.add_signal_handler(signal.SIGINT, on_signal, False)
         loop.add_signal_handler(signal.SIGTERM, on_signal, True)
         loop.add_signal_handler(signal.SIGHUP, on_signal, True)
-        async with server.listen(args.host, args.port) as ws_server:
-            port = next(iter(ws_server.sockets)).getsockname()[1]
-            url = f"ws://{args.host}:{port}"
-            store.lock.note(url=url)
+        async with server.listen(host, port) as ws_server:
+            bound = next(iter(ws_server.sockets)).getsockname()[1]
+            url = f"ws://{host}:{bound}"
+            store.lock.note(url=url, port=bound)
             print(
-                f"zhuoji serving on {url}  (database {db}, synchronous {args.sync},"
+                f"zhuoji serving on {url}  (database {db}, synchronous {sync},"
                 f" {server.resumed} unfinished matches resumed)",
                 flush=True,
             )
@@ -150,9 +237,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(main())
     except socket.gaierror as err:
-        return fail(f"cannot listen on {args.host}: {err.strerror or err}")
+        return fail(f"cannot listen on {host}: {err.strerror or err}")
     except OSError as err:
-        return fail(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
+        return fail(f"cannot listen on {host}:{port}: {err.strerror or err}")
     except sqlite3.Error as err:
         return fail(f"cannot use the database {db}: {err}")
     finally:

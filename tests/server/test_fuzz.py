@@ -641,6 +641,8 @@ def expected_reply(raw: str | bytes) -> str | None:
         return None
     if msg.type in ("take_seat", "watch"):
         return None if msg.table.isdigit() else "unknown_table"  # type: ignore[union-attr]
+    if msg.type == "get_rounds":
+        return "not_your_match"  # a fuzzing connection played no match
     assert msg.type in (*TABLE_COMMANDS, "leave")
     return "not_at_table"
 
