@@ -16,6 +16,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
+from textual.timer import Timer
 
 from client_tui.i18n import Lang
 from client_tui.local import Acted, LocalMessage
@@ -82,6 +83,7 @@ class ZhuojiApp(App[int]):
         connect: bool = True,
         seats: SeatStore | None = None,
         bell: bool = True,
+        reveal_seconds: float = 0.0,
     ) -> None:
         super().__init__()
         self.url = url
@@ -95,6 +97,12 @@ class ZhuojiApp(App[int]):
         self.show_sheets = show_sheets
         self.bell_on = bell  # the terminal bell when a move or claim is asked (`--no-bell`)
         self.connect = connect
+        # After a round's last action the table stays on the revealed hands and the flip this
+        # long (or until a key, or a prompt) before the sheet opens; 0 opens it at once.
+        self.reveal_seconds = reveal_seconds
+        self.held: View | None = None  # the finished round, shown while it is revealed
+        self._reveal_timer: Timer | None = None
+        self._reveal_until = 0.0
         self.view = View(my_name=name, url=url)
         self.link: Link | None = None
         self._created = False
@@ -196,18 +204,20 @@ class ZhuojiApp(App[int]):
         mode = self._wanted_mode(new)
         if mode != self.current_mode:
             self.switch_mode(mode)
+        if self.held is not None and asked(old, new):
+            self.end_reveal()  # a move is asked: the sheet opens now (and says so)
         for screen in self.screen_stack:
             show = getattr(screen, "show", None)
             if show is not None:
-                show(new)
+                show(self.displayed)
         if asked(old, new):
             self.ring()  # your turn (or a claim): heard even with the window behind another
             if self._sheet_open():
                 self.notify(self.lang.t("prompt_behind"), timeout=4, markup=False)
         if self.show_sheets and new.result is not None and new.result is not old.result:
-            self.open_settlement()
+            self._reveal(new)
         if new.match_end is not None and old.match_end is None:
-            if self._sheet_open():
+            if self._sheet_open() or self.held is not None:
                 self._summary_pending = True
             else:
                 self.open_summary()
@@ -291,6 +301,43 @@ class ZhuojiApp(App[int]):
             say(why)
         else:
             self.notify(why, timeout=3, markup=False)
+
+    # ----- the round's end: the hands revealed, then the sheet -----
+
+    @property
+    def displayed(self) -> View:
+        """What the table shows: the finished round while it is revealed, else the view."""
+        return self.held if self.held is not None else self.view
+
+    def _reveal(self, view: View) -> None:
+        if self.reveal_seconds <= 0:
+            self.open_settlement()
+            return
+        self.end_reveal(open_sheet=False)
+        self.held = view
+        self._reveal_until = self.clock() + self.reveal_seconds
+        self._reveal_timer = self.set_timer(self.reveal_seconds, self.end_reveal)
+
+    def reveal_left(self) -> float | None:
+        """Seconds until the sheet opens, while the hands are revealed."""
+        if self.held is None:
+            return None
+        return max(0.0, self._reveal_until - self.clock())
+
+    def end_reveal(self, open_sheet: bool = True) -> None:
+        """Stop showing the finished round; open its sheet."""
+        if self.held is None:
+            return
+        self.held = None
+        if self._reveal_timer is not None:
+            self._reveal_timer.stop()
+            self._reveal_timer = None
+        for screen in self.screen_stack:
+            show = getattr(screen, "show", None)
+            if show is not None:
+                show(self.view)
+        if open_sheet:
+            self.open_settlement()
 
     # ----- sheets -----
 

@@ -104,8 +104,8 @@ async def test_an_opponents_an_gang_is_face_down_in_play_and_shown_at_the_end(
         # Closed, the sheet leaves the table, where the 暗杠 now shows its face too.
         await pilot.press("enter")
         assert isinstance(app.screen, TableScreen)
-        panels = [str(p.render()) for p in app.screen.query(".seat").results(Static)]
-        assert any(NAMES[seat] in p and f"暗杠[{label}×4]" in p for p in panels)
+        panels = [str(p.render()) for p in app.screen.query(".seat, .wseat").results(Static)]
+        assert any(NAMES[seat] in p and f"暗杠{label}×4" in p for p in panels)
 
 
 def test_the_winning_tile_is_apart_and_chickens_are_underlined() -> None:
