@@ -39,6 +39,9 @@ from protocol.messages import (
 
 Mode = Literal["play", "join", "watch"]
 
+NAME_CELLS = 10
+"""The most cells a name takes on a sheet (the rest is cut, with an ellipsis)."""
+
 
 class ServerFrame(Message):
     """A frame from the server (or a connection change), stamped with its arrival time."""
@@ -346,12 +349,20 @@ class ZhuojiApp(App[int]):
 
         return isinstance(self.screen, SheetScreen)
 
-    def _names(self) -> Callable[[int], str]:
+    def _names(self, dealer: int | None = None) -> Callable[[int], str]:
+        """Seat names for the sheets: cut to `NAME_CELLS` with an ellipsis (never split across
+        lines), `*` for the player, and with the round's `dealer` the seat's wind first, so two
+        names cut alike are still told apart."""
+        from client_tui.board import WINDS, fit
+
         view = self.view
+        winds = WINDS[self.lang.code]
 
         def name(seat: int) -> str:
-            n = view.name_of(seat)
-            return f"{n}*" if seat == view.seat else n
+            n = fit(view.name_of(seat), NAME_CELLS)
+            if seat == view.seat:
+                n += "*"
+            return n if dealer is None else f"{winds[(seat - dealer) % 4]} {n}"
 
         return name
 
@@ -362,11 +373,13 @@ class ZhuojiApp(App[int]):
             self.refuse(self.lang.t("why_no_sheet"))
             return
         from client_tui.analysis import options_for
-        from client_tui.screens.sheets import SheetScreen, sheet_renderable
+        from client_tui.screens.sheets import SheetScreen, body_width, sheet_renderable
         from client_tui.sheet import build_sheet
 
         sheet = build_sheet(res, options_for(self.view.table))
-        body = sheet_renderable(sheet, self._names(), self.lang, self.ascii)
+        body = sheet_renderable(
+            sheet, self._names(res.dealer), self.lang, self.ascii, body_width(self.size.width)
+        )
         if self._sheet_open():
             self.pop_screen()
         self.push_screen(
