@@ -171,6 +171,46 @@ def pond_text(r: RoundV, seat: int, *, ascii: bool, per_row: int = POND_ROW) -> 
     return out
 
 
+def pond_faces(r: RoundV, seat: int, *, ascii: bool, per_row: int = POND_ROW) -> Text:
+    """The pond drawn as tiles, for a large screen: each row of six as two lines of faces (rank
+    over suit) and a line of marks under them (`↗` taken, also greyed; `•` the 报听 discard;
+    `▲` the newest discard, also reversed)."""
+    row = r.discards[seat]
+    if not row:
+        return Text("·", style=DIM)
+    newest = newest_discard(r)
+    lines: list[Text] = []
+    for start in range(0, len(row), per_row):
+        top, bottom, marks = Text(), Text(), Text()
+        for i in range(start, min(len(row), start + per_row)):
+            d = row[i]
+            rank, suit = tl.face(d.tile, ascii)
+            if d.claimed:
+                face = Style(color="grey50", bgcolor="#3a3a3a", strike=True)
+            else:
+                face = Style(color=tl.SUIT_COLOURS[d.tile[1]], bgcolor=tl.FACE_BG, bold=True)
+            if newest == (seat, i):
+                face += Style(reverse=True)
+            if d.declared:
+                face += Style(underline=True)
+            top.append(rank, style=face)
+            bottom.append(suit, style=face)
+            top.append(" ")
+            bottom.append(" ")
+            if d.claimed:
+                marks.append((TAKEN_MARK if not ascii else "^") + "  ", style=DIM)
+            elif d.declared:
+                marks.append((DECLARED_MARK if not ascii else "*") + "  ", style=DECLARED_STYLE)
+            elif newest == (seat, i):
+                marks.append(("▲" if not ascii else "^") + "  ", style=Style(color="#ffe08a"))
+            else:
+                marks.append("   ")
+        lines += [top, bottom, marks]
+    out = Text("\n").join(lines)
+    out.no_wrap = True
+    return out
+
+
 def pond_width(ascii: bool, per_row: int = POND_ROW) -> int:
     """The cells a full pond row takes."""
     cell = 4 if ascii else 5

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from client_tui import tiles as tl
 from client_tui.analysis import Readiness
-from client_tui.board import fit, melds_lines, pond_text, pond_width, wind
+from client_tui.board import fit, melds_lines, pond_faces, pond_text, pond_width, wind
 from client_tui.i18n import Lang
 from client_tui.view import MeldV, RoundV, TableV, View
 from protocol.messages import printable
@@ -141,13 +141,13 @@ def end_line(view: View, seat: int, ascii: bool, lang: Lang) -> Text | None:
             f"{lang.t('winner')} {lang.pattern(won.pattern)} ",
             style=Style(bold=True, color="#f0c040"),
         )
-        out.append_text(tl.tiles_text(won.hand, ascii))
+        out.append_text(tl.grouped(won.hand, ascii))  # grouped by suit: it fits a line
         return out
     if r.hands is not None and seat != view.seat:
         # The round is over: every hand is shown.
         out = Text()
         out.append(lang.t("hand_revealed") + " ", style=DIM)
-        out.append_text(tl.tiles_text(r.hands[seat], ascii))
+        out.append_text(tl.grouped(r.hands[seat], ascii))
         return out
     return None
 
@@ -179,7 +179,9 @@ def seat_text(view: View, seat: int, ascii: bool, lang: Lang, width: int = 80) -
     return text
 
 
-def panel_text(view: View, seat: int, ascii: bool, lang: Lang, width: int) -> Text:
+def panel_text(
+    view: View, seat: int, ascii: bool, lang: Lang, width: int, *, faces: bool = False
+) -> Text:
     """One seat on the table layout, in `width` cells: its first line, its melds (whose discard
     each claimed one was), the winning or revealed hand at the end, and its pond in rows of six."""
     r = view.round
@@ -200,7 +202,8 @@ def panel_text(view: View, seat: int, ascii: bool, lang: Lang, width: int) -> Te
         if end is not None:
             end.truncate(width, overflow="ellipsis")
             lines.append(end)
-        lines += pond_text(r, seat, ascii=ascii).split("\n")
+        pond = pond_faces(r, seat, ascii=ascii) if faces else pond_text(r, seat, ascii=ascii)
+        lines += pond.split("\n")
     out = Text("\n").join(lines)
     out.no_wrap = True
     out.overflow = "ellipsis"
@@ -285,11 +288,37 @@ def conn_text(view: View, lang: Lang) -> Text:
 
 
 def last_text(view: View, lang: Lang, ascii: bool) -> Text:
-    """What just happened at the table, or who is to play."""
+    """What just happened at the table, or who is to play, on one line."""
+    return Text("   ").join(last_parts(view, lang, ascii))
+
+
+def packed(parts: list[Text], width: int, sep: str = "   ") -> Text:
+    """`parts` side by side, `sep` apart, while they fit in `width` cells; else the next part
+    starts a line of its own (a part is never split).
+
+    >>> print(packed([Text("aaa"), Text("bb"), Text("cccc")], 9).plain)
+    aaa   bb
+    cccc
+    """
+    lines: list[Text] = []
+    for part in parts:
+        if lines and lines[-1].cell_len + len(sep) + part.cell_len <= width:
+            lines[-1].append(sep)
+            lines[-1].append_text(part)
+        else:
+            lines.append(part.copy())
+    out = Text("\n").join(lines)
+    out.no_wrap = True
+    out.overflow = "ellipsis"
+    return out
+
+
+def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
+    """What just happened at the table, or who is to play: a part per thing said."""
     r = view.round
-    out = Text()
+    parts: list[Text] = []
     if r is None:
-        return out
+        return parts
     if r.phase == "over":
         for w in r.winners:
             name = view.name_of(w.seat)
@@ -306,11 +335,11 @@ def last_text(view: View, lang: Lang, ascii: bool) -> Text:
                 )
             if w.bonuses:
                 line += " + " + " ".join(w.bonuses)
-            out.append(line + "   ", style=Style(bold=True, color="#f0c040"))
+            parts.append(Text(line, style=Style(bold=True, color="#f0c040")))
         if r.exhausted:
-            out.append(lang.t("exhausted") + "   ", style=Style(bold=True))
-        out.append(lang.t("round_over"), style=DIM)
-        return out
+            parts.append(Text(lang.t("exhausted"), style=Style(bold=True)))
+        parts.append(Text(lang.t("round_over"), style=DIM))
+        return parts
     last = r.last
     if (
         r.phase in ("claim", "rob")
@@ -334,14 +363,14 @@ def last_text(view: View, lang: Lang, ascii: bool) -> Text:
         else:
             line = ""
         if line:
-            out.append(line, style=DIM)
-            out.append("   ")
+            parts.append(Text(line, style=DIM))
     if r.phase == "turn" and r.turn != view.seat:
-        out.append(lang.t("turn_of", name=view.name_of(r.turn)))
+        parts.append(Text(lang.t("turn_of", name=view.name_of(r.turn))))
     elif r.phase in ("claim", "rob") and r.claim_from is not None and r.claim_tile:
         key = "claim_window" if r.phase == "claim" else "rob_window"
-        out.append(lang.t(key, name=view.name_of(r.claim_from), tile=tl.label(r.claim_tile, ascii)))
-    return out
+        tile = tl.label(r.claim_tile, ascii)
+        parts.append(Text(lang.t(key, name=view.name_of(r.claim_from), tile=tile)))
+    return parts
 
 
 def waits_text(

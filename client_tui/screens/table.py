@@ -32,6 +32,8 @@ WHY_SECONDS = 5.0
 WHY_STYLE = Style(color="#ff8060", bold=True)
 WIDE = (100, 30)
 """The least terminal size (columns, rows) for the table layout."""
+FACES = (150, 50)
+"""The least terminal size for discards drawn as tiles (two lines a tile, as the hand)."""
 
 
 class TableScreen(Screen[None]):
@@ -61,19 +63,20 @@ class TableScreen(Screen[None]):
     #room-buttons Button { margin-right: 2; }
     #game { height: 1fr; }
     #seats { height: 1fr; overflow-y: auto; scrollbar-size-vertical: 1; }
-    #board { height: 1fr; display: none; overflow: hidden hidden; align-vertical: middle; }
+    #board { height: 1fr; display: none; overflow: hidden hidden; }
     #board-top, #board-bottom { height: auto; align-horizontal: center; }
-    #board-mid { height: auto; }
+    #board-mid { height: 1fr; min-height: 8; align: center middle; }
     .wseat { height: auto; width: auto; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     .seat, #w-centre, #header, #status { text-wrap: nowrap; text-overflow: ellipsis; }
     .wseat.-turn { background: $boost; }
-    #w-left, #w-right { width: 1fr; }
+    #w-left, #w-right { margin: 0 2; }
     #w-centre {
         width: 30; height: auto; padding: 0 1;
         border: round $primary 60%;
     }
     #center { height: auto; min-height: 1; }
     .seat { height: auto; padding: 0 1; margin-bottom: 1; }
+    #seats.-tight .seat { margin-bottom: 0; }
     .seat.-turn { background: $boost; }
     #hand { margin: 0 1; }
     #waits { height: auto; padding: 0 1; }
@@ -154,6 +157,7 @@ class TableScreen(Screen[None]):
         self.wide = w >= WIDE[0] and h >= WIDE[1]
         self.query_one("#board").display = self.wide
         self.query_one("#seats").display = not self.wide
+        self.query_one("#seats").set_class(h < WIDE[1], "-tight")  # no blank lines to spare
 
     # ----- rendering -----
 
@@ -250,14 +254,12 @@ class TableScreen(Screen[None]):
         centre = self.query_one("#w-centre", Static)
         if centre.styles.width is None or centre.styles.width.value != inner + 4:
             centre.styles.width = inner + 4
-        side = max(20, (width - inner - 4) // 2 - 4)
+        side = max(20, (width - inner - 4) // 2 - 6)
+        faces = self.size.height >= FACES[1] and width >= FACES[0]
         for wid, seat in zip(("w-right", "w-top", "w-left", "w-me"), order, strict=True):
             panel = self.query_one(f"#{wid}", Static)
-            panel.update(
-                rd.panel_text(
-                    view, seat, ascii, lang, side if wid in ("w-left", "w-right") else width - 4
-                )
-            )
+            cells = side if wid in ("w-left", "w-right") else width - 4
+            panel.update(rd.panel_text(view, seat, ascii, lang, cells, faces=faces))
             panel.set_class(r is not None and r.phase == "turn" and r.turn == seat, "-turn")
         last = rd.last_text(view, lang, ascii)
         centre.update(board.centre_text(view, lang, ascii, self._clock_of, last, inner))
@@ -328,17 +330,15 @@ class TableScreen(Screen[None]):
 
     def _show_status(self, view: View) -> None:
         """What just happened, and why the last key did nothing (while that is fresh)."""
-        out = rd.last_text(view, self.zapp.lang, self.zapp.ascii)
+        parts = rd.last_parts(view, self.zapp.lang, self.zapp.ascii)
         left = self.zapp.reveal_left()
         if left is not None:
-            if out:
-                out.append("   ")
-            out.append(self.zapp.lang.t("reveal_hint", s=math.ceil(left)), style=rd.TURN_MARK)
+            hint = self.zapp.lang.t("reveal_hint", s=math.ceil(left))
+            parts.append(Text(hint, style=rd.TURN_MARK))
         if self._why is not None:
-            if out:
-                out.append("   ")
-            out.append(f"✗ {self._why[0]}", style=WHY_STYLE)
-        self.query_one("#status", Static).update(out)
+            parts.append(Text(f"✗ {self._why[0]}", style=WHY_STYLE))
+        # Side by side while they fit, else a line each: a part is never cut or split.
+        self.query_one("#status", Static).update(rd.packed(parts, self.size.width - 2))
 
     def _show_actions(self, view: View) -> None:
         lang, ascii = self.zapp.lang, self.zapp.ascii
@@ -395,13 +395,19 @@ class TableScreen(Screen[None]):
             if self.zapp.play_mode == "play":
                 parts.append(("n", lang.t("new_match")))
         parts += [("?", lang.t("help")), ("l", lang.t("btn_leave")), ("q", lang.t("btn_quit"))]
-        # Keys in bold, two spaces apart: the longest English line fits 100 columns.
-        out = Text(no_wrap=True, overflow="crop")
-        for i, (key, label) in enumerate(parts):
-            if i:
-                out.append("  ")
-            out.append(key, style="bold")
-            out.append(" " + label)
+        # Keys in bold, two spaces apart; on a narrow screen one space, and each label its
+        # first word (`托管 auto` → `托管`), so every key stays on the line.
+        width = self.size.width - 2
+        out = Text()
+        for short in (False, True):
+            out = Text(no_wrap=True, overflow="ellipsis")
+            for i, (key, label) in enumerate(parts):
+                if i:
+                    out.append(" " if short else "  ")
+                out.append(key, style="bold")
+                out.append(" " + (label.split()[0].rstrip(":：") if short else label))
+            if out.cell_len <= width:
+                break
         self.query_one("#keys", Static).update(out)
 
     def _tick(self) -> None:
