@@ -19,8 +19,10 @@ reversed.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
@@ -220,6 +222,16 @@ def pond_width(ascii: bool, per_row: int = POND_ROW) -> int:
 # ----- the centre -----
 
 
+_MEASURE = Console(width=400, file=io.StringIO(), color_system=None)
+
+
+def wrapped(text: Text, width: int) -> list[Text]:
+    """`text` broken at spaces into lines of at most `width` cells."""
+    if not text.cell_len:
+        return []
+    return list(text.wrap(_MEASURE, width, overflow="ellipsis"))
+
+
 def centre_text(
     view: View,
     lang: Lang,
@@ -266,8 +278,8 @@ def centre_text(
             line.append_text(clock)
         out.append_text(line)
         out.append("\n")
-    if last.cell_len:
-        out.append_text(last)
+    for ln in wrapped(last, width):
+        out.append_text(ln)
         out.append("\n")
     legend = Text(TAKEN_MARK if not ascii else "^", style=DIM)
     legend.append(" " + lang.t("legend_taken") + "  ", style=DIM)

@@ -129,20 +129,19 @@ def seat_badges(view: View, seat: int, lang: Lang) -> Text:
     return out
 
 
-def end_line(view: View, seat: int, ascii: bool, lang: Lang) -> Text | None:
-    """Once the round is over: the seat's winning hand, or its hand revealed."""
+def end_line(view: View, seat: int, ascii: bool, lang: Lang, width: int = 200) -> Text | None:
+    """Once the round is over: the seat's winning hand (the pattern, then the hand, on a line of
+    its own when both do not fit `width`), or its hand revealed."""
     r = view.round
     if r is None:
         return None
     won = next((w for w in r.winners if w.seat == seat), None)
     if won is not None:
-        out = Text()
-        out.append(
-            f"{lang.t('winner')} {lang.pattern(won.pattern)} ",
+        head = Text(
+            f"{lang.t('winner')} {lang.pattern(won.pattern)}",
             style=Style(bold=True, color="#f0c040"),
         )
-        out.append_text(tl.grouped(won.hand, ascii))  # grouped by suit: it fits a line
-        return out
+        return packed([head, tl.grouped(won.hand, ascii)], width, sep=" ")
     if r.hands is not None and seat != view.seat:
         # The round is over: every hand is shown.
         out = Text()
@@ -167,9 +166,9 @@ def seat_text(view: View, seat: int, ascii: bool, lang: Lang, width: int = 80) -
         out.append_text(melds[0])
     else:
         lines += [Text("   ").append_text(m) for m in melds]
-    end = end_line(view, seat, ascii, lang)
+    end = end_line(view, seat, ascii, lang, width - 3)
     if end is not None:
-        lines.append(Text("   ").append_text(end))
+        lines += [Text("   ").append_text(ln) for ln in end.split("\n")]
     per_row = 12 if pond_width(ascii, 12) + 3 <= width else 6
     for ln in pond_text(r, seat, ascii=ascii, per_row=per_row).split("\n"):
         lines.append(Text("   ").append_text(ln))
@@ -198,10 +197,9 @@ def panel_text(
     if r is not None:
         if seat != view.seat:  # the player's own melds stand beside the hand
             lines += melds_lines(view, seat, ascii, lang, width)
-        end = end_line(view, seat, ascii, lang)
+        end = end_line(view, seat, ascii, lang, width)
         if end is not None:
-            end.truncate(width, overflow="ellipsis")
-            lines.append(end)
+            lines += end.split("\n")
         pond = pond_faces(r, seat, ascii=ascii) if faces else pond_text(r, seat, ascii=ascii)
         lines += pond.split("\n")
     out = Text("\n").join(lines)
