@@ -41,6 +41,8 @@ Mode = Literal["play", "join", "watch"]
 
 NAME_CELLS = 10
 """The most cells a name takes on a sheet (the rest is cut, with an ellipsis)."""
+WIDE_NAME_CELLS = 16
+"""… on a screen 110 columns wide or more."""
 
 
 class ServerFrame(Message):
@@ -349,17 +351,22 @@ class ZhuojiApp(App[int]):
 
         return isinstance(self.screen, SheetScreen)
 
+    def name_cells(self) -> int:
+        """The most cells a name takes on a sheet: `NAME_CELLS`, more on a wide screen."""
+        return NAME_CELLS if self.size.width < 110 else WIDE_NAME_CELLS
+
     def _names(self, dealer: int | None = None) -> Callable[[int], str]:
-        """Seat names for the sheets: cut to `NAME_CELLS` with an ellipsis (never split across
+        """Seat names for the sheets: cut to `name_cells()` with an ellipsis (never split across
         lines), `*` for the player, and with the round's `dealer` the seat's wind first, so two
         names cut alike are still told apart."""
         from client_tui.board import WINDS, fit
 
         view = self.view
         winds = WINDS[self.lang.code]
+        cells = self.name_cells()
 
         def name(seat: int) -> str:
-            n = fit(view.name_of(seat), NAME_CELLS)
+            n = fit(view.name_of(seat), cells)
             if seat == view.seat:
                 n += "*"
             return n if dealer is None else f"{winds[(seat - dealer) % 4]} {n}"
