@@ -261,8 +261,15 @@ class TableScreen(Screen[None]):
             cells = side if wid in ("w-left", "w-right") else width - 4
             panel.update(rd.panel_text(view, seat, ascii, lang, cells, faces=faces))
             panel.set_class(r is not None and r.phase == "turn" and r.turn == seat, "-turn")
+        self._show_centre(view)
+
+    def _show_centre(self, view: View) -> None:
+        """The centre alone (the clocks move every tick; the seats only with the view)."""
+        lang, ascii = self.zapp.lang, self.zapp.ascii
+        inner = 24 if self.size.width < 110 else 28
         last = rd.last_text(view, lang, ascii)
-        centre.update(board.centre_text(view, lang, ascii, self._clock_of, last, inner))
+        text = board.centre_text(view, lang, ascii, self._clock_of, last, inner)
+        self.query_one("#w-centre", Static).update(text)
 
     def _show_game(self, view: View) -> None:
         lang, ascii = self.zapp.lang, self.zapp.ascii
@@ -419,10 +426,11 @@ class TableScreen(Screen[None]):
             self._why = None
             if self.query_one("#game").display:
                 self._show_status(view)
-        if self.query_one("#game").display and (self.wide or self.zapp.held is not None):
-            self._show_status(self.zapp.displayed)  # the clocks and the reveal count down
+        if self.query_one("#game").display:
+            if self.zapp.held is not None:
+                self._show_status(self.zapp.displayed)  # the reveal counts down
             if self.wide and self.zapp.displayed.round is not None:
-                self._show_board(self.zapp.displayed)
+                self._show_centre(self.zapp.displayed)  # so do the clocks
         clock = self.query_one("#clock", Static)
         prompt = view.prompt
         if prompt is None or prompt.deadline_at is None or prompt.answered:
