@@ -248,7 +248,8 @@ class TableScreen(Screen[None]):
         """The table layout: 对家 on top, 上家 left, the centre, 下家 right, the player below."""
         lang, ascii = self.zapp.lang, self.zapp.ascii
         r = view.round
-        order = rd.seat_order(view)  # 下家, 对家, 上家, 本家
+        # 下家, 对家, 上家, 本家; a spectator sees the first seat (0) at the bottom, as if sat there.
+        order = rd.seat_order(view) if view.seat is not None else [1, 2, 3, 0]
         width = self.size.width
         inner = 24 if width < 110 else 28  # the centre's text; its box adds a border and padding
         centre = self.query_one("#w-centre", Static)

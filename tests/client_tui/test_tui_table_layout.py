@@ -142,3 +142,23 @@ async def test_a_prompt_ends_the_hold() -> None:
         a.apply(prompt)
         await pilot.pause()
         assert a.held is None and isinstance(a.screen, SheetScreen)
+
+
+async def test_a_spectator_sees_the_four_seats_around_the_centre() -> None:
+    r = played(mid).round
+    table = OfflineTable(r, viewer=None)
+    a = app()
+    async with a.run_test(size=(120, 40)) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        await pilot.pause()
+        screen = a.screen
+        assert isinstance(screen, TableScreen) and screen.wide
+        panels = {
+            wid: str(screen.query_one(f"#{wid}").render())
+            for wid in ("w-me", "w-right", "w-top", "w-left")
+        }
+        # Seat 0 at the bottom, then play order counter-clockwise: right, top, left.
+        for wid, name in zip(panels, ("me", "Bot-2", "Bot-3", "Bot-4"), strict=True):
+            assert name in panels[wid], (wid, panels[wid])
+        assert not screen.query_one("#hand").display, "a spectator has no hand"
