@@ -16,6 +16,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
+from textual.timer import Timer
 
 from client_tui.i18n import Lang
 from client_tui.local import Acted, LocalMessage
@@ -40,6 +41,11 @@ from protocol.messages import (
 )
 
 Mode = Literal["play", "join", "watch"]
+
+NAME_CELLS = 10
+"""The most cells a name takes on a sheet (the rest is cut, with an ellipsis)."""
+WIDE_NAME_CELLS = 16
+"""… on a screen 110 columns wide or more."""
 
 
 class ServerFrame(Message):
@@ -85,6 +91,7 @@ class ZhuojiApp(App[int]):
         connect: bool = True,
         seats: SeatStore | None = None,
         bell: bool = True,
+        reveal_seconds: float = 0.0,
     ) -> None:
         super().__init__()
         self.url = url
@@ -98,6 +105,12 @@ class ZhuojiApp(App[int]):
         self.show_sheets = show_sheets
         self.bell_on = bell  # the terminal bell when a move or claim is asked (`--no-bell`)
         self.connect = connect
+        # After a round's last action the table stays on the revealed hands and the flip this
+        # long (or until a key, or a prompt) before the sheet opens; 0 opens it at once.
+        self.reveal_seconds = reveal_seconds
+        self.held: View | None = None  # the finished round, shown while it is revealed
+        self._reveal_timer: Timer | None = None
+        self._reveal_until = 0.0
         self.view = View(my_name=name, url=url)
         self.link: Link | None = None
         self._created = False
@@ -211,18 +224,20 @@ class ZhuojiApp(App[int]):
         mode = self._wanted_mode(new)
         if mode != self.current_mode:
             self.switch_mode(mode)
+        if self.held is not None and asked(old, new):
+            self.end_reveal()  # a move is asked: the sheet opens now (and says so)
         for screen in self.screen_stack:
             show = getattr(screen, "show", None)
             if show is not None:
-                show(new)
+                show(self.displayed)
         if asked(old, new):
             self.ring()  # your turn (or a claim): heard even with the window behind another
             if self._sheet_open():
                 self.notify(self.lang.t("prompt_behind"), timeout=4, markup=False)
         if self.show_sheets and new.result is not None and new.result is not old.result:
-            self.open_settlement()
+            self._reveal(new)
         if new.match_end is not None and old.match_end is None:
-            if self._sheet_open():
+            if self._sheet_open() or self.held is not None:
                 self._summary_pending = True
             else:
                 self.open_summary()
@@ -310,6 +325,43 @@ class ZhuojiApp(App[int]):
         else:
             self.notify(why, timeout=3, markup=False)
 
+    # ----- the round's end: the hands revealed, then the sheet -----
+
+    @property
+    def displayed(self) -> View:
+        """What the table shows: the finished round while it is revealed, else the view."""
+        return self.held if self.held is not None else self.view
+
+    def _reveal(self, view: View) -> None:
+        if self.reveal_seconds <= 0:
+            self.open_settlement()
+            return
+        self.end_reveal(open_sheet=False)
+        self.held = view
+        self._reveal_until = self.clock() + self.reveal_seconds
+        self._reveal_timer = self.set_timer(self.reveal_seconds, self.end_reveal)
+
+    def reveal_left(self) -> float | None:
+        """Seconds until the sheet opens, while the hands are revealed."""
+        if self.held is None:
+            return None
+        return max(0.0, self._reveal_until - self.clock())
+
+    def end_reveal(self, open_sheet: bool = True) -> None:
+        """Stop showing the finished round; open its sheet."""
+        if self.held is None:
+            return
+        self.held = None
+        if self._reveal_timer is not None:
+            self._reveal_timer.stop()
+            self._reveal_timer = None
+        for screen in self.screen_stack:
+            show = getattr(screen, "show", None)
+            if show is not None:
+                show(self.view)
+        if open_sheet:
+            self.open_settlement()
+
     # ----- sheets -----
 
     def _sheet_open(self) -> bool:
@@ -317,12 +369,25 @@ class ZhuojiApp(App[int]):
 
         return isinstance(self.screen, SheetScreen)
 
-    def _names(self) -> Callable[[int], str]:
+    def name_cells(self) -> int:
+        """The most cells a name takes on a sheet: `NAME_CELLS`, more on a wide screen."""
+        return NAME_CELLS if self.size.width < 110 else WIDE_NAME_CELLS
+
+    def _names(self, dealer: int | None = None) -> Callable[[int], str]:
+        """Seat names for the sheets: cut to `name_cells()` with an ellipsis (never split across
+        lines), `*` for the player, and with the round's `dealer` the seat's wind first, so two
+        names cut alike are still told apart."""
+        from client_tui.board import WINDS, fit
+
         view = self.view
+        winds = WINDS[self.lang.code]
+        cells = self.name_cells()
 
         def name(seat: int) -> str:
-            n = view.name_of(seat)
-            return f"{n}*" if seat == view.seat else n
+            n = fit(view.name_of(seat), cells)
+            if seat == view.seat:
+                n += "*"
+            return n if dealer is None else f"{winds[(seat - dealer) % 4]} {n}"
 
         return name
 
@@ -334,11 +399,13 @@ class ZhuojiApp(App[int]):
             self.refuse(self.lang.t("why_no_sheet"))
             return
         from client_tui.analysis import options_for
-        from client_tui.screens.sheets import SheetScreen, sheet_renderable
+        from client_tui.screens.sheets import SheetScreen, body_width, sheet_renderable
         from client_tui.sheet import build_sheet
 
         sheet = build_sheet(res, options_for(self.view.table))
-        body = sheet_renderable(sheet, self._names(), self.lang, self.ascii)
+        body = sheet_renderable(
+            sheet, self._names(res.dealer), self.lang, self.ascii, body_width(self.size.width)
+        )
         if self._sheet_open():
             self.pop_screen()
         self.push_screen(

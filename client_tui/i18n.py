@@ -63,6 +63,13 @@ TEXT: dict[str, tuple[str, str]] = {
     "hand_revealed": ("手牌", "hand"),
     "round_over": ("本局结束 — 按 s 看结算", "Round over — s for the settlement"),
     "next_round": ("下一局即将开始…", "next round starting…"),
+    "legend_taken": ("被碰杠胡", "taken"),
+    "legend_declared": ("报听", "报听"),
+    "reveal_hint": (
+        "亮牌：{s}秒后打开结算，按任意键马上看",
+        "Hands shown: the settlement opens in {s}s, or press any key",
+    ),
+    "bank_left": ("备{s}秒", "bank {s}s"),
     # prompts
     "hu": ("胡", "胡 Win"),
     "zimo": ("自摸", "自摸 Win"),

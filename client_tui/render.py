@@ -17,6 +17,7 @@ from rich.text import Text
 
 from client_tui import tiles as tl
 from client_tui.analysis import Readiness
+from client_tui.board import fit, melds_lines, pond_faces, pond_text, pond_width, wind
 from client_tui.i18n import Lang
 from client_tui.view import MeldV, RoundV, TableV, View
 from protocol.messages import printable
@@ -63,7 +64,8 @@ def signed(n: int) -> str:
 
 
 def meld_text(m: MeldV, ascii: bool, lang: Lang) -> Text:
-    """A meld inline: `碰[五筒]`, `杠[▒▒]` face down."""
+    """A meld inline: `碰[五筒×3]`, `杠[▒▒×4]` face down (the table's own lines say whose
+    discard a claimed meld was: `client_tui.board.meld_text`)."""
     names = {"pong": "碰", "ming": "杠", "an": "暗杠", "bu": "补杠"}
     out = Text(names.get(m.kind, m.kind), style=DIM)
     out.append("[")
@@ -82,22 +84,42 @@ def level_tag(level: str | None, lang: Lang) -> str:
     return f" [{lang.t('level_' + level)}]" if level in ("easy", "normal", "strong") else ""
 
 
-def seat_text(view: View, seat: int, ascii: bool, lang: Lang) -> Text:
-    """One seat's panel: who, badges, hand size, score, melds; then the discard row."""
+def seat_head(view: View, seat: int, lang: Lang, *, name_cells: int = 16) -> Text:
+    """A seat's first line: turn mark, where it sits, name, badges, score, hand size."""
+    out = seat_who(view, seat, lang, name_cells=name_cells)
+    out.append_text(seat_badges(view, seat, lang))
+    return out
+
+
+def seat_who(view: View, seat: int, lang: Lang, *, name_cells: int = 16) -> Text:
+    """Turn mark, wind, where the seat sits, its name (cut to `name_cells`), bot, score."""
     r = view.round
     table = view.table
     info = table.seats[seat] if table is not None else None
-    out = Text()
+    out = Text(no_wrap=True, overflow="ellipsis")
     on_turn = r is not None and r.phase in ("turn",) and r.turn == seat
     out.append("▶ " if on_turn else "  ", style=TURN_MARK)
+    if r is not None:
+        out.append(wind(r, seat, lang) + " ", style=Style(bold=True))
     if seat != view.seat:
         out.append(relation(view, seat, lang) + " ", style=DIM)
     name_style = Style(bold=True, color="#f0c040" if on_turn else None)
-    out.append(view.name_of(seat), style=name_style)
+    out.append(fit(view.name_of(seat), name_cells), style=name_style)
     if seat == view.seat:
         out.append(f" ({lang.t('you')})", style=DIM)
     if info is not None and info.kind == "bot":
         out.append(f" ({lang.t('bot')})" + level_tag(info.level, lang), style=DIM)
+    score = view.scores[seat] if view.scores else 0
+    out.append(f"  {signed(score)}", style=Style(bold=True, color="green" if score >= 0 else "red"))
+    return out
+
+
+def seat_badges(view: View, seat: int, lang: Lang) -> Text:
+    """The seat's badges (庄 and streak, 托管, offline, 报听) and its hand size."""
+    r = view.round
+    table = view.table
+    info = table.seats[seat] if table is not None else None
+    out = Text(no_wrap=True, overflow="ellipsis")
     if r is not None and r.dealer == seat:
         out.append(" ")
         badge = lang.t("dealer") + (f" {lang.t('streak', n=r.streak)}" if r.streak else "")
@@ -113,51 +135,93 @@ def seat_text(view: View, seat: int, ascii: bool, lang: Lang) -> Text:
     if r is not None and r.declared[seat]:
         out.append(" ")
         out.append(f" {lang.t('declared')} ", style=BADGE_DECLARED)
-    score = view.scores[seat] if view.scores else 0
-    out.append(f"  {signed(score)}", style=Style(bold=True, color="green" if score >= 0 else "red"))
-    if r is None:
-        return out
-    if seat != view.seat:
+    if r is not None and seat != view.seat:
         out.append("  " + lang.t("tiles_in_hand", n=r.hand_sizes[seat]), style=DIM)
-    for m in r.melds[seat]:
-        out.append("  ")
-        out.append_text(meld_text(m, ascii, lang))
+    return out
+
+
+def end_line(view: View, seat: int, ascii: bool, lang: Lang, width: int = 200) -> Text | None:
+    """Once the round is over: the seat's winning hand (the pattern, then the hand, on a line of
+    its own when both do not fit `width`), or its hand revealed."""
+    r = view.round
+    if r is None:
+        return None
     won = next((w for w in r.winners if w.seat == seat), None)
     if won is not None:
-        out.append("\n   ")
-        out.append(
-            f"{lang.t('winner')} {lang.pattern(won.pattern)} ",
+        head = Text(
+            f"{lang.t('winner')} {lang.pattern(won.pattern)}",
             style=Style(bold=True, color="#f0c040"),
         )
-        out.append_text(tl.tiles_text(won.hand, ascii))
-    elif r.hands is not None and seat != view.seat:
+        return packed([head, tl.grouped(won.hand, ascii)], width, sep=" ")
+    if r.hands is not None and seat != view.seat:
         # The round is over: every hand is shown.
-        out.append("\n   ")
+        out = Text()
         out.append(lang.t("hand_revealed") + " ", style=DIM)
-        out.append_text(tl.tiles_text(r.hands[seat], ascii))
-    out.append("\n   ")
-    out.append_text(discards_text(r, seat, ascii))
+        out.append_text(tl.grouped(r.hands[seat], ascii))
+        return out
+    return None
+
+
+def seat_text(view: View, seat: int, ascii: bool, lang: Lang, width: int = 80) -> Text:
+    """One seat in the compact list: its first line (`seat_head`), its melds (on that line when
+    they fit, else below), the winning or revealed hand at the end, and the discard pond in rows
+    that fit `width` (twelve, or six), so nothing wraps."""
+    r = view.round
+    out = seat_head(view, seat, lang)
+    if r is None:
+        return out
+    lines = [out]
+    melds = melds_lines(view, seat, ascii, lang, width - 3)
+    if len(melds) == 1 and out.cell_len + 2 + melds[0].cell_len <= width:
+        out.append("  ")
+        out.append_text(melds[0])
+    else:
+        lines += [Text("   ").append_text(m) for m in melds]
+    end = end_line(view, seat, ascii, lang, width - 3)
+    if end is not None:
+        lines += [Text("   ").append_text(ln) for ln in end.split("\n")]
+    per_row = 12 if pond_width(ascii, 12) + 3 <= width else 6
+    for ln in pond_text(r, seat, ascii=ascii, per_row=per_row).split("\n"):
+        lines.append(Text("   ").append_text(ln))
+    text = Text("\n").join(lines)
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def panel_text(
+    view: View, seat: int, ascii: bool, lang: Lang, width: int, *, faces: bool = False
+) -> Text:
+    """One seat on the table layout, in `width` cells: its first line, its melds (whose discard
+    each claimed one was), the winning or revealed hand at the end, and its pond in rows of six."""
+    r = view.round
+    head = seat_who(view, seat, lang, name_cells=12)
+    head.truncate(width, overflow="ellipsis")
+    lines = [head]
+    badges = seat_badges(view, seat, lang)
+    if badges.cell_len and head.cell_len + badges.cell_len <= width:
+        head.append_text(badges)
+    elif badges.cell_len:
+        badges = Text("  ").append_text(badges)
+        badges.truncate(width, overflow="ellipsis")
+        lines.append(badges)
+    if r is not None:
+        if seat != view.seat:  # the player's own melds stand beside the hand
+            lines += melds_lines(view, seat, ascii, lang, width)
+        end = end_line(view, seat, ascii, lang, width)
+        if end is not None:
+            lines += end.split("\n")
+        pond = pond_faces(r, seat, ascii=ascii) if faces else pond_text(r, seat, ascii=ascii)
+        lines += pond.split("\n")
+    out = Text("\n").join(lines)
+    out.no_wrap = True
+    out.overflow = "ellipsis"
     return out
 
 
 def discards_text(r: RoundV, seat: int, ascii: bool) -> Text:
-    """The seat's discards in order: a claimed one struck through, a 报听 one underlined, the one
-    open to claims highlighted."""
-    out = Text()
-    row = r.discards[seat]
-    if not row:
-        out.append("·", style=DIM)
-    for i, d in enumerate(row):
-        if i:
-            out.append(" ")
-        live = (
-            i == len(row) - 1 and r.phase in ("claim",) and r.claim_from == seat and not d.claimed
-        )
-        t = tl.text(d.tile, ascii, dim=d.claimed, strike=d.claimed, underline=d.declared)
-        if live:
-            t.stylize(Style(reverse=True, bold=True))
-        out.append_text(t)
-    return out
+    """The seat's discards in order on one line (`client_tui.board.pond_text` lays them in rows)."""
+    return pond_text(r, seat, ascii=ascii, per_row=max(1, len(r.discards[seat])))
 
 
 def options_summary(t: TableV) -> str:
@@ -233,11 +297,37 @@ def conn_text(view: View, lang: Lang) -> Text:
 
 
 def last_text(view: View, lang: Lang, ascii: bool) -> Text:
-    """What just happened at the table, or who is to play."""
+    """What just happened at the table, or who is to play, on one line."""
+    return Text("   ").join(last_parts(view, lang, ascii))
+
+
+def packed(parts: list[Text], width: int, sep: str = "   ") -> Text:
+    """`parts` side by side, `sep` apart, while they fit in `width` cells; else the next part
+    starts a line of its own (a part is never split).
+
+    >>> print(packed([Text("aaa"), Text("bb"), Text("cccc")], 9).plain)
+    aaa   bb
+    cccc
+    """
+    lines: list[Text] = []
+    for part in parts:
+        if lines and lines[-1].cell_len + len(sep) + part.cell_len <= width:
+            lines[-1].append(sep)
+            lines[-1].append_text(part)
+        else:
+            lines.append(part.copy())
+    out = Text("\n").join(lines)
+    out.no_wrap = True
+    out.overflow = "ellipsis"
+    return out
+
+
+def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
+    """What just happened at the table, or who is to play: a part per thing said."""
     r = view.round
-    out = Text()
+    parts: list[Text] = []
     if r is None:
-        return out
+        return parts
     if r.phase == "over":
         for w in r.winners:
             name = view.name_of(w.seat)
@@ -254,11 +344,11 @@ def last_text(view: View, lang: Lang, ascii: bool) -> Text:
                 )
             if w.bonuses:
                 line += " + " + " ".join(w.bonuses)
-            out.append(line + "   ", style=Style(bold=True, color="#f0c040"))
+            parts.append(Text(line, style=Style(bold=True, color="#f0c040")))
         if r.exhausted:
-            out.append(lang.t("exhausted") + "   ", style=Style(bold=True))
-        out.append(lang.t("round_over"), style=DIM)
-        return out
+            parts.append(Text(lang.t("exhausted"), style=Style(bold=True)))
+        parts.append(Text(lang.t("round_over"), style=DIM))
+        return parts
     last = r.last
     if (
         r.phase in ("claim", "rob")
@@ -282,14 +372,14 @@ def last_text(view: View, lang: Lang, ascii: bool) -> Text:
         else:
             line = ""
         if line:
-            out.append(line, style=DIM)
-            out.append("   ")
+            parts.append(Text(line, style=DIM))
     if r.phase == "turn" and r.turn != view.seat:
-        out.append(lang.t("turn_of", name=view.name_of(r.turn)))
+        parts.append(Text(lang.t("turn_of", name=view.name_of(r.turn))))
     elif r.phase in ("claim", "rob") and r.claim_from is not None and r.claim_tile:
         key = "claim_window" if r.phase == "claim" else "rob_window"
-        out.append(lang.t(key, name=view.name_of(r.claim_from), tile=tl.label(r.claim_tile, ascii)))
-    return out
+        tile = tl.label(r.claim_tile, ascii)
+        parts.append(Text(lang.t(key, name=view.name_of(r.claim_from), tile=tile)))
+    return parts
 
 
 def waits_text(
@@ -406,7 +496,11 @@ def hand_text(
         for m in melds:
             n = 3 if m.kind == "pong" else 4
             kind = {"pong": "碰", "ming": "杠", "an": "暗杠", "bu": "补杠"}.get(m.kind, m.kind)
-            keys.append(kind + " " * max(0, 3 * n - 2 * len(kind)) + " ", style=DIM)
+            if m.from_seat is not None:  # whose discard it was
+                kind += "←" + lang.t(("me", "xiajia", "duijia", "shangjia")[(m.from_seat - me) % 4])
+            label = Text(kind)
+            label.truncate(3 * n, overflow="ellipsis")
+            keys.append(label.plain + " " * max(0, 3 * n - label.cell_len) + " ", style=DIM)
             for _ in range(n):
                 if m.tile is None:
                     top.append("▒▒", style=DIM)

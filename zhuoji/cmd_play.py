@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from zhuoji.common import (
+    REVEAL_SECONDS,
     add_bell_argument,
     add_display_arguments,
     add_name_argument,
-    language,
-    player_name,
+    display,
 )
 
 
@@ -90,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
 
     # The server's log would scribble over the interface.
     logging.getLogger("zhuoji").setLevel(logging.CRITICAL)
-    name = player_name(args.name)
+    shown = display(args, "play")
+    name = shown.name
     with tempfile.TemporaryDirectory(prefix="zhuoji-") as tmp:
         db = args.db or Path(tmp) / "play.db"
         try:
@@ -118,11 +119,12 @@ def run(args: argparse.Namespace) -> int:
             app = ZhuojiApp(
                 url,
                 name=name,
-                lang=language(args.lang),
-                ascii=args.ascii,
+                lang=shown.lang,
+                ascii=shown.ascii,
                 mode="play",
                 create=create,
-                bell=args.bell,
+                bell=shown.bell,
+                reveal_seconds=REVEAL_SECONDS,
             )
             return app.run() or 0
         finally:

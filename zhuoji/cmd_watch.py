@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 
 from zhuoji.common import (
+    REVEAL_SECONDS,
     add_display_arguments,
     add_name_argument,
-    language,
-    player_name,
+    display,
     server_url,
 )
 
@@ -23,12 +23,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from client_tui.app import ZhuojiApp
 
+    shown = display(args, "watch")
     app = ZhuojiApp(
         server_url(args.url),
-        name=player_name(args.name),
-        lang=language(args.lang),
-        ascii=args.ascii,
+        name=shown.name,
+        lang=shown.lang,
+        ascii=shown.ascii,
         mode="watch",
         watch_table=args.table,
+        bell=shown.bell,
+        reveal_seconds=REVEAL_SECONDS,
     )
     return app.run() or 0

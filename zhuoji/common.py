@@ -1,10 +1,19 @@
-"""What `zhuoji play`, `join` and `watch` share: the language, the tile mode and the name."""
+"""What `zhuoji play`, `join` and `watch` share: the language, the tile mode, the bell and the
+name, each from the command line, else from the player's `config.toml`
+(`client_tui.config`), else the default."""
 
 from __future__ import annotations
 
 import argparse
 import getpass
 import re
+import sys
+from dataclasses import dataclass
+
+from client_tui.config import ConfigError, Settings, config_path, load
+
+REVEAL_SECONDS = 3.0
+"""How long the table shows a finished round's hands and flip before its sheet opens."""
 
 
 def add_display_arguments(parser: argparse.ArgumentParser) -> None:
@@ -12,24 +21,77 @@ def add_display_arguments(parser: argparse.ArgumentParser) -> None:
         "--lang",
         choices=["zh", "en"],
         default=None,
-        help="interface language (default: from the locale)",
+        help="interface language (default: config.toml's lang, else from the locale)",
     )
-    parser.add_argument(
-        "--ascii", action="store_true", help="start with ASCII tiles (1m 9s) instead of 一万 九条"
+    tiles = parser.add_mutually_exclusive_group()
+    tiles.add_argument(
+        "--ascii",
+        dest="ascii",
+        action="store_const",
+        const=True,
+        default=None,
+        help="start with ASCII tiles (1m 9s) instead of 一万 九条",
+    )
+    tiles.add_argument(
+        "--cjk",
+        dest="ascii",
+        action="store_const",
+        const=False,
+        help="start with CJK tiles (一万 九条), whatever config.toml says",
     )
 
 
 def add_bell_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--no-bell",
+        "--bell",
         dest="bell",
-        action="store_false",
-        help="no terminal bell when a move or a claim is asked of you (default: the bell rings)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the terminal bell when a move or a claim is asked of you"
+        " (default: config.toml's bell, else on)",
     )
 
 
 def add_name_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--name", default=None, help="your name at the table (default: login)")
+    parser.add_argument(
+        "--name", default=None, help="your name at the table (default: config.toml's, else login)"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Display:
+    """The settings a client starts with, the command line over `config.toml`."""
+
+    lang: str
+    ascii: bool
+    bell: bool
+    name: str
+    settings: Settings
+
+
+def settings(prog: str) -> Settings:
+    """The player's `config.toml`; a file that cannot be used ends the command with exit 2 and
+    one line naming the file, the line and what is wrong (never a traceback)."""
+    try:
+        return load(config_path())
+    except ConfigError as err:
+        print(f"zhuoji {prog}: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def display(args: argparse.Namespace, prog: str) -> Display:
+    """Language, tiles, bell and name: each flag given wins, then `config.toml`, then the
+    default (the locale, CJK tiles, the bell on, the login name)."""
+    s = settings(prog)
+    flag_ascii = getattr(args, "ascii", None)
+    flag_bell = getattr(args, "bell", None)
+    return Display(
+        lang=language(args.lang or s.lang),
+        ascii=flag_ascii if flag_ascii is not None else bool(s.ascii),
+        bell=flag_bell if flag_bell is not None else (s.bell if s.bell is not None else True),
+        name=player_name(args.name or s.name),
+        settings=s,
+    )
 
 
 def player_name(given: str | None) -> str:

@@ -79,6 +79,13 @@ KEYS: list[tuple[str, str, str]] = [
     ("a", "托管开关（等待中：加机器人）", "托管 auto-play on/off (before the start: add a bot)"),
     ("v", "等待中：换下一个机器人的水平", "before the start: the next bot's level"),
     ("t", "中文 / ASCII 牌面", "CJK / ASCII tiles"),
+    (
+        "↗ •  (^ *)",
+        "弃牌：↗ 被碰、杠或胡拿走（灰、划线）；• 报听打出的牌（下划线）；反色：最新一张",
+        "discards: ↗ taken by a 碰, 杠 or 胡 (greyed, struck through); • the 报听 discard"
+        " (underlined); reversed: the newest",
+    ),
+    ("碰…←", "←后面：这副碰/杠是谁打出的牌", "after ←: whose discard a 碰 or 杠 was"),
     ("s  m", "本局结算 / 比赛成绩", "last round's settlement / match standings"),
     (
         "l",

@@ -78,39 +78,46 @@ def hand_line(row: HandRow, ascii: bool, lang: Lang) -> Text:
     return out
 
 
+def body_width(screen_width: int) -> int:
+    """The cells a sheet's body has on a terminal `screen_width` wide (the box, its border, the
+    padding and the scroll bar taken off)."""
+    return max(40, min(110, screen_width * 98 // 100) - 6)
+
+
 def sheet_renderable(
-    sheet: Sheet, name: Callable[[int], str], lang: Lang, ascii: bool
+    sheet: Sheet, name: Callable[[int], str], lang: Lang, ascii: bool, width: int = 100
 ) -> RenderableType:
-    """The whole sheet: outcome, nets, flip, every hand, chickens, 豆, payments, totals per kind
-    and seat."""
+    """The whole sheet, laid out for `width` cells: outcome, nets, flip, every hand, chickens,
+    豆, payments, totals per kind and seat. A name is never split across lines (the caller's
+    `name` keeps them short); a hand's melds follow it on lines of their own when they do not
+    fit."""
     parts: list[RenderableType] = []
-    # Outcome, on the title line.
-    line = Text(lang.t("settlement", n=sheet.round_no) + " · ", style=BOLD)
+    # The title, then each winner on a line.
+    parts.append(Text(lang.t("settlement", n=sheet.round_no), style=BOLD))
     if sheet.outcome == "draw":
-        line.append(lang.t("draw"), style=BOLD)
+        parts.append(Text(lang.t("draw"), style=BOLD))
     for w in sheet.winners:
-        line.append(f"{lang.t('winner')} ", style=GOLD)
-        line.append(name(w.seat), style=BOLD)
+        head = Text(f"{lang.t('winner')} ", style=GOLD)
+        head.append(name(w.seat), style=BOLD)
+        pieces = []
         if w.how == "discard" and w.from_seat is not None:
-            line.append(" ← " + name(w.from_seat) + " ")
+            pieces.append(Text("← " + name(w.from_seat)))
         if w.tile is not None:
-            line.append(" ")
-            line.append_text(tl.text(w.tile, ascii))
-        line.append(f"  {lang.name(w.pattern)}", style=BOLD)
-        if w.bonuses:
-            line.append(" + " + " + ".join(lang.name(b) for b in w.bonuses))
+            pieces.append(tl.text(w.tile, ascii))
+        pieces.append(Text(lang.name(w.pattern), style=BOLD))
+        pieces += [Text("+ " + lang.name(b)) for b in w.bonuses]
         if w.void:
-            line.append(f"  ({lang.item('baopai')})", style=Style(color="red"))
-        line.append("    ")
-    parts.append(line)
+            pieces.append(Text(f"({lang.item('baopai')})", style=Style(color="red")))
+        parts.append(_packed(head, pieces, width))
     # The nets up front: a short terminal shows the details below by scrolling.
-    nets = Text(lang.t("net") + ": ", style=BOLD)
-    for seat, v in enumerate(sheet.net):
-        if seat:
-            nets.append(" · ", style=DIM)
-        nets.append(name(seat) + " ")
-        nets.append_text(_amount(v))
-    parts.append(nets)
+    nets = []
+    for v_seat, v in enumerate(sheet.net):
+        piece = Text(name(v_seat) + " ")
+        piece.append_text(_amount(v))
+        if v_seat < 3:
+            piece.append(" ·", style=DIM)
+        nets.append(piece)
+    parts.append(_packed(Text(lang.t("net") + ":", style=BOLD), nets, width))
     # The flip and the chicken it makes.
     flip = Text(lang.t("flip") + ": ", style=BOLD)
     if sheet.flip is None:
@@ -139,20 +146,18 @@ def sheet_renderable(
         hands = Table(
             box=None, show_header=False, padding=(0, 1), title_justify="left", title=title
         )
+        whos = [_who(sheet, hr.seat, name, lang) for hr in sheet.hands]
         hands.add_column(no_wrap=True)
-        hands.add_column(no_wrap=True)
-        hands.add_column(overflow="fold")
-        for hr in sheet.hands:
-            melds = Text("  ").join(meld_line(m, ascii, name, hr.chickens) for m in hr.melds)
+        hands.add_column(no_wrap=True, overflow="ellipsis")
+        room = width - max(x.cell_len for x in whos) - 3
+        for hr, who_text in zip(sheet.hands, whos, strict=True):
+            pieces = [meld_line(m, ascii, name, hr.chickens) for m in hr.melds]
             if hr.discarded:
                 # Chickens among the seat's own discards count too: say which.
-                if melds:
-                    melds.append("  ")
-                melds.append(lang.t("discarded") + " ", style=DIM)
-                melds.append_text(
-                    Text(" ").join(_tile(t, ascii, hr.chickens) for t in hr.discarded)
-                )
-            hands.add_row(_who(sheet, hr.seat, name, lang), hand_line(hr, ascii, lang), melds)
+                disc = Text(lang.t("discarded") + " ", style=DIM)
+                disc.append_text(Text(" ").join(_tile(t, ascii, hr.chickens) for t in hr.discarded))
+                pieces.append(disc)
+            hands.add_row(who_text, _packed(hand_line(hr, ascii, lang), pieces, room))
         parts.append(hands)
     # Chickens.
     chickens = Table(
@@ -218,7 +223,7 @@ def sheet_renderable(
         title=Text(lang.t("payments"), style=BOLD),
     )
     pay.add_column(lang.t("payer_payee"), no_wrap=True)
-    pay.add_column(lang.t("item"), no_wrap=True)
+    pay.add_column(lang.t("item"))
     pay.add_column(lang.t("amount"), justify="right", no_wrap=True)
     pay.add_column(lang.t("detail"), style=DIM, overflow="fold")
     for p in sheet.payments:
@@ -239,23 +244,40 @@ def sheet_renderable(
         header_style=BOLD,
         title=Text(lang.t("totals"), style=BOLD),
     )
-    totals.add_column("", no_wrap=True)
+    totals.add_column("")  # the kinds may wrap; the names and the sums never do
     for seat in range(4):
         totals.add_column(Text(name(seat)), justify="right", no_wrap=True)
-    totals.add_column("", no_wrap=True)
     for item in sheet.items:
         totals.add_row(Text(lang.item(item)), *(_amount(v) for v in sheet.by_item[item]))
     check = Text(
         lang.t("adds_up") if ok else lang.t("not_adds_up"), style="green" if ok else "bold red"
     )
     totals.add_row(
-        Text(lang.t("net"), style=BOLD), *(Text(signed(v), style=BOLD) for v in sheet.net), check
+        Text(lang.t("net"), style=BOLD), *(Text(signed(v), style=BOLD) for v in sheet.net)
     )
     totals.add_row(
         Text(lang.t("scores_after"), style=DIM), *(Text(signed(v), style=DIM) for v in sheet.scores)
     )
     parts.append(totals)
+    parts.append(check)
     return Group(*parts)
+
+
+def _packed(first: Text, pieces: list[Text], width: int) -> Text:
+    """`first`, then `pieces` two spaces apart on the same line while they fit in `width`, else
+    on the next lines: a piece (a meld, a name) is never split."""
+    lines = [first.copy()]
+    for piece in pieces:
+        line = lines[-1]
+        if line.cell_len and line.cell_len + 2 + piece.cell_len > width:
+            lines.append(Text())
+            line = lines[-1]
+        if line.cell_len:
+            line.append("  ")
+        line.append_text(piece)
+    out = Text("\n").join(lines)
+    out.no_wrap = True
+    return out
 
 
 class SheetScreen(ModalScreen[None]):

@@ -15,9 +15,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
+from client_tui import board
 from client_tui import render as rd
 from client_tui import tiles as tl
 from client_tui.analysis import options_for, ready_discards, waits_after, waits_now
+from client_tui.clocks import SeatClocks
 from client_tui.view import Choice, PromptV, View
 from client_tui.widgets import Chip, HandView
 
@@ -28,6 +30,10 @@ if TYPE_CHECKING:
 WHY_SECONDS = 5.0
 """How long the status line says why a key did nothing."""
 WHY_STYLE = Style(color="#ff8060", bold=True)
+WIDE = (100, 30)
+"""The least terminal size (columns, rows) for the table layout."""
+FACES = (150, 50)
+"""The least terminal size for discards drawn as tiles (two lines a tile, as the hand)."""
 
 
 class TableScreen(Screen[None]):
@@ -60,8 +66,20 @@ class TableScreen(Screen[None]):
     #room-buttons Button { margin-right: 2; }
     #game { height: 1fr; }
     #seats { height: 1fr; overflow-y: auto; scrollbar-size-vertical: 1; }
+    #board { height: 1fr; display: none; overflow: hidden hidden; }
+    #board-top, #board-bottom { height: auto; align-horizontal: center; }
+    #board-mid { height: 1fr; min-height: 8; align: center middle; }
+    .wseat { height: auto; width: auto; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    .seat, #w-centre, #header, #status { text-wrap: nowrap; text-overflow: ellipsis; }
+    .wseat.-turn { background: $boost; }
+    #w-left, #w-right { margin: 0 2; }
+    #w-centre {
+        width: 30; height: auto; padding: 0 1;
+        border: round $primary 60%;
+    }
     #center { height: auto; min-height: 1; }
     .seat { height: auto; padding: 0 1; margin-bottom: 1; }
+    #seats.-tight .seat { margin-bottom: 0; }
     .seat.-turn { background: $boost; }
     #hand { margin: 0 1; }
     #waits { height: auto; padding: 0 1; }
@@ -83,6 +101,8 @@ class TableScreen(Screen[None]):
         self._drawn_key: tuple[int, int, str | None] | None = None
         self.bot_level = "normal"  # the level `a` / `+` adds (`v` cycles it)
         self._hints: tuple[int, Text] | None = None  # the hints shown, for the prompt (seq)
+        self.wide = False  # the table layout (about 100x30 and up), else the compact list
+        self.clocks: SeatClocks | None = None
 
     @property
     def zapp(self) -> ZhuojiApp:
@@ -105,9 +125,18 @@ class TableScreen(Screen[None]):
                     button.can_focus = False
                     yield button
         with Vertical(id="game"):
-            with Vertical(id="seats"):
+            with Vertical(id="seats"):  # the compact list, below about 100x30
                 for p in range(4):
                     yield Static(classes="seat", id=f"seat-{p}")
+            with Vertical(id="board"):  # the table itself: four seats around the centre
+                with Horizontal(id="board-top"):
+                    yield Static(classes="wseat", id="w-top")
+                with Horizontal(id="board-mid"):
+                    yield Static(classes="wseat", id="w-left")
+                    yield Static(id="w-centre")
+                    yield Static(classes="wseat", id="w-right")
+                with Horizontal(id="board-bottom"):
+                    yield Static(classes="wseat", id="w-me")
             with Vertical(id="center"):
                 yield Static(id="status")
             yield HandView(id="hand")
@@ -119,10 +148,23 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_interval(0.25, self._tick)
-        self.show(self.zapp.view)
+        self._layout()
+        self.show(self.zapp.displayed)
 
     def on_screen_resume(self) -> None:
-        self.show(self.zapp.view)
+        self.show(self.zapp.displayed)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout()
+        self.show(self.zapp.displayed)
+
+    def _layout(self) -> None:
+        """The table layout on screens of about 100x30 and up, else the compact list."""
+        w, h = self.size
+        self.wide = w >= WIDE[0] and h >= WIDE[1]
+        self.query_one("#board").display = self.wide
+        self.query_one("#seats").display = not self.wide
+        self.query_one("#seats").set_class(h < WIDE[1], "-tight")  # no blank lines to spare
 
     # ----- rendering -----
 
@@ -181,14 +223,80 @@ class TableScreen(Screen[None]):
                 button.label = f"{lang.t(key)} ({lang.t('level_' + self.bot_level)})"
             button.disabled = not enabled
 
+    def _clock_of(self, seat: int) -> Text:
+        """A seat's clock for the centre: the prompt's deadline for the player's own, else the
+        estimate of `client_tui.clocks` for the seat on turn, else its bank left."""
+        view, lang = self.zapp.view, self.zapp.lang
+        c = self.clocks
+        if c is None or not c.running:
+            return Text()
+        now = self.zapp.clock()
+        prompt = view.prompt
+        left: float | None
+        if seat == view.seat and prompt is not None and not prompt.answered:
+            left = None if prompt.deadline_at is None else max(0.0, prompt.deadline_at - now)
+        else:
+            left = c.left(seat, now)
+        if left is not None:
+            return Text(
+                "⏱" + lang.t("clock", s=math.ceil(left)),
+                style="bold red" if left <= 5 else "bold",
+            )
+        return Text(lang.t("bank_left", s=math.ceil(c.banks[seat])), style=rd.DIM)
+
+    def _track_clocks(self, view: View) -> None:
+        t, r = view.table, view.round
+        if t is None or r is None:
+            return
+        if self.clocks is None or (self.clocks.turn_seconds, self.clocks.bank_seconds) != (
+            t.turn_seconds,
+            t.bank_seconds,
+        ):
+            self.clocks = SeatClocks.start(t.turn_seconds, t.bank_seconds)
+        turn = r.turn if r.phase == "turn" else None
+        self.clocks = self.clocks.moved(turn=turn, round_no=r.round_no, at=self.zapp.clock())
+
+    def _show_board(self, view: View) -> None:
+        """The table layout: 对家 on top, 上家 left, the centre, 下家 right, the player below."""
+        lang, ascii = self.zapp.lang, self.zapp.ascii
+        r = view.round
+        # 下家, 对家, 上家, 本家; a spectator sees the first seat (0) at the bottom, as if sat there.
+        order = rd.seat_order(view) if view.seat is not None else [1, 2, 3, 0]
+        width = self.size.width
+        inner = 24 if width < 110 else 28  # the centre's text; its box adds a border and padding
+        centre = self.query_one("#w-centre", Static)
+        if centre.styles.width is None or centre.styles.width.value != inner + 4:
+            centre.styles.width = inner + 4
+        side = max(20, (width - inner - 4) // 2 - 6)
+        faces = self.size.height >= FACES[1] and width >= FACES[0]
+        for wid, seat in zip(("w-right", "w-top", "w-left", "w-me"), order, strict=True):
+            panel = self.query_one(f"#{wid}", Static)
+            cells = side if wid in ("w-left", "w-right") else width - 4
+            panel.update(rd.panel_text(view, seat, ascii, lang, cells, faces=faces))
+            panel.set_class(r is not None and r.phase == "turn" and r.turn == seat, "-turn")
+        self._show_centre(view)
+
+    def _show_centre(self, view: View) -> None:
+        """The centre alone (the clocks move every tick; the seats only with the view)."""
+        lang, ascii = self.zapp.lang, self.zapp.ascii
+        inner = 24 if self.size.width < 110 else 28
+        last = rd.last_text(view, lang, ascii)
+        text = board.centre_text(view, lang, ascii, self._clock_of, last, inner)
+        self.query_one("#w-centre", Static).update(text)
+
     def _show_game(self, view: View) -> None:
         lang, ascii = self.zapp.lang, self.zapp.ascii
         r = view.round
-        order = rd.seat_order(view)
-        for p, seat in enumerate(order):
-            panel = self.query_one(f"#seat-{p}", Static)
-            panel.update(rd.seat_text(view, seat, ascii, lang))
-            panel.set_class(r is not None and r.phase == "turn" and r.turn == seat, "-turn")
+        self._track_clocks(view)
+        if self.wide:
+            self._show_board(view)
+        else:
+            order = rd.seat_order(view)
+            width = self.size.width - 2
+            for p, seat in enumerate(order):
+                panel = self.query_one(f"#seat-{p}", Static)
+                panel.update(rd.seat_text(view, seat, ascii, lang, width))
+                panel.set_class(r is not None and r.phase == "turn" and r.turn == seat, "-turn")
         hand_widget = self.query_one(HandView)
         seated = view.seat is not None and r is not None and r.hand is not None
         hand_widget.display = seated
@@ -255,12 +363,15 @@ class TableScreen(Screen[None]):
 
     def _show_status(self, view: View) -> None:
         """What just happened, and why the last key did nothing (while that is fresh)."""
-        out = rd.last_text(view, self.zapp.lang, self.zapp.ascii)
+        parts = rd.last_parts(view, self.zapp.lang, self.zapp.ascii)
+        left = self.zapp.reveal_left()
+        if left is not None:
+            hint = self.zapp.lang.t("reveal_hint", s=math.ceil(left))
+            parts.append(Text(hint, style=rd.TURN_MARK))
         if self._why is not None:
-            if out:
-                out.append("   ")
-            out.append(f"✗ {self._why[0]}", style=WHY_STYLE)
-        self.query_one("#status", Static).update(out)
+            parts.append(Text(f"✗ {self._why[0]}", style=WHY_STYLE))
+        # Side by side while they fit, else a line each: a part is never cut or split.
+        self.query_one("#status", Static).update(rd.packed(parts, self.size.width - 2))
 
     def _show_actions(self, view: View) -> None:
         lang, ascii = self.zapp.lang, self.zapp.ascii
@@ -322,13 +433,19 @@ class TableScreen(Screen[None]):
             if self.zapp.play_mode == "play":
                 parts.append(("n", lang.t("new_match")))
         parts += [("?", lang.t("help")), ("l", lang.t("btn_leave")), ("q", lang.t("btn_quit"))]
-        # Keys in bold, two spaces apart: the longest English line fits 100 columns.
-        out = Text(no_wrap=True, overflow="crop")
-        for i, (key, label) in enumerate(parts):
-            if i:
-                out.append("  ")
-            out.append(key, style="bold")
-            out.append(" " + label)
+        # Keys in bold, two spaces apart; on a narrow screen one space, and each label its
+        # first word (`托管 auto` → `托管`), so every key stays on the line.
+        width = self.size.width - 2
+        out = Text()
+        for short in (False, True):
+            out = Text(no_wrap=True, overflow="ellipsis")
+            for i, (key, label) in enumerate(parts):
+                if i:
+                    out.append(" " if short else "  ")
+                out.append(key, style="bold")
+                out.append(" " + (label.split()[0].rstrip(":：") if short else label))
+            if out.cell_len <= width:
+                break
         self.query_one("#keys", Static).update(out)
 
     def _tick(self) -> None:
@@ -340,6 +457,11 @@ class TableScreen(Screen[None]):
             self._why = None
             if self.query_one("#game").display:
                 self._show_status(view)
+        if self.query_one("#game").display:
+            if self.zapp.held is not None:
+                self._show_status(self.zapp.displayed)  # the reveal counts down
+            if self.wide and self.zapp.displayed.round is not None:
+                self._show_centre(self.zapp.displayed)  # so do the clocks
         clock = self.query_one("#clock", Static)
         prompt = view.prompt
         if prompt is None or prompt.deadline_at is None or prompt.answered:
@@ -355,6 +477,11 @@ class TableScreen(Screen[None]):
     # ----- input -----
 
     def on_key(self, event: events.Key) -> None:
+        if self.zapp.held is not None:
+            event.stop()  # any key, while the hands are revealed, opens the sheet
+            event.prevent_default()
+            self.zapp.end_reveal()
+            return
         ch = event.character
         if ch and ch in rd.HAND_KEYS and event.key not in ("space",):
             event.stop()
@@ -373,7 +500,7 @@ class TableScreen(Screen[None]):
             self.action_discard()
         else:
             self.cursor = message.index
-            self.show(self.zapp.view)
+            self.show(self.zapp.displayed)
 
     @on(Chip.Pressed)
     def _chip(self, message: Chip.Pressed) -> None:
@@ -478,7 +605,7 @@ class TableScreen(Screen[None]):
             self._refuse(self._why_not("discard"))
             return
         self.cursor = (self.cursor + delta) % len(tiles)
-        self.show(self.zapp.view)
+        self.show(self.zapp.displayed)
 
     def action_discard(self) -> None:
         view = self.zapp.view
@@ -548,7 +675,7 @@ class TableScreen(Screen[None]):
             return
         self.declare = not self.declare
         self._chips = ()
-        self.show(self.zapp.view)
+        self.show(self.zapp.displayed)
 
     def action_auto(self) -> None:
         view = self.zapp.view

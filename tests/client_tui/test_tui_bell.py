@@ -111,8 +111,10 @@ async def test_the_bell_rings_once_for_each_prompt_and_only_then(
 
 
 def test_no_bell_is_a_flag_of_play_and_join() -> None:
+    # Not given, the bell is config.toml's (on by default: tests/client_tui/test_tui_config.py).
     parser = build_parser()
-    assert parser.parse_args(["play"]).bell is True
+    assert parser.parse_args(["play"]).bell is None
     assert parser.parse_args(["play", "--no-bell"]).bell is False
     assert parser.parse_args(["join", "ws://h:1", "--no-bell"]).bell is False
-    assert parser.parse_args(["join", "ws://h:1"]).bell is True
+    assert parser.parse_args(["join", "ws://h:1", "--bell"]).bell is True
+    assert parser.parse_args(["join", "ws://h:1"]).bell is None

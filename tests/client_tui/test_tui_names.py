@@ -185,13 +185,17 @@ async def test_the_settlement_sheet_and_summary_show_markup_like_names_literally
             app.apply(frame)
         await until(pilot, lambda: isinstance(app.screen, SheetScreen))
         await pilot.pause(0.05)
+        # Literally, cut to the sheet's width for a name (with an ellipsis) where it is long.
+        from client_tui.board import fit
+
+        shown = [fit(name, app.name_cells()) for name in names]
         text = screen_text(app)
-        for name in names:
+        for name in shown:
             assert name in text, (name, text)
         app.open_summary()
         await pilot.pause(0.05)
         text = screen_text(app)
-        for name in names:
+        for name in shown:
             assert name in text, (name, text)
 
 

@@ -85,7 +85,8 @@ async def test_an_opponents_an_gang_is_face_down_in_play_and_shown_at_the_end(
         screen = app.screen
         assert isinstance(screen, SheetScreen) and screen.name == "settlement"
         text = screen_text(screen.body)
-        rows = [ln for ln in text.splitlines() if ln.startswith(f" {NAMES[seat]} (")]
+        winds = "ESWN" if lang == "en" else "东南西北"  # the dealer is seat 0
+        rows = [ln for ln in text.splitlines() if ln.startswith(f" {winds[seat]} {NAMES[seat]} (")]
         assert rows, text
         hand_row = rows[0]  # the Hands section comes before the chickens
         assert f"暗杠{label}" in hand_row
@@ -97,15 +98,15 @@ async def test_an_opponents_an_gang_is_face_down_in_play_and_shown_at_the_end(
         # Each winner's row marks the winning tile after the hand.
         for w in r.winners:
             assert w.tile is not None
-            name = NAMES[w.seat] + ("*" if w.seat == 0 else "")
+            name = winds[w.seat] + " " + NAMES[w.seat] + ("*" if w.seat == 0 else "")
             row = next(ln for ln in text.splitlines() if ln.startswith(f" {name} ("))
             mark = Lang(lang).t(f"win_mark_{w.how}")
             assert f"{mark} {tl.label(tile_name(w.tile), ascii)}" in row
         # Closed, the sheet leaves the table, where the 暗杠 now shows its face too.
         await pilot.press("enter")
         assert isinstance(app.screen, TableScreen)
-        panels = [str(p.render()) for p in app.screen.query(".seat").results(Static)]
-        assert any(NAMES[seat] in p and f"暗杠[{label}×4]" in p for p in panels)
+        panels = [str(p.render()) for p in app.screen.query(".seat, .wseat").results(Static)]
+        assert any(NAMES[seat] in p and f"暗杠{label}×4" in p for p in panels)
 
 
 def test_the_winning_tile_is_apart_and_chickens_are_underlined() -> None:
@@ -137,8 +138,9 @@ async def test_a_tall_sheet_scrolls_and_the_nets_come_first() -> None:
         assert isinstance(screen, SheetScreen)
         scroll = screen.query_one(VerticalScroll)
         assert scroll.max_scroll_y > 0, "the sheet is taller than 30 rows"
-        # The nets are on the second line, in view without scrolling.
-        assert screen_text(screen.body).splitlines()[1].startswith("Net: me* ")
+        # The nets come right after the outcome, in view without scrolling.
+        top = screen_text(screen.body).splitlines()[:4]
+        assert any(ln.startswith("Net:  E me* ") for ln in top), top
         await pilot.press("end")
         await pilot.pause()
         assert scroll.scroll_y == scroll.max_scroll_y > 0

@@ -1,6 +1,12 @@
-"""SVG snapshots of the client, in ASCII mode (fonts do not matter) at 100×30: the table on the
-player's turn, a claim prompt, and a settlement sheet. The app runs offline: a rules-engine round
+"""SVG snapshots of the client. The app runs offline: a rules-engine round played by seeded bots
 is projected for seat 0 and fed to it frame by frame, as a server would.
+
+- at 100×30 in ASCII mode: the table on the player's turn, a claim prompt, a settlement sheet;
+- the table mid-round (melds from three seats, claimed discards, a 报听 discard) at 80×24 (the
+  compact list), 120×40 (the table layout) and 200×60 (discards drawn as tiles), in zh with CJK
+  tiles and in en with ASCII tiles;
+- a finished round held on the table with every hand revealed and the flip, before its sheet;
+- the settlement sheet at 80×24 in both languages.
 
 Update after a deliberate change with `pytest tests/client_tui/test_tui_snapshots.py --snapshot-update`."""
 
@@ -9,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from client_tui.app import ZhuojiApp
 from client_tui.offline import OfflineTable
+from client_tui.screens.sheets import SheetScreen
 from rules.bot import Bot
 from rules.options import PRESETS
 from rules.patterns import ready_waits
@@ -21,9 +29,15 @@ from rules.round import Phase, Round
 SIZE = (100, 30)
 
 
-def offline_app() -> ZhuojiApp:
+def offline_app(lang: str = "en", ascii: bool = True, reveal_seconds: float = 0.0) -> ZhuojiApp:
     return ZhuojiApp(
-        "ws://offline", name="me", lang="en", ascii=True, connect=False, clock=lambda: 1000.0
+        "ws://offline",
+        name="me",
+        lang=lang,
+        ascii=ascii,
+        connect=False,
+        clock=lambda: 1000.0,
+        reveal_seconds=reveal_seconds,
     )
 
 
@@ -85,3 +99,50 @@ def test_settlement_sheet(snap_compare: Any) -> None:
     table = bot_table(7, lambda r: False)
     assert table.round.phase is Phase.OVER
     assert snap_compare(offline_app(), terminal_size=SIZE, run_before=feed(table, prompt=False))
+
+
+MID_SEED = 219  # a bot round where, by wall 30, three seats have melds and one has declared 报听
+
+
+def mid_round(r: Round) -> bool:
+    """Seat 0 on turn, having drawn, with at most 30 tiles left in the wall."""
+    return r.phase is Phase.TURN and r.turn == 0 and r.drawn is not None and r.wall_left <= 30
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_table_mid_round(snap_compare: Any, lang: str, size: tuple[int, int]) -> None:
+    table = bot_table(MID_SEED, mid_round)
+    r = table.round
+    assert mid_round(r)
+    assert sum(1 for row in r.melds if row) == 3, "melds at three seats"
+    assert sum(1 for row in r.discards for d in row if d.claimed) >= 4, "claimed discards"
+    assert any(d.declared for row in r.discards for d in row), "a 报听 discard"
+    app = offline_app(lang, ascii=lang == "en")
+    assert snap_compare(app, terminal_size=size, run_before=feed(table))
+
+
+def test_round_end_holds_the_revealed_hands(snap_compare: Any) -> None:
+    """After the last action the table shows every hand and the flip; the sheet waits (here for
+    an hour: the test never sleeps, the hold is what is shown)."""
+    table = bot_table(MID_SEED, lambda r: False)
+    assert table.round.phase is Phase.OVER
+    app = offline_app("en", ascii=True, reveal_seconds=3600)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await feed(table, prompt=False)(pilot)
+        assert app.held is not None and not isinstance(app.screen, SheetScreen)
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_sheet_at_80x24(snap_compare: Any, lang: str) -> None:
+    table = bot_table(MID_SEED, lambda r: False)
+    app = offline_app(lang, ascii=lang == "en")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await feed(table, prompt=False)(pilot)
+        assert isinstance(app.screen, SheetScreen)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -150,7 +150,8 @@ def join_command(url: str, name: str, state: Path) -> str:
 
 
 HAND_KEYS = re.compile(r"^\s*1\s+2\s+3\s+4\s+5\s+6\s+7\s+8\s+9\s+0\s+-\s+=\s+\[", re.M)
-SEAT_LINE = re.compile(r"^\s*(?:▶\s+)?(right|across|left) (\S+)", re.M)
+# A seat's first line: its wind, where it sits, its name (the table layout puts two on a line).
+SEAT_LINE = re.compile(r"(?:^|\s)[ESWN] (right|across|left) (\S+)", re.M)
 
 
 def hand_of(screen: str) -> list[str]:
