@@ -141,6 +141,9 @@ class CreateTable(_Message):
     `bank_seconds` a reserve per round that overtime draws on; 0 for both means no clock.
     `claim_min_ms` is the least time between a discard and what follows it, whether or not anyone
     could claim, so the pace of play does not tell who holds what.
+    `next_round_seconds` is the longest the settlement sheet stays up between rounds: the next
+    round starts when every player has sent `next_round`, or after this long; 0 waits for
+    everyone (see `BetweenRounds`).
     """
 
     type: Literal["create_table"] = "create_table"
@@ -154,6 +157,7 @@ class CreateTable(_Message):
     turn_seconds: float = Field(default=15.0, ge=0, le=600)
     bank_seconds: float = Field(default=30.0, ge=0, le=3600)
     claim_min_ms: int = Field(default=500, ge=0, le=5000)
+    next_round_seconds: float = Field(default=30.0, ge=0, le=3600)
     password: Password | None = None
 
 
@@ -217,6 +221,21 @@ class Auto(_Message):
     on: bool
 
 
+class NextRound(_Message):
+    """Between rounds: you have read the settlement sheet, the next round may start. Outside
+    the wait it is ignored (a late one does no harm)."""
+
+    type: Literal["next_round"] = "next_round"
+
+
+class Rematch(_Message):
+    """After the match: play again with the same seats and settings. Once every player at the
+    table has asked, each gets `joined` for a new table (the same seats, new tokens) and its
+    match starts; the server's bots come along."""
+
+    type: Literal["rematch"] = "rematch"
+
+
 class Sync(_Message):
     """Ask for a `snapshot` of your table as you may see it now (to check or rebuild a view)."""
 
@@ -235,6 +254,8 @@ ClientMessage = Annotated[
     | Leave
     | Act
     | Auto
+    | NextRound
+    | Rematch
     | Sync,
     Field(discriminator="type"),
 ]
@@ -264,6 +285,7 @@ class TableInfo(_Message):
     turn_seconds: float
     bank_seconds: float
     claim_min_ms: int
+    next_round_seconds: float = 30.0
     has_password: bool
     seats: list[SeatInfo] = Field(min_length=4, max_length=4)
     spectators: int = Field(ge=0)
@@ -427,6 +449,22 @@ class Prompt(_TableFrame):
     default: Choice
     deadline_ms: int | None = Field(ge=0)
     bank_ms: int | None = Field(ge=0)
+
+
+class BetweenRounds(_TableFrame):
+    """The table waits between rounds (`rematch` false: `round_no` is the round to come) or,
+    after the match, for a rematch (`rematch` true). Sent to every member when the wait begins
+    and whenever `ready` changes, and after a snapshot to one who comes in meanwhile; not a
+    numbered event (`seq` is the table's latest). `ready[s]`: seat s does not hold the table up
+    (it sent `next_round` / `rematch`, or is a bot, in 托管, or away). `deadline_ms`: the time
+    left before the next round starts anyway (null: it waits for everyone). A new round's
+    `round_started` (or the rematch's `joined`) ends the wait."""
+
+    type: Literal["between_rounds"] = "between_rounds"
+    round_no: int = Field(ge=1)
+    ready: list[bool] = Field(min_length=4, max_length=4)
+    deadline_ms: int | None = Field(ge=0)
+    rematch: bool = False
 
 
 class MatchStarted(_TableFrame):
@@ -593,6 +631,7 @@ ServerMessage = Annotated[
     | TableUpdate
     | Snapshot
     | Prompt
+    | BetweenRounds
     | MatchStarted
     | MatchEnded
     | SeatStatus

@@ -46,11 +46,13 @@ from server.credentials import hash_password, token_key
 from server.projection import ErrorItem, view_for
 from server.store import Store
 from server.table import LOG_KEEP, Settings, Table
-from server.table_core import Timing
+from server.table_core import RematchSeat, Timing
 
 log = logging.getLogger("zhuoji.server")
 
-TABLE_COMMANDS = frozenset({"add_bot", "remove_bot", "start", "act", "auto", "sync"})
+TABLE_COMMANDS = frozenset(
+    {"add_bot", "remove_bot", "start", "act", "auto", "sync", "next_round", "rematch"}
+)
 # Refused during a storage fault: they would open a table or a seat that cannot be stored.
 # Commands to a table wait with it (they are answered once its writes are stored).
 STORAGE_REFUSED = frozenset({"create_table", "take_seat", "watch"})
@@ -96,7 +98,6 @@ class Server:
         rate_per_second: float = 10,
         hello_timeout: float = 10.0,
         disconnect_grace: float = 20.0,
-        round_pause: float = 3.0,
         finished_linger: float = 600.0,
         bot_delay: float = 0.0,
     ) -> None:
@@ -110,7 +111,6 @@ class Server:
         # The tables' time limits; the server's own bots are played by the tables themselves.
         self.timing = Timing(
             disconnect_grace=disconnect_grace,
-            round_pause=round_pause,
             finished_linger=finished_linger,
             bot_delay=bot_delay,
         )
@@ -337,6 +337,7 @@ class Server:
             bank_seconds=msg.bank_seconds,
             claim_min_ms=msg.claim_min_ms,
             password_hash=None if msg.password is None else hash_password(msg.password),
+            next_round_seconds=msg.next_round_seconds,
         )
         table = Table(self, table_id, settings)
         self.tables[table_id] = table
@@ -353,6 +354,19 @@ class Server:
             return
         conn.joining = table
         table.post("join", conn, msg)
+
+    def rematch(self, old: Table, settings: Settings, seats: tuple[RematchSeat[Conn], ...]) -> None:
+        """Every player at a finished table asked to play again: a new table with the same
+        settings (a new seed) takes the same seats and starts its match."""
+        table_id = str(self.next_table)
+        self.next_table += 1
+        table = Table(self, table_id, settings)
+        self.tables[table_id] = table
+        for seat in seats:
+            if seat.member is not None:
+                seat.member.joining = table  # its messages wait for the new table
+        table.post("rematch", seats)
+        log.info("table %s: rematch at table %s", old.id, table_id)
 
     def lobby(self) -> list[dict[str, Any]]:
         """The lobby rows: waiting tables first, then playing, then finished; at most 200."""

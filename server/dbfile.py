@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
-SCHEMA_VERSION = 1  # PRAGMA user_version this code writes (0: a file from before versions)
+SCHEMA_VERSION = 2  # PRAGMA user_version this code writes (0: a file from before versions)
 BUSY_MS = 2000
 OUR_TABLES = frozenset({"tables", "rounds", "actions", "events"})
 
@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS tables (
     rounds_played INTEGER NOT NULL DEFAULT 0,
     seed TEXT,                      -- the match seed every round's wall derives from
     password_hash TEXT,             -- pbkdf2 of the password (never the password)
-    tokens TEXT                     -- JSON: 4 SHA-256 digests of the seat tokens, once started
+    tokens TEXT,                    -- JSON: 4 SHA-256 digests of the seat tokens, once started
+    next_round_seconds REAL         -- the longest wait between rounds (0: no limit, NULL: 30)
 );
 CREATE TABLE IF NOT EXISTS rounds (
     table_id TEXT NOT NULL REFERENCES tables(id),
@@ -90,10 +91,14 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 """
 
-# Version 0 → 1: the columns added after the first release, and the application id.
-ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
-    "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
+# The columns each version added (a file of an older version gets them), and the application id.
+# 0 → 1: the columns added after the first release; 1 → 2: the wait between rounds.
+ADDED_COLUMNS: dict[int, dict[str, list[tuple[str, str]]]] = {
+    1: {
+        "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
+        "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
+    },
+    2: {"tables": [("next_round_seconds", "REAL")]},
 }
 
 
@@ -294,8 +299,10 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
-        if version < 1:
-            for table, columns in ADDED_COLUMNS.items():
+        for since, added in ADDED_COLUMNS.items():
+            if version >= since:
+                continue
+            for table, columns in added.items():
                 have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
                 for name, kind in columns:
                     if name not in have:

@@ -55,12 +55,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " power loss may cost the last second of play; full makes every move durable",
     )
     parser.add_argument(
-        "--round-pause",
-        type=bounded(float, 0, 600),
-        default=3.0,
-        help="seconds between rounds, 0-600 (default 3)",
-    )
-    parser.add_argument(
         "--bot-delay",
         type=bounded(float, 0, 60),
         default=0.0,
@@ -114,7 +108,6 @@ def run(args: argparse.Namespace) -> int:
 
         server = Server(
             store,
-            round_pause=args.round_pause,
             bot_delay=args.bot_delay,
             max_tables=args.max_tables,
         )
