@@ -586,6 +586,7 @@ class TableCore(Generic[M]):
             self._send(member, index, self._snapshot())
         self._send_wait((member,))
         self._came_back(index, now)
+        self._maybe_rematch()  # the last one who had asked is back
         return self._done()
 
     def _came_back(self, index: int, now: float) -> None:
@@ -1157,7 +1158,11 @@ class TableCore(Generic[M]):
             self._error(member, codes.NOT_FINISHED, "the match is not over", "rematch")
             return
         self.seats[index].rematch = True
-        if not self._all_ready(now):
+        self._maybe_rematch()
+
+    def _maybe_rematch(self) -> None:
+        """Once every player has asked (and is here), they all move to the rematch."""
+        if self.state != "finished" or not self._all_ready(self._now):
             return
         # Everyone asked: they move to a new table with the same seats and settings.
         seats = []

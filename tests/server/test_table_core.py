@@ -723,3 +723,25 @@ def test_a_rematch_waits_for_every_player_and_is_refused_before_the_end() -> Non
     assert wait["rematch"] and wait["ready"] == [False, True, True, True]
     effects = shell.command("host", {"type": "rematch"})
     assert any(isinstance(e, StartRematch) for e in effects)
+
+
+def test_a_rematch_waits_for_a_player_who_asked_and_dropped_until_they_are_back() -> None:
+    shell = Shell(rounds=1)
+    shell.create()
+    shell.sit("guest")
+    for _ in range(2):
+        shell.command("host", {"type": "add_bot"})
+    shell.settle()
+    shell.command("host", {"type": "start"})
+    shell.settle()
+    shell.command("guest", {"type": "auto", "on": True})
+    play_round(shell)
+    token = shell.of("guest", "joined")[0]["token"]
+    shell.command("guest", {"type": "rematch"})
+    shell.input(shell.core.gone("guest", shell.now, left=False))
+    effects = shell.command("host", {"type": "rematch"})
+    assert not any(isinstance(e, StartRematch) for e in effects), "the guest is not here"
+    assert shell.of("host", "between_rounds")[-1]["ready"] == [True, False, True, True]
+    effects = shell.input(shell.core.resume("guest2", token_key(token), token, None, shell.now))
+    (rematch,) = [e for e in effects if isinstance(e, StartRematch)]
+    assert [s.member for s in rematch.seats] == ["host", "guest2", None, None]
