@@ -222,9 +222,7 @@ class Table:
         elif kind == "rematch":
             seats: tuple[RematchSeat[Conn], ...] = tuple(
                 # A player whose connection closed meanwhile comes back with 托管 (no token).
-                RematchSeat(s.name, s.kind, None, s.auto)
-                if s.member is not None and s.member.closed
-                else s
+                RematchSeat(s.name, s.kind, None) if s.member is not None and s.member.closed else s
                 for s in item[1]
             )
             for s in item[1]:

@@ -179,7 +179,6 @@ class RematchSeat(Generic[M]):
     name: str | None
     kind: str  # human | bot
     member: M | None  # a human's connection (None: it went meanwhile)
-    auto: bool = False  # the player had asked for 托管
 
 
 Effect = (
@@ -683,7 +682,7 @@ class TableCore(Generic[M]):
                 self.seats[index].next_ready = True
                 self._emit(Accepted(member))  # it answers the wait, as a move its prompt
         elif isinstance(msg, Rematch):
-            self._rematch_vote(member, now)
+            self._rematch_vote(member)
         elif msg.type == "start":
             self._start(member, now)
         elif msg.type == "sync":
@@ -1150,7 +1149,7 @@ class TableCore(Generic[M]):
         at = self.next_round_at
         return (at is not None and at <= now + EARLY) or self._all_ready(now)
 
-    def _rematch_vote(self, member: M, now: float) -> None:
+    def _rematch_vote(self, member: M) -> None:
         index = self._seated(member, "rematch")
         if index is None:
             return
@@ -1168,7 +1167,7 @@ class TableCore(Generic[M]):
         seats = []
         for seat in self.seats:
             mover = seat.member if seat.kind == "human" else None
-            seats.append(RematchSeat(seat.name, seat.kind, mover, seat.auto_requested))
+            seats.append(RematchSeat(seat.name, seat.kind, mover))
             if mover is not None:
                 self.members.pop(mover, None)
                 self._emit(Unbind(mover))
@@ -1179,8 +1178,9 @@ class TableCore(Generic[M]):
     def rematch(
         self, seats: list[RematchSeat[M]], now: float, *, wall: float | None = None
     ) -> list[Effect]:
-        """A new table for a rematch (`Rematch`): the row is stored, the seats are taken as
-        they were (each player gets `joined` with a new token), and the match starts."""
+        """A new table for a rematch (`StartRematch`): the row is stored, the seats are taken
+        as they were (each player gets `joined` with a new token; 托管 is off: they asked to
+        play), and the match starts."""
         self._begin(now, wall)
         self._emit(Write([st.op_insert_table(self.row(self._wall))]))
         tokens: list[tuple[M, int, str]] = []
@@ -1191,7 +1191,6 @@ class TableCore(Generic[M]):
                 self.bots[index] = Bot(f"{self.id}:{index}")
                 continue
             token = self._issue_token(seat)
-            seat.auto = seat.auto_requested = was.auto
             if was.member is None:
                 seat.gone_at, seat.auto = now, True  # nobody holds its token: 托管
                 continue
