@@ -185,6 +185,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "next_round_wait": ("第{n}局等大家都准备好", "Round {n} starts when everyone is ready"),
     "still_reading": ("还在看：{names}", "still reading: {names}"),
     "you_are_ready": ("你已准备", "you are ready"),
+    "enter_ready": ("按 Enter 准备", "Enter when ready"),
     "rematch_wait": ("再来一场：等 {names} 按 n", "Play again: waiting for {names} to press n"),
     "rematch_asked": ("已申请再来一场：等其他人", "Play again asked: waiting for the others"),
     "no_chickens": ("无", "none"),

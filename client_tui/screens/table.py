@@ -312,8 +312,11 @@ class TableScreen(Screen[None]):
                 self._show_status(view)
         clock = self.query_one("#clock", Static)
         prompt = view.prompt
-        if view.wait is not None and prompt is None:
-            clock.update(Text(self.zapp.wait_line(), style="bold"))  # between rounds
+        if view.wait is not None and prompt is None:  # between rounds
+            line = self.zapp.wait_line()
+            if self.zapp.waiting_on_me():
+                line += " · " + self.zapp.lang.t("enter_ready")
+            clock.update(Text(line, style="bold"))
             return
         if prompt is None or prompt.deadline_at is None or prompt.answered:
             clock.update("")

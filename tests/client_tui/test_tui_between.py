@@ -126,6 +126,10 @@ async def test_the_sheet_counts_down_and_names_who_is_still_reading() -> None:
         assert app.wait_line() == "Round 2 starts in 30 s · still reading: me*, bob"
         now[0] += 12.5
         assert app.wait_line() == "Round 2 starts in 18 s · still reading: me*, bob"
+        await pilot.pause(0.3)  # the table's clock line shows the wait too
+        table = next(s for s in app.screen_stack if isinstance(s, TableScreen))
+        clock = str(table.query_one("#clock", Static).render())
+        assert clock == "Round 2 starts in 18 s · still reading: me*, bob · Enter when ready"
         app.apply(parse_server(wait.replace("false, false", "true, false")))
         assert app.wait_line().endswith("still reading: bob · you are ready")
         await pilot.pause(0)
