@@ -9,6 +9,7 @@ Skipped only when tmux is not installed (`apt-get install tmux`)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import select
@@ -133,9 +134,12 @@ def server(tmp_path: Path) -> Iterator[str]:
             proc.wait()
 
 
+SOCKETS = itertools.count(1)
+
+
 @pytest.fixture
 def tmux() -> Iterator[Tmux]:
-    t = Tmux(f"zhuoji-test-{os.getpid()}")
+    t = Tmux(f"zhuoji-test-{os.getpid()}-{next(SOCKETS)}")  # a server of its own per test
     t.start()
     try:
         yield t
