@@ -99,6 +99,9 @@ class ZhuojiApp(App[int]):
         self.clock = clock
         self.show_sheets = show_sheets
         self.bell_on = bell  # the terminal bell when a move or claim is asked (`--no-bell`)
+        # `zhuoji play`: the player ended the match on purpose (`l`): it is closed as abandoned,
+        # not offered again (`q` keeps it to resume).
+        self.abandon = False
         self.connect = connect
         self.view = View(my_name=name, url=url)
         self.link: Link | None = None
@@ -436,9 +439,7 @@ class ZhuojiApp(App[int]):
         t = self.lang.t
         if self.play_mode == "play":
             if self.mid_match():
-                self.confirm(
-                    t("quit_play_title"), t("quit_play_body"), t("btn_quit"), lambda: self.exit(0)
-                )
+                self.confirm(t("end_play_title"), t("end_play_body"), t("btn_end"), self._end_match)
             else:
                 self.exit(0)
             return
@@ -448,6 +449,10 @@ class ZhuojiApp(App[int]):
             self.confirm(t("leave_title"), t("leave_body"), t("btn_leave"), self._send_leave)
         else:
             self._send_leave()
+
+    def _end_match(self) -> None:
+        self.abandon = True
+        self.exit(0)
 
     def _send_leave(self) -> None:
         self.send(Leave())

@@ -284,6 +284,13 @@ TEXT: dict[str, tuple[str, str]] = {
         "这场比赛会保存：下次运行 zhuoji play 可以接着打（或开新的一场）。",
         "The match is kept: the next zhuoji play offers to resume it (or to start a new one).",
     ),
+    "end_play_title": ("结束这场比赛？", "End this match?"),
+    "end_play_body": (
+        "比赛记为中止，下次不再提供接着打。只想暂停就按 q：比赛会保存。",
+        "The match is recorded as abandoned and not offered again. To pause it instead, press"
+        " q: the match is kept.",
+    ),
+    "btn_end": ("结束比赛", "End the match"),
     "btn_stay": ("留下", "Stay"),
     "confirm_hint": ("y 或 Enter 确认 · n 或 Esc 取消", "y or Enter: go ahead · n or Esc: stay"),
 }

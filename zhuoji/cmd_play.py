@@ -2,9 +2,9 @@
 
 One command from install to playing: the server listens on a free loopback port, the game is
 recorded in `play.db` in the user's data directory (or `--db`), and everything stops when the
-app does. The match is kept: the next `zhuoji play` offers to resume it (after a quit, a crash
-or a closed terminal), or starts a new one (`--new`, or answering n); a match not resumed is
-closed as abandoned (`zhuoji.play_resume`).
+app does. The match is kept: the next `zhuoji play` offers to resume it (after `q`, a crash or
+a closed terminal), or starts a new one (`--new`, or answering n); a match not resumed, or ended
+on purpose (`l`), is closed as abandoned (`zhuoji.play_resume`).
 
 One server owns a database: a second `zhuoji play` while the first window is open plays on a
 temporary database of its own, and says so (and how to join the first window's table instead).
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from client_tui.seats import SeatStore
     from protocol.messages import CreateTable
     from zhuoji.play import LocalServerError
-    from zhuoji.play_resume import default_play_db, play_key
+    from zhuoji.play_resume import close_unfinished, default_play_db, play_key
 
     # The server's log would scribble over the interface.
     logging.getLogger("zhuoji").setLevel(logging.CRITICAL)
@@ -142,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         if note is not None:
             print(f"zhuoji play: {note}", flush=True)
             seats = resume = None  # a temporary database: nothing to keep
+        app: ZhuojiApp | None = None
         try:
             create = CreateTable(
                 name="zhuoji play",
@@ -167,5 +168,7 @@ def run(args: argparse.Namespace) -> int:
             return app.run() or 0
         finally:
             server.stop()
+            if app is not None and app.abandon and seats is not None:
+                close_unfinished(db, None, seats)  # ended on purpose: not offered again
             if note is not None:
                 print(f"zhuoji play: {note}")

@@ -260,7 +260,7 @@ def states(db: Path) -> list[str]:
         return [r[0] for r in conn.execute("SELECT state FROM tables ORDER BY CAST(id AS INT)")]
 
 
-def test_zhuoji_play_offers_to_resume_its_match_and_new_closes_it(
+def test_zhuoji_play_offers_to_resume_its_match_and_new_or_l_closes_it(
     tmux: Tmux, tmp_path: Path
 ) -> None:
     db, state = tmp_path / "data" / "play.db", tmp_path / "state"
@@ -294,3 +294,16 @@ def test_zhuoji_play_offers_to_resume_its_match_and_new_closes_it(
     tmux.wait(p, my_prompt, "a move in the new match", timeout=60)
     assert "Resume it?" not in tmux.screen(p)
     assert states(db) == ["abandoned", "playing"]
+    # `l` ends the match on purpose: it is closed as abandoned and not offered again.
+    tmux.keys(p, "l")
+    end_box = tmux.wait(p, lambda s: "End this match?" in s, "the end question")
+    assert "recorded as abandoned" in "".join(end_box.splitlines())
+    tmux.keys(p, "y")
+    deadline = time.monotonic() + 20
+    while tmux.pane(p, "pane_dead") != "1":
+        assert time.monotonic() < deadline, "zhuoji play did not end"
+        time.sleep(0.05)
+    assert states(db) == ["abandoned", "abandoned"]
+    tmux.run("respawn-pane", "-k", "-t", p, play_command(db, state))
+    tmux.wait(p, my_prompt, "a move in a new match", timeout=60)
+    assert "Resume it?" not in tmux.screen(p) and states(db)[-1] == "playing"
