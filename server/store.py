@@ -382,13 +382,16 @@ class Store:
             )
         return ids
 
-    def abandon_playing(self, keep: str | None, now: float) -> list[str]:
-        """Close every match left playing but `keep` as abandoned; returns their ids. For
-        `zhuoji play`, whose matches only its own player can take up again: the one resumed is
-        kept, the others are not left "playing" for ever."""
+    def abandon_playing(self, keep: str | None, now: float, *, name: str) -> list[str]:
+        """Close every match named `name` left playing but `keep` as abandoned; returns their
+        ids. For `zhuoji play`, whose matches only its own player can take up again: the one
+        resumed is kept, the others are not left "playing" for ever (and a server's tables, if
+        it is pointed at a server's file, are left alone)."""
         ids = [
             r[0]
-            for r in self._db.execute("SELECT id FROM tables WHERE state='playing'")
+            for r in self._db.execute(
+                "SELECT id FROM tables WHERE state='playing' AND name=?", (name,)
+            )
             if r[0] != keep
         ]
         if ids:

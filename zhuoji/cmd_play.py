@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from client_tui.seats import SeatStore
     from protocol.messages import CreateTable
     from zhuoji.play import LocalServerError
-    from zhuoji.play_resume import close_unfinished, default_play_db, play_key
+    from zhuoji.play_resume import PLAY_TABLE, close_unfinished, default_play_db, play_key
 
     # The server's log would scribble over the interface.
     logging.getLogger("zhuoji").setLevel(logging.CRITICAL)
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         app: ZhuojiApp | None = None
         try:
             create = CreateTable(
-                name="zhuoji play",
+                name=PLAY_TABLE,
                 preset=args.preset,
                 rounds=args.rounds,
                 turn_seconds=args.turn_seconds,

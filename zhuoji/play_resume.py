@@ -6,7 +6,8 @@ local server's port changes every run). At the next start `find_unfinished` find
 player was in, if the database still has it playing; `ask_resume` offers it in the terminal
 before the interface starts. Whatever is not resumed is closed as abandoned
 (`close_unfinished`), so no match stays "playing" in the file for ever: only its own player could
-take it up again.
+take it up again. Only the tables `zhuoji play` opens (named `PLAY_TABLE`) are closed so: a
+server's file given to `--db` keeps its own matches.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from datetime import datetime
 from pathlib import Path
 
 from client_tui.seats import SavedSeat, SeatStore
+
+PLAY_TABLE = "zhuoji play"  # the name of every table `zhuoji play` opens (rematches keep it)
 
 
 def default_play_db() -> Path:
@@ -118,7 +121,7 @@ def close_unfinished(db: Path, keep: str | None, seats: SeatStore | None = None)
 
     store = Store(db)
     try:
-        closed = store.abandon_playing(keep, time.time())
+        closed = store.abandon_playing(keep, time.time(), name=PLAY_TABLE)
     finally:
         store.close()
     if seats is not None:

@@ -34,13 +34,13 @@ ROW = {
 }
 
 
-def make_db(db: Path, states: dict[str, str]) -> None:
+def make_db(db: Path, states: dict[str, str], name: str = "zhuoji play") -> None:
     """Tables by id in these states (a started match has its seats)."""
     conn = open_database(db)
     try:
         conn.execute("BEGIN")
         for table, state in states.items():
-            sql, params = st.op_insert_table({**ROW, "id": table})
+            sql, params = st.op_insert_table({**ROW, "id": table, "name": name})
             conn.execute(sql, params)
             seats = [{"name": "me", "kind": "human"}] + [{"name": "b", "kind": "bot"}] * 3
             sql, params = st.op_start_table(table, seats, ["k" * 64, None, None, None], 1.0e9)
@@ -64,6 +64,7 @@ def states_of(db: Path) -> dict[str, str]:
 def test_the_unfinished_match_is_found_and_the_others_are_closed(tmp_path: Path) -> None:
     db = tmp_path / "play.db"
     make_db(db, {"1": "playing", "2": "finished", "3": "playing"})
+    make_db(db, {"4": "playing"}, name="周五晚上")  # not one of zhuoji play's: left alone
     seats = SeatStore(tmp_path / "seats.json")
     assert find_unfinished(db, seats) is None, "no seat kept: nothing to offer"
     seats.put(play_key(db), "3", token="t" * 24, seat=0)
@@ -71,10 +72,10 @@ def test_the_unfinished_match_is_found_and_the_others_are_closed(tmp_path: Path)
     assert found is not None and found.seat.table == "3" and found.rounds == 8
     assert "0 of 8 rounds played, you +0" in found.describe()
     assert close_unfinished(db, "3", seats) == ["1"]
-    assert states_of(db) == {"1": "abandoned", "2": "finished", "3": "playing"}
+    assert states_of(db) == {"1": "abandoned", "2": "finished", "3": "playing", "4": "playing"}
     # A new match instead: the kept one is closed and its seat forgotten.
     assert close_unfinished(db, None, seats) == ["3"]
-    assert states_of(db)["3"] == "abandoned"
+    assert states_of(db)["3"] == "abandoned" and states_of(db)["4"] == "playing"
     assert seats.get(play_key(db), "3") is None and find_unfinished(db, seats) is None
 
 
