@@ -7,6 +7,7 @@ become protocol messages through `send` and `act`; nothing else talks to the ser
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any, Literal
@@ -34,6 +35,8 @@ from protocol.messages import (
     GetRounds,
     Leave,
     ListTables,
+    NextRound,
+    Rematch,
     Rounds,
     ServerMessage,
     Start,
@@ -90,6 +93,8 @@ class ZhuojiApp(App[int]):
         show_sheets: bool = True,
         connect: bool = True,
         seats: SeatStore | None = None,
+        seat_key: str | None = None,
+        resume: SavedSeat | None = None,
         bell: bool = True,
         reveal_seconds: float = 0.0,
     ) -> None:
@@ -104,6 +109,9 @@ class ZhuojiApp(App[int]):
         self.clock = clock
         self.show_sheets = show_sheets
         self.bell_on = bell  # the terminal bell when a move or claim is asked (`--no-bell`)
+        # `zhuoji play`: the player ended the match on purpose (`l`): it is closed as abandoned,
+        # not offered again (`q` keeps it to resume).
+        self.abandon = False
         self.connect = connect
         # After a round's last action the table stays on the revealed hands and the flip this
         # long (or until a key, or a prompt) before the sheet opens; 0 opens it at once.
@@ -119,6 +127,8 @@ class ZhuojiApp(App[int]):
         self._watch_sent = False
         self._summary_pending = False
         # Seat tokens kept across runs (`zhuoji join`): the start says hello with the latest one.
+        # `seat_key` names the server in the seat store (default: its URL; `zhuoji play`, whose
+        # port changes every run, names its database); `resume` is a seat to take back at once.
         self.seats = seats
         # Matches played to their end (their tokens), to browse their rounds from the lobby.
         self.played = (
@@ -126,9 +136,10 @@ class ZhuojiApp(App[int]):
         )
         # While a replay is browsed, the live view moves on behind it (see `browse`).
         self.live_view: View | None = None
-        self._resume: SavedSeat | None = (
-            seats.latest(url) if seats is not None and mode == "join" else None
-        )
+        self.seat_key = seat_key or url
+        self._resume: SavedSeat | None = resume
+        if resume is None and seats is not None and mode == "join":
+            self._resume = seats.latest(self.seat_key)
 
     # ----- start and the network -----
 
@@ -236,6 +247,10 @@ class ZhuojiApp(App[int]):
                 self.notify(self.lang.t("prompt_behind"), timeout=4, markup=False)
         if self.show_sheets and new.result is not None and new.result is not old.result:
             self._reveal(new)
+        if not self.show_sheets and new.wait is not None and new.wait != old.wait:
+            self.ready_for_next()  # no sheet to read: ready at once
+        if old.match_end is not None and new.match_end is None and self._sheet_open():
+            self.pop_screen()  # a new match (the rematch) began: the old sheets go
         if new.match_end is not None and old.match_end is None:
             if self._sheet_open() or self.held is not None:
                 self._summary_pending = True
@@ -246,7 +261,7 @@ class ZhuojiApp(App[int]):
         """Keep the seat's token in the seat store while the match lasts: saved when the server
         gives it, marked when the player leaves a match (the lobby offers it back), forgotten
         when the match ends, the seat is freed or the server no longer knows it."""
-        store, url = self.seats, self.url
+        store, url = self.seats, self.seat_key
         if store is None:
             return
         if bad_token and self._resume is not None:
@@ -409,10 +424,44 @@ class ZhuojiApp(App[int]):
         if self._sheet_open():
             self.pop_screen()
         self.push_screen(
-            SheetScreen(body, self.lang.t("close_hint"), name="settlement"), self._sheet_closed
+            SheetScreen(body, self.lang.t("next_hint"), name="settlement", status=self.wait_line),
+            self._sheet_closed,
         )
 
-    def _sheet_closed(self, _: None) -> None:
+    def waiting_on_me(self) -> bool:
+        """Between rounds, and the next round waits for this player's `next_round`."""
+        v, w = self.view, self.view.wait
+        return w is not None and not w.rematch and v.seat is not None and not w.ready[v.seat]
+
+    def ready_for_next(self) -> None:
+        """This player has read the sheet: the next round may start (`next_round`)."""
+        if self.waiting_on_me():
+            self.send(NextRound(), quiet=True)
+
+    def wait_line(self) -> str:
+        """The wait between rounds (or for a rematch) in words: the countdown and who is still
+        reading; "" when there is none."""
+        v, w, t = self.view, self.view.wait, self.lang.t
+        if w is None:
+            return ""
+        names = ", ".join(self._names()(s) for s in range(4) if not w.ready[s])
+        if w.rematch:
+            return t("rematch_wait", names=names or "—")
+        if w.deadline_at is None:
+            head = t("next_round_wait", n=w.round_no)
+        else:
+            left = max(0, math.ceil(w.deadline_at - self.clock()))
+            head = t("next_round_in", n=w.round_no, s=left)
+        if not names:
+            return head
+        line = head + " · " + t("still_reading", names=names)
+        if v.seat is not None and w.ready[v.seat]:
+            line += " · " + t("you_are_ready")
+        return line
+
+    def _sheet_closed(self, ready: bool | None) -> None:
+        if ready:
+            self.ready_for_next()
         if self._summary_pending:
             self._summary_pending = False
             self.open_summary()
@@ -493,17 +542,25 @@ class ZhuojiApp(App[int]):
 
         v = self.view
         body = summary_renderable(v.match_end, v.history, v.scores, self._names(), self.lang)
-        self.push_screen(SheetScreen(body, self.lang.t("close_hint"), name="summary"))
+        again = v.seat is not None and v.match_end is not None and v.match_end.reason == "finished"
+        hint = self.lang.t("again_hint" if again else "close_hint")
+        self.push_screen(SheetScreen(body, hint, name="summary", status=self.wait_line))
 
     # ----- actions -----
 
     def new_match(self) -> None:
-        """`zhuoji play`, after a match: leave the finished table and open a new one."""
+        """`n` after a match: play again with the same seats and settings (`rematch`: the
+        others are asked too); in `zhuoji play`, after an abandoned match, a new table."""
+        v = self.view
+        if v.match_end is None:
+            self.refuse(self.lang.t("why_new_match_later"))
+            return
+        if v.seat is not None and v.match_end.reason == "finished" and v.table_id is not None:
+            if self.send(Rematch()):
+                self.notify(self.lang.t("rematch_asked"), timeout=3, markup=False)
+            return
         if self.play_mode != "play":
             self.refuse(self.lang.t("why_new_match_join"))
-            return
-        if self.view.match_end is None:
-            self.refuse(self.lang.t("why_new_match_later"))
             return
         self._created = self._bots_asked = self._started = False
         if self.view.table_id is not None:
@@ -539,9 +596,7 @@ class ZhuojiApp(App[int]):
         t = self.lang.t
         if self.play_mode == "play":
             if self.mid_match():
-                self.confirm(
-                    t("quit_play_title"), t("quit_play_body"), t("btn_quit"), lambda: self.exit(0)
-                )
+                self.confirm(t("end_play_title"), t("end_play_body"), t("btn_end"), self._end_match)
             else:
                 self.exit(0)
             return
@@ -551,6 +606,10 @@ class ZhuojiApp(App[int]):
             self.confirm(t("leave_title"), t("leave_body"), t("btn_leave"), self._send_leave)
         else:
             self._send_leave()
+
+    def _end_match(self) -> None:
+        self.abandon = True
+        self.exit(0)
 
     def _send_leave(self) -> None:
         self.send(Leave())

@@ -197,6 +197,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "rounds": ("局数", "Rounds"),
     "turn_seconds": ("每步秒数（0=不限）", "Seconds per move (0 = none)"),
     "bank_seconds": ("每局备用秒数", "Bank seconds per round"),
+    "next_round_seconds": ("局间最多等几秒（0=等大家）", "Seconds between rounds (0 = wait)"),
     "options": ("规则改动 name=value，逗号分隔", "Rule overrides: name=value, comma separated"),
     "bad_number": ("{field}：请输入数字", "{field}: enter a number"),
     "bad_option": ("规则改动有误：{why}", "Bad override: {why}"),
@@ -230,6 +231,21 @@ TEXT: dict[str, tuple[str, str]] = {
     "fair_ok": ("✓ 发牌已验证", "✓ fair deal verified"),
     "fair_bad": ("✗ 发牌与承诺不符", "✗ the deal does not match its commitment"),
     "close_hint": ("Enter/Esc 关闭", "Enter/Esc closes"),
+    "next_hint": (
+        "Enter 看完了（准备下一局） · Esc 关闭 · s 再看结算",
+        "Enter: done reading (ready for the next round) · Esc closes · s shows it again",
+    ),
+    "again_hint": (
+        "n 原班人马再来一场 · Enter/Esc 关闭",
+        "n: play again with the same seats · Enter/Esc closes",
+    ),
+    "next_round_in": ("第{n}局 {s} 秒后开始", "Round {n} starts in {s} s"),
+    "next_round_wait": ("第{n}局等大家都准备好", "Round {n} starts when everyone is ready"),
+    "still_reading": ("还在看：{names}", "still reading: {names}"),
+    "you_are_ready": ("你已准备", "you are ready"),
+    "enter_ready": ("按 Enter 准备", "Enter when ready"),
+    "rematch_wait": ("再来一场：等 {names} 按 n", "Play again: waiting for {names} to press n"),
+    "rematch_asked": ("已申请再来一场：等其他人", "Play again asked: waiting for the others"),
     "no_chickens": ("无", "none"),
     "scores_after": ("累计", "Match"),
     "dou_scores": ("计分", "scores"),
@@ -250,7 +266,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "rounds_played": ("共{n}局", "{n} rounds played"),
     "final": ("名次", "Standings"),
     "per_round": ("每局", "Per round"),
-    "new_match": ("再来一场", "new match"),
+    "new_match": ("再来一场", "play again"),
     # help
     "help": ("帮助", "Help"),
     "keys": ("按键", "Keys"),
@@ -285,11 +301,11 @@ TEXT: dict[str, tuple[str, str]] = {
     "why_no_sheet": ("还没有结算：还没有一局结束", "No settlement yet: no round has ended"),
     "why_new_match_later": (
         "比赛结束后才能按 n 再来一场",
-        "n starts a new match once this one is over",
+        "n plays again once this match is over",
     ),
     "why_new_match_join": (
-        "再来一场只在 zhuoji play 中；在大厅按 c 开一桌",
-        "n (new match) is for zhuoji play: in the lobby, c creates a table",
+        "这场比赛中止了，不能原班再来：在大厅按 c 开一桌",
+        "This match was abandoned, so it cannot be played again: in the lobby, c creates a table",
     ),
     "why_bots_before_start": (
         "机器人只能在开局前加减",
@@ -323,9 +339,16 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "quit_play_title": ("退出 zhuoji play？", "Quit zhuoji play?"),
     "quit_play_body": (
-        "这场比赛在本机进行，退出后就结束了。",
-        "This match runs inside zhuoji play: it ends when the program quits.",
+        "这场比赛会保存：下次运行 zhuoji play 可以接着打（或开新的一场）。",
+        "The match is kept: the next zhuoji play offers to resume it (or to start a new one).",
     ),
+    "end_play_title": ("结束这场比赛？", "End this match?"),
+    "end_play_body": (
+        "比赛记为中止，下次不再提供接着打。只想暂停就按 q：比赛会保存。",
+        "The match is recorded as abandoned and not offered again. To pause it instead, press"
+        " q: the match is kept.",
+    ),
+    "btn_end": ("结束比赛", "End the match"),
     "btn_stay": ("留下", "Stay"),
     "confirm_hint": ("y 或 Enter 确认 · n 或 Esc 取消", "y or Enter: go ahead · n or Esc: stay"),
     # the replay browser (`zhuoji replay --db`) and the round history (`r`)

@@ -33,6 +33,7 @@ from client_tui.view import (
     SeatV,
     TableV,
     View,
+    WaitV,
     WinV,
 )
 from protocol.events import seen_event, snapshot_view
@@ -42,6 +43,7 @@ from protocol.messages import (
     AddedGang,
     AddGangDeclared,
     AutoPlayed,
+    BetweenRounds,
     Claimed,
     ConcealedGang,
     Discarded,
@@ -114,6 +116,12 @@ def reduce(view: View, message: Message, *, at: float = 0.0) -> View:
         return replace(view, table=replace(view.table, spectators=message.count))
     if isinstance(message, Prompt):
         return _prompt(view, message, at)
+    if isinstance(message, BetweenRounds):
+        if message.table != view.table_id:
+            return view
+        deadline = None if message.deadline_ms is None else at + message.deadline_ms / 1000
+        wait = WaitV(message.round_no, tuple(message.ready), deadline, message.rematch)
+        return replace(view, wait=wait)
     if isinstance(message, Error):
         return _error(view, message)
     return view
@@ -187,6 +195,7 @@ def _left_table(view: View) -> View:
         history=(),
         scores=(0, 0, 0, 0),
         match_end=None,
+        wait=None,
     )
 
 
@@ -215,6 +224,7 @@ def _snapshot(view: View, m: Snapshot) -> View:
         scores=info.scores,
         dealt=None,
         names=tuple(s.name or "" for s in info.seats),
+        wait=None,  # a wait still on follows the snapshot
     )
 
 
@@ -346,6 +356,7 @@ def _table_event(view: View, m: Any) -> View:
             match_end=None,
             result=None,
             scores=(0, 0, 0, 0),
+            wait=None,
         )
     if isinstance(m, MatchEnded):
         table = view.table
@@ -382,7 +393,7 @@ def _table_event(view: View, m: Any) -> View:
             ),
         )
         dealt = tuple(m.hand) if m.hand is not None and view.seat is not None else None
-        return replace(view, round=rnd, table=table, dealt=dealt)
+        return replace(view, round=rnd, table=table, dealt=dealt, wait=None)
     if view.round is None:
         return view
     r = view.round

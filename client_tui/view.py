@@ -238,6 +238,18 @@ class ResultV:
 
 
 @dataclass(frozen=True, slots=True)
+class WaitV:
+    """The table waits between rounds for `round_no` (or, with `rematch`, for everyone to play
+    again). `ready[s]`: seat s does not hold it up; `deadline_at` (the `reduce` caller's clock):
+    when the round starts anyway (None: it waits for everyone)."""
+
+    round_no: int
+    ready: tuple[bool, ...]
+    deadline_at: float | None = None
+    rematch: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class MatchEndV:
     scores: tuple[int, ...]
     rounds_played: int
@@ -280,6 +292,7 @@ class View:
     history: tuple[ResultV, ...] = ()
     scores: tuple[int, ...] = EMPTY4
     match_end: MatchEndV | None = None
+    wait: WaitV | None = None  # between rounds, or for a rematch
     notice: Notice | None = None
 
     @property

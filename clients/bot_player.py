@@ -104,6 +104,12 @@ class BotPlayer:
     def _on_match_ended(self, f: dict[str, Any]) -> None:
         self.finished = f
 
+    def _on_between_rounds(self, f: dict[str, Any]) -> dict[str, Any] | None:
+        """Between rounds: a bot has read the sheet at once (`next_round`)."""
+        if f["rematch"] or self.seat is None or f["ready"][self.seat]:
+            return None
+        return {"type": "next_round"}
+
     # ----- answering -----
 
     def _on_prompt(self, f: dict[str, Any]) -> dict[str, Any]:

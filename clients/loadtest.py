@@ -323,6 +323,8 @@ async def run_table(
 
         def sender(seat: int) -> Any:
             def on_send(reply: dict[str, Any]) -> None:
+                if reply["type"] != "act":
+                    return  # `next_round` between rounds: not a move
                 sent[reply["seq"]] = (time.perf_counter(), seat)
                 report.actions += 1
                 stale = reply["seq"] - 64

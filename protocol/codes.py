@@ -44,6 +44,7 @@ NOT_A_BOT = "not_a_bot"
 ALREADY_STARTED = "already_started"
 NOT_ENOUGH_PLAYERS = "not_enough_players"
 NOT_PLAYING = "not_playing"
+NOT_FINISHED = "not_finished"  # `rematch` before the match is over
 STALE = "stale"
 DUPLICATE = "duplicate"
 NOTHING_TO_DO = "nothing_to_do"

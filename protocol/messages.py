@@ -160,6 +160,9 @@ class CreateTable(_Message):
     could claim, so the pace of play does not tell who holds what. `bot_delay` is how long the
     server's bots at this table wait before each move (0, 0.5, 1 or 1.5 s); null (or absent)
     takes the server's default (`zhuoji serve --bot-delay`).
+    `next_round_seconds` is the longest the settlement sheet stays up between rounds: the next
+    round starts when every player has sent `next_round`, or after this long; 0 waits for
+    everyone (see `BetweenRounds`).
     """
 
     type: Literal["create_table"] = "create_table"
@@ -173,6 +176,7 @@ class CreateTable(_Message):
     turn_seconds: float = Field(default=15.0, ge=0, le=600)
     bank_seconds: float = Field(default=30.0, ge=0, le=3600)
     claim_min_ms: int = Field(default=500, ge=0, le=5000)
+    next_round_seconds: float = Field(default=30.0, ge=0, le=3600)
     password: Password | None = None
     bot_delay: BotDelay | None = None
 
@@ -253,6 +257,21 @@ class HandSeat(_Message):
     to: PlayerName
 
 
+class NextRound(_Message):
+    """Between rounds: you have read the settlement sheet, the next round may start. Outside
+    the wait it is ignored (a late one does no harm)."""
+
+    type: Literal["next_round"] = "next_round"
+
+
+class Rematch(_Message):
+    """After the match: play again with the same seats and settings. Once every player at the
+    table has asked, each gets `joined` for a new table (the same seats, new tokens) and its
+    match starts; the server's bots come along."""
+
+    type: Literal["rematch"] = "rematch"
+
+
 class Sync(_Message):
     """Ask for a `snapshot` of your table as you may see it now (to check or rebuild a view)."""
 
@@ -284,7 +303,9 @@ ClientMessage = Annotated[
     | Auto
     | Sync
     | GetRounds
-    | HandSeat,
+    | HandSeat
+    | NextRound
+    | Rematch,
     Field(discriminator="type"),
 ]
 
@@ -321,6 +342,7 @@ class TableInfo(_Message):
     bot_delay: float = Field(
         default=0.0, ge=0, le=3600, description="seconds the table's bots wait before each move"
     )
+    next_round_seconds: float = 30.0
     has_password: bool
     seats: list[SeatInfo] = Field(min_length=4, max_length=4)
     spectators: int = Field(ge=0)
@@ -484,6 +506,22 @@ class Prompt(_TableFrame):
     default: Choice
     deadline_ms: int | None = Field(ge=0)
     bank_ms: int | None = Field(ge=0)
+
+
+class BetweenRounds(_TableFrame):
+    """The table waits between rounds (`rematch` false: `round_no` is the round to come) or,
+    after the match, for a rematch (`rematch` true). Sent to every member when the wait begins
+    and whenever `ready` changes, and after a snapshot to one who comes in meanwhile; not a
+    numbered event (`seq` is the table's latest). `ready[s]`: seat s does not hold the table up
+    (it sent `next_round` / `rematch`, or is a bot, in 托管, or away). `deadline_ms`: the time
+    left before the next round starts anyway (null: it waits for everyone). A new round's
+    `round_started` (or the rematch's `joined`) ends the wait."""
+
+    type: Literal["between_rounds"] = "between_rounds"
+    round_no: int = Field(ge=1)
+    ready: list[bool] = Field(min_length=4, max_length=4)
+    deadline_ms: int | None = Field(ge=0)
+    rematch: bool = False
 
 
 class MatchStarted(_TableFrame):
@@ -699,6 +737,7 @@ ServerMessage = Annotated[
     | TableUpdate
     | Snapshot
     | Prompt
+    | BetweenRounds
     | MatchStarted
     | MatchEnded
     | SeatStatus

@@ -50,14 +50,16 @@ from server.credentials import hash_password, token_key
 from server.projection import ErrorItem, view_for
 from server.store import Store
 from server.table import LOG_KEEP, Settings, Table
-from server.table_core import Timing
+from server.table_core import RematchSeat, Timing
 
 log = logging.getLogger("zhuoji.server")
 
 LOBBY_ROWS = 500  # tables in one `tables` frame at most (about 250 KB)
 LOBBY_PLAYING = 400  # of which playing tables at most
 
-TABLE_COMMANDS = frozenset({"add_bot", "remove_bot", "start", "act", "auto", "sync", "hand_seat"})
+TABLE_COMMANDS = frozenset(
+    {"add_bot", "remove_bot", "start", "act", "auto", "sync", "hand_seat", "next_round", "rematch"}
+)
 # Refused during a storage fault: they would open a table or a seat that cannot be stored.
 # Commands to a table wait with it (they are answered once its writes are stored).
 STORAGE_REFUSED = frozenset({"create_table", "take_seat", "watch"})
@@ -103,7 +105,6 @@ class Server:
         rate_per_second: float = 10,
         hello_timeout: float = 10.0,
         disconnect_grace: float = 20.0,
-        round_pause: float = 3.0,
         finished_linger: float = 600.0,
         bot_delay: float = 0.0,
         tables_per_connection: int = 0,
@@ -142,7 +143,6 @@ class Server:
         # The tables' time limits; the server's own bots are played by the tables themselves.
         self.timing = Timing(
             disconnect_grace=disconnect_grace,
-            round_pause=round_pause,
             finished_linger=finished_linger,
             bot_delay=bot_delay,
             idle_pause=idle_pause,
@@ -175,7 +175,6 @@ class Server:
             hello_timeout=lim.hello_timeout,
             disconnect_grace=lim.disconnect_grace,
             finished_linger=lim.finished_linger,
-            round_pause=pace.round_pause,
             bot_delay=pace.bot_delay,
             tables_per_connection=lim.tables_per_connection,
             tables_per_address=lim.tables_per_address,
@@ -465,6 +464,7 @@ class Server:
             claim_min_ms=msg.claim_min_ms,
             password_hash=None if msg.password is None else hash_password(msg.password),
             bot_delay=msg.bot_delay,
+            next_round_seconds=msg.next_round_seconds,
         )
         table = Table(self, table_id, settings)
         self.tables[table_id] = table
@@ -481,7 +481,15 @@ class Server:
         given = msg.model_fields_set
         fill: dict[str, Any] = {
             key: getattr(d, key)
-            for key in ("preset", "base", "rounds", "turn_seconds", "bank_seconds", "claim_min_ms")
+            for key in (
+                "preset",
+                "base",
+                "rounds",
+                "turn_seconds",
+                "bank_seconds",
+                "claim_min_ms",
+                "next_round_seconds",
+            )
             if key not in given
         }
         if d.options and ("preset" not in given or msg.preset == d.preset):
@@ -539,6 +547,19 @@ class Server:
             return
         if not conn.closed:
             self._send(conn, frame)
+
+    def rematch(self, old: Table, settings: Settings, seats: tuple[RematchSeat[Conn], ...]) -> None:
+        """Every player at a finished table asked to play again: a new table with the same
+        settings (a new seed) takes the same seats and starts its match."""
+        table_id = str(self.next_table)
+        self.next_table += 1
+        table = Table(self, table_id, settings)
+        self.tables[table_id] = table
+        for seat in seats:
+            if seat.member is not None:
+                seat.member.joining = table  # its messages wait for the new table
+        table.post("rematch", seats)
+        log.info("table %s: rematch at table %s", old.id, table_id)
 
     def lobby(self) -> list[dict[str, Any]]:
         """The lobby rows, at most `LOBBY_ROWS`: every playing table first in the budget (up

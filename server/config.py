@@ -72,10 +72,9 @@ class LimitsSection(_Section):
 
 
 class PaceSection(_Section):
-    """How fast the server's own bots move and how long the pause between rounds is."""
+    """How fast the server's own bots move (a table's own `bot_delay` wins)."""
 
     bot_delay: float = Field(default=0.0, ge=0, le=60)
-    round_pause: float = Field(default=3.0, ge=0, le=600)
 
 
 class TableSection(_Section):
@@ -88,6 +87,7 @@ class TableSection(_Section):
     turn_seconds: float = Field(default=15.0, ge=0, le=600)
     bank_seconds: float = Field(default=30.0, ge=0, le=3600)
     claim_min_ms: int = Field(default=500, ge=0, le=5000)
+    next_round_seconds: float = Field(default=30.0, ge=0, le=3600)
     # A house preset file (a path; relative to the config file). "": none.
     house: str = Field(default="", max_length=4096)
 

@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS tables (
     password_hash TEXT,             -- pbkdf2 of the password (never the password)
     tokens TEXT,                    -- JSON: 4 SHA-256 digests of the seat tokens, once started
     bot_delay REAL                  -- seconds the bots wait before moving (NULL: the server's)
+    next_round_seconds REAL         -- the longest wait between rounds (0: no limit, NULL: 30)
 );
 CREATE TABLE IF NOT EXISTS rounds (
     table_id TEXT NOT NULL REFERENCES tables(id),
@@ -91,13 +92,16 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 """
 
-# Version 0 → 1: the columns added after the first release, and the application id.
-ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
-    "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
+# The columns each version added (a file of an older version gets them), and the application id.
+# 0 → 1: the columns added after the first release; 1 → 2: a table's own `bot_delay` and the
+# wait between rounds.
+ADDED_COLUMNS: dict[int, dict[str, list[tuple[str, str]]]] = {
+    1: {
+        "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
+        "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
+    },
+    2: {"tables": [("bot_delay", "REAL"), ("next_round_seconds", "REAL")]},
 }
-# Version 1 → 2: a table's own `bot_delay`.
-ADDED_COLUMNS_2: dict[str, list[tuple[str, str]]] = {"tables": [("bot_delay", "REAL")]}
 
 
 class DatabaseRefused(Exception):
@@ -297,7 +301,7 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
-        for since, added in ((1, ADDED_COLUMNS), (2, ADDED_COLUMNS_2)):
+        for since, added in ADDED_COLUMNS.items():
             if version >= since:
                 continue
             for table, columns in added.items():

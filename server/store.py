@@ -399,6 +399,29 @@ class Store:
             )
         return ids
 
+    def abandon_playing(self, keep: str | None, now: float, *, name: str) -> list[str]:
+        """Close every match named `name` left playing but `keep` as abandoned; returns their
+        ids. For `zhuoji play`, whose matches only its own player can take up again: the one
+        resumed is kept, the others are not left "playing" for ever (and a server's tables, if
+        it is pointed at a server's file, are left alone)."""
+        ids = [
+            r[0]
+            for r in self._db.execute(
+                "SELECT id FROM tables WHERE state='playing' AND name=?", (name,)
+            )
+            if r[0] != keep
+        ]
+        if ids:
+            self._run_batch(
+                [
+                    [
+                        ("UPDATE tables SET state='abandoned', ended_at=? WHERE id=?", (now, i))
+                        for i in ids
+                    ]
+                ]
+            )
+        return ids
+
     def unfinished(
         self, log_keep: int = 4096, *, ended_since: float | None = None
     ) -> list[StoredTable]:
@@ -525,8 +548,9 @@ def _fail(fut: asyncio.Future[None], err: BaseException) -> None:
 def op_insert_table(row: dict[str, Any]) -> Op:
     return (
         "INSERT INTO tables (id, name, preset, options, base, rounds, turn_seconds, bank_seconds,"
-        " claim_min_ms, has_password, created_at, state, seed, password_hash, bot_delay)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " claim_min_ms, has_password, created_at, state, seed, password_hash, bot_delay,"
+        " next_round_seconds)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             row["id"],
             row["name"],
@@ -543,6 +567,7 @@ def op_insert_table(row: dict[str, Any]) -> Op:
             row.get("seed"),
             row.get("password_hash"),
             row.get("bot_delay"),
+            row.get("next_round_seconds", 30.0),
         ),
     )
 

@@ -37,10 +37,12 @@ from server.table_core import (
     DropToken,
     Effect,
     IssueToken,
+    RematchSeat,
     Remove,
     SeatState,
     Send,
     Settings,
+    StartRematch,
     TableCore,
     Unbind,
     Write,
@@ -224,6 +226,18 @@ class Table:
             effects = core.gone(item[1], now, left=False, wall=wall)
         elif kind == "leave":
             effects = core.gone(item[1], now, left=True, wall=wall)
+        elif kind == "rematch":
+            seats: tuple[RematchSeat[Conn], ...] = tuple(
+                # A player whose connection closed meanwhile comes back with 托管 (no token).
+                RematchSeat(s.name, s.kind, None, s.level)
+                if s.member is not None and s.member.closed
+                else s
+                for s in item[1]
+            )
+            for s in item[1]:
+                if s.member is not None and s.member.joining is self:
+                    s.member.joining = None
+            effects = core.rematch(list(seats), now, wall=wall)
         elif kind == "resumed":
             log.info("table %s: resumed at seq %d (round %d)", self.id, core.seq, core.round_no)
             effects = core.resumed(now, wall=wall)
@@ -280,6 +294,8 @@ class Table:
                     effect.member.rate.refund()
             elif isinstance(effect, Remove):
                 self.server.remove_table(self)
+            elif isinstance(effect, StartRematch):
+                self.server.rematch(self, effect.settings, effect.seats)
 
     async def _write(self, ops: list[st.Op]) -> None:
         """The one way the table reaches the store; raises if the write was refused. During a

@@ -17,7 +17,9 @@ for a connection (hashable; the core only compares it and hands it back in effec
     join(member, name, msg, now, busy=...)        `take_seat` / `watch`
     resume(member, key, token, last_seq, now)     a seat's token came back (a reconnect)
     gone(member, now, left=...)                   a connection closed, or asked to `leave`
-    command(member, msg, now)                     add_bot, remove_bot, start, act, auto, sync
+    command(member, msg, now)                     add_bot, remove_bot, start, act, auto, sync,
+                                                  next_round, rematch
+    rematch(seats, now)                           a new table's match for a rematch's seats
     tick(now)                                     time passed (see `next_wakeup`)
     resumed(now)                                  go on after a restart (`table_restore`)
     freeze(now)                                   a broken invariant or a failed write: stop
@@ -26,10 +28,11 @@ Outputs. The effects (`Effect`), to be performed in order: `Write` (store these;
 it may be performed unless it succeeded), `Send` (one frame, already projected for its
 viewers by `server.projection`, to some members), `Bind`/`Unbind` (a member's place at this
 table, which the shell keeps for routing), `Close`, `IssueToken`/`DropToken` (the server's
-token registry), `Accepted` (a move answered a prompt: it costs no rate-limit token) and
-`Remove` (the table is done). After every input `next_wakeup()` is the time of the next
-deadline, or None: the shell arms one timer for it and calls `tick` then. A tick that comes
-early or late is harmless: what is due is done, the rest waits.
+token registry), `Accepted` (a move answered a prompt: it costs no rate-limit token),
+`Remove` (the table is done) and `StartRematch` (open a new table for these seats). After
+every input `next_wakeup()` is the time of the next deadline, or None: the shell arms one timer
+for it and calls `tick` then. A tick that comes early or late is harmless: what is due is done,
+the rest waits.
 
 An event's frames are not in the effects of the input that made it but of the next tick (due
 at once): the shell gives that tick only after performing the input's writes, so what a player
@@ -55,8 +58,12 @@ The deadlines:
   the table did not choose one; in a held claim window, not before its middle); they arrive at
   their seat one tick after being added.
 - the spectator count (`spectators`, unstored), at most once per `SPECTATORS_EVERY`.
-- the pause between rounds (`round_pause`), and how long a finished table stays
-  (`finished_linger`).
+- between rounds, the settlement sheet: the next round starts once no seat holds it up (every
+  connected player sent `next_round`; bots, 托管 seats and players away longer than
+  `disconnect_grace` do not hold it up) or `next_round_seconds` after the round ended (0: no
+  limit). Nobody's clock runs meanwhile. After the match, `rematch` from every player starts
+  another match with the same seats and settings at a new table (`StartRematch`).
+- how long a finished table stays (`finished_linger`).
 - idle tables: once nobody is connected to a playing table (no player, no spectator) for
   `idle_pause` seconds it is paused: nothing is played, no clock runs and `next_wakeup` is only
   its closing time; the first person back (a seat's token, a spectator) wakes it, every clock
@@ -75,7 +82,17 @@ from typing import Any, Generic, TypeVar
 
 from protocol import codes
 from protocol.codes import Close as CloseCode
-from protocol.messages import Act, AddBot, Auto, HandSeat, RemoveBot, TakeSeat, Watch
+from protocol.messages import (
+    Act,
+    AddBot,
+    Auto,
+    HandSeat,
+    NextRound,
+    Rematch,
+    RemoveBot,
+    TakeSeat,
+    Watch,
+)
 from rules.actions import Action, IllegalAction
 from rules.fairdeal import commitment
 from rules.levels import LevelPolicy, policy_for
@@ -176,6 +193,24 @@ class Remove:
     """The table is done: the server forgets it (its record stays in the database)."""
 
 
+@dataclass(frozen=True, slots=True)
+class StartRematch(Generic[M]):
+    """Every player asked to play again: the server opens a new table with these `settings`
+    and seats (`RematchSeat`, seats 0–3) and hands it to `TableCore.rematch`. The members are
+    no longer at this table (they were unbound just before)."""
+
+    settings: Settings
+    seats: tuple[RematchSeat[M], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RematchSeat(Generic[M]):
+    name: str | None
+    kind: str  # human | bot
+    member: M | None  # a human's connection (None: it went meanwhile)
+    level: str | None = None  # a bot's level: the same bot comes along
+
+
 Effect = (
     Write
     | Send[Any]
@@ -186,6 +221,7 @@ Effect = (
     | DropToken
     | Accepted[Any]
     | Remove
+    | StartRematch[Any]
 )
 
 
@@ -197,7 +233,6 @@ class Timing:
     """The server's time limits (seconds)."""
 
     disconnect_grace: float = 20.0
-    round_pause: float = 3.0
     finished_linger: float = 600.0
     bot_delay: float = 0.0
     auto_level: str = AUTO_LEVEL  # the bot level that plays 托管 seats and timeouts
@@ -220,6 +255,7 @@ class Settings:
     claim_min_ms: int
     password_hash: str | None = field(default=None, repr=False)  # `hash_password`
     bot_delay: float | None = None  # seconds the bots wait before moving (None: the server's)
+    next_round_seconds: float = 30.0  # the longest wait between rounds (0: no limit)
 
 
 @dataclass
@@ -248,6 +284,8 @@ class SeatState(Generic[M]):
     # A claim window timed out: the seat's later claims are answered by the policy at once
     # until it moves again. Not announced (nor 托管): that would tell who could claim.
     quiet_auto: bool = False
+    next_ready: bool = False  # between rounds: the player sent `next_round`
+    rematch: bool = False  # after the match: the player asked for a rematch
 
     @property
     def connected(self) -> bool:
@@ -307,7 +345,11 @@ class TableCore(Generic[M]):
         self.spectators_sent_at = -math.inf
         self.watcher_names: dict[M, str | None] = {}
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
+        # Between rounds (`between`): the round to come starts when no seat holds it up, or at
+        # `next_round_at` (None: no limit). `_wait_sent` is the last `between_rounds` state sent.
+        self.between = False
         self.next_round_at: float | None = None
+        self._wait_sent: tuple[Any, ...] | None = None
         self.linger_until: float | None = None
         self.creator: M | None = None  # who created it (a waiting table goes when they leave)
         self.empty_since: float | None = None  # playing with nobody connected since then
@@ -342,7 +384,9 @@ class TableCore(Generic[M]):
         elif self.round_no == 0:
             self._start_round(now)
         else:
-            self.next_round_at = now + self.timing.round_pause
+            # Between rounds: the wait begins again (the players are coming back; each is
+            # waited for up to `disconnect_grace`, as ever).
+            self._wait_next(now)
         return self._done()
 
     # ----- reading -----
@@ -372,6 +416,7 @@ class TableCore(Generic[M]):
             "bank_seconds": self.s.bank_seconds,
             "claim_min_ms": self.s.claim_min_ms,
             "bot_delay": self.bot_delay,
+            "next_round_seconds": self.s.next_round_seconds,
             "has_password": self.s.password_hash is not None,
             "seats": [self._seat_info(seat) for seat in self.seats],
             "spectators": len(self.spectators),
@@ -421,6 +466,7 @@ class TableCore(Generic[M]):
             "bank_seconds": self.s.bank_seconds,
             "claim_min_ms": self.s.claim_min_ms,
             "bot_delay": self.s.bot_delay,
+            "next_round_seconds": self.s.next_round_seconds,
             "has_password": self.s.password_hash is not None,
             "password_hash": self.s.password_hash,
             "seed": self.seed,
@@ -444,8 +490,16 @@ class TableCore(Generic[M]):
                 return min(times, default=None)
             if self.timing.idle_pause > 0:
                 times.append(self.empty_since + self.timing.idle_pause)
-        if self.next_round_at is not None and self.state == "playing":
-            times.append(self.next_round_at)
+        if self.between and self.state == "playing":
+            if self.next_round_at is not None:
+                times.append(self.next_round_at)
+            if self._all_ready(self._now):
+                times.append(self._now)
+            for seat in self.seats:  # an absent player stops holding the round up
+                if seat.kind == "human" and seat.member is None and seat.gone_at is not None:
+                    at = seat.gone_at + self.timing.disconnect_grace
+                    if at > self._now + EARLY:
+                        times.append(at)
         for seat in self.seats:
             if seat.kind == "bot" and not seat.bot_here and seat.bot_arrives is not None:
                 times.append(seat.bot_arrives)
@@ -673,6 +727,7 @@ class TableCore(Generic[M]):
             },
         )
         self._send(member, seat, self._snapshot())
+        self._send_wait((member,))
 
     def resume(
         self,
@@ -736,7 +791,9 @@ class TableCore(Generic[M]):
                     self._send(member, index, event)
         else:
             self._send(member, index, self._snapshot())
+        self._send_wait((member,))
         self._came_back(index, now)
+        self._maybe_rematch()  # the last one who had asked is back
         return self._done()
 
     def _came_back(self, index: int, now: float) -> None:
@@ -839,12 +896,20 @@ class TableCore(Generic[M]):
             self._remove_bot(member, msg, now)
         elif isinstance(msg, HandSeat):
             self._hand_seat(member, msg, now)
+        elif isinstance(msg, NextRound):
+            index = self._seated(member, msg.type)
+            if index is not None and self.between and not self.seats[index].next_ready:
+                self.seats[index].next_ready = True
+                self._emit(Accepted(member))  # it answers the wait, as a move its prompt
+        elif isinstance(msg, Rematch):
+            self._rematch_vote(member)
         elif msg.type == "start":
             self._start(member, now)
         elif msg.type == "sync":
             index = self.members[member]
             viewer = index if index is not None and self.seats[index].member == member else None
             self._send(member, viewer, self._snapshot())
+            self._send_wait((member,))
         else:  # pragma: no cover - the server routes only the above here
             raise ValueError(f"unexpected message {msg.type!r}")
         return self._done()
@@ -895,6 +960,9 @@ class TableCore(Generic[M]):
         if any(seat.kind == "empty" for seat in self.seats):
             self._error(member, codes.NOT_ENOUGH_PLAYERS, "four seats must be taken", "start")
             return
+        self._start_match(now)
+
+    def _start_match(self, now: float) -> None:
         self.state = "playing"
         names = [seat.name or "" for seat in self.seats]
         event = self._event({"type": "match_started", "rounds": self.s.rounds, "names": names})
@@ -986,10 +1054,9 @@ class TableCore(Generic[M]):
                 self._came_back(index, now)
         if self.spectators_due is not None and self.spectators_due <= now + EARLY:
             self._send_spectators(now)
-        if self.state == "playing" and self.next_round_at is not None:
-            if self.next_round_at <= now + EARLY:
-                self.next_round_at = None
-                self._start_round(now)
+        if self._next_round_due(now):
+            self.between, self.next_round_at = False, None
+            self._start_round(now)
         self._moves_due(now)
         return self._done()
 
@@ -1165,6 +1232,7 @@ class TableCore(Generic[M]):
             return self._done()
         self.frozen = True
         self.state = "abandoned"
+        self.between = False
         self.next_round_at = None
         self._emit(
             Write([st.op_end_table(self.id, "abandoned", self.scores, self.round_no, self._wall)])
@@ -1460,10 +1528,143 @@ class TableCore(Generic[M]):
         if self.match.over:
             self._end_match("finished", now)
         else:
-            self.next_round_at = now + self.timing.round_pause
+            self._wait_next(now)
+
+    # ----- between rounds, and the rematch -----
+
+    def _wait_next(self, now: float) -> None:
+        """The settlement sheet is up: wait for the players (`next_round`), at most
+        `next_round_seconds`. The round starts at a tick, never inside the input that ended
+        the last one (a table of bots and 托管 seats plays one round per step)."""
+        self.between = True
+        limit = self.s.next_round_seconds
+        self.next_round_at = now + limit if limit > 0 else None
+        for seat in self.seats:
+            seat.next_ready = False
+
+    def _ready(self, index: int, now: float) -> bool:
+        """Whether seat `index` lets the next round (or the rematch) start."""
+        seat = self.seats[index]
+        if seat.kind != "human":
+            return True
+        if self.state != "playing":  # the rematch: each player asks for it
+            return seat.rematch and seat.member is not None
+        if seat.auto:
+            return True
+        if seat.member is None:
+            gone = seat.gone_at
+            return gone is None or gone + self.timing.disconnect_grace <= now + EARLY
+        return seat.next_ready
+
+    def _all_ready(self, now: float) -> bool:
+        return all(self._ready(i, now) for i in range(4))
+
+    def _wait_state(self, now: float) -> tuple[Any, ...] | None:
+        """What `between_rounds` says now (None: no wait): (round, ready, deadline, rematch)."""
+        if self.frozen:
+            return None
+        if self.state == "playing" and self.between:
+            return (
+                self.round_no + 1,
+                tuple(self._ready(i, now) for i in range(4)),
+                self.next_round_at,
+                False,
+            )
+        if self.state == "finished" and any(s.rematch for s in self.seats):
+            return (1, tuple(self._ready(i, now) for i in range(4)), None, True)
+        return None
+
+    def _wait_frame(self, state: tuple[Any, ...]) -> dict[str, Any]:
+        round_no, ready, deadline, rematch = state
+        left = None if deadline is None else max(0, int((deadline - self._now) * 1000))
+        return {
+            "type": "between_rounds",
+            "table": self.id,
+            "seq": self.seq,
+            "round_no": round_no,
+            "ready": list(ready),
+            "deadline_ms": left,
+            "rematch": rematch,
+        }
+
+    def _send_wait(self, to: tuple[M, ...]) -> None:
+        """The wait as it stands, to these members (one who just came in)."""
+        state = self._wait_state(self._now)
+        if state is not None and to:
+            self._paced([Send(to, self._wait_frame(state))], event=False)
+
+    def _wait_changed(self) -> None:
+        """After every input: everyone at the table is told when the wait changed."""
+        state = self._wait_state(self._now)
+        if state == self._wait_sent:
+            return
+        self._wait_sent = state
+        if state is not None and self.members:
+            self._paced([Send(tuple(self.members), self._wait_frame(state))], event=False)
+
+    def _next_round_due(self, now: float) -> bool:
+        if not (self.between and self.state == "playing"):
+            return False
+        at = self.next_round_at
+        return (at is not None and at <= now + EARLY) or self._all_ready(now)
+
+    def _rematch_vote(self, member: M) -> None:
+        index = self._seated(member, "rematch")
+        if index is None:
+            return
+        if self.state != "finished":
+            self._error(member, codes.NOT_FINISHED, "the match is not over", "rematch")
+            return
+        self.seats[index].rematch = True
+        self._maybe_rematch()
+
+    def _maybe_rematch(self) -> None:
+        """Once every player has asked (and is here), they all move to the rematch."""
+        if self.state != "finished" or not self._all_ready(self._now):
+            return
+        # Everyone asked: they move to a new table with the same seats and settings.
+        seats = []
+        for seat in self.seats:
+            mover = seat.member if seat.kind == "human" else None
+            seats.append(RematchSeat(seat.name, seat.kind, mover, seat.level))
+            if mover is not None:
+                self.members.pop(mover, None)
+                self._emit(Unbind(mover))
+            seat.member, seat.away, seat.rematch = None, False, False
+        self._emit(StartRematch(self.s, tuple(seats)))
+        self._remove_if_idle()
+
+    def rematch(
+        self, seats: list[RematchSeat[M]], now: float, *, wall: float | None = None
+    ) -> list[Effect]:
+        """A new table for a rematch (`StartRematch`): the row is stored, the seats are taken
+        as they were (each player gets `joined` with a new token; 托管 is off: they asked to
+        play), and the match starts."""
+        self._begin(now, wall)
+        self._emit(Write([st.op_insert_table(self.row(self._wall))]))
+        tokens: list[tuple[M, int, str]] = []
+        for index, (seat, was) in enumerate(zip(self.seats, seats, strict=True)):
+            seat.name, seat.kind = was.name, was.kind
+            if was.kind == "bot":
+                seat.bot_here, seat.level = True, was.level or "normal"
+                self.bots[index] = policy_for(seat.level, f"{self.id}:{index}")
+                continue
+            token = self._issue_token(seat)
+            if was.member is None:
+                seat.gone_at, seat.auto = now, True  # nobody holds its token: 托管
+                continue
+            seat.member = was.member
+            self.members[was.member] = index
+            self._emit(Bind(was.member, index))
+            tokens.append((was.member, index, token))
+        for member, index, token in tokens:
+            self._welcome(member, index, token)
+        self._start_match(now)
+        return self._done()
 
     def _end_match(self, reason: str, now: float) -> None:
         self.state = "finished" if reason == "finished" else "abandoned"
+        self.between = False
         self.next_round_at = None
         event = self._event(
             {
@@ -1579,6 +1780,7 @@ class TableCore(Generic[M]):
             self.empty_since = self.paused_at = None
         elif self.empty_since is None:
             self.empty_since = self._now  # the last one left: the idle limits count from now
+        self._wait_changed()
         out, self._out = self._out, []
         return out
 

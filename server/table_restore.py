@@ -135,6 +135,7 @@ def _rebuild(core: TableCore[Any], stored: st.StoredTable) -> None:
 def settings_from_row(row: dict[str, Any]) -> Settings:
     """A stored table's settings (its options checked again)."""
     options = make_options(row["preset"], dict(row["options"] or {}))
+    wait = row.get("next_round_seconds")  # NULL: a table of an older zhuoji
     return Settings(
         name=str(row["name"]),
         preset=row["preset"],
@@ -147,4 +148,5 @@ def settings_from_row(row: dict[str, Any]) -> Settings:
         claim_min_ms=int(row["claim_min_ms"]),
         password_hash=row.get("password_hash"),
         bot_delay=None if row.get("bot_delay") is None else float(row["bot_delay"]),
+        next_round_seconds=30.0 if wait is None else float(wait),
     )

@@ -19,7 +19,6 @@ from server.store import Store
 async def running_server(db: Path, **options: Any) -> AsyncIterator[tuple[str, Server]]:
     """Start a `Server` on 127.0.0.1 with an ephemeral port; yield its URL and the server."""
     store = Store(db)
-    options.setdefault("round_pause", 0.0)
     server = Server(store, **options)
     try:
         async with server.listen("127.0.0.1", 0) as ws_server:

@@ -81,8 +81,6 @@ class Serve:
                 str(self.port),
                 "--db",
                 str(self.db),
-                "--round-pause",
-                "0",
             ],
             cwd=ROOT,
             stdout=subprocess.PIPE,

@@ -1,17 +1,20 @@
 """`zhuoji play`: start a server in this process, sit down with three bots, and play.
 
 One command from install to playing: the server listens on a free loopback port, the game is
-recorded in a temporary SQLite file (or `--db`), and everything stops when the app does.
+recorded in `play.db` in the user's data directory (or `--db`), and everything stops when the
+app does. The match is kept: the next `zhuoji play` offers to resume it (after `q`, a crash or
+a closed terminal), or starts a new one (`--new`, or answering n); a match not resumed, or ended
+on purpose (`l`), is closed as abandoned (`zhuoji.play_resume`).
 
-One server owns a database: a second `zhuoji play --db X` while the first window is open plays on
-a database of its own, and says so (and how to join the first window's table instead).
+One server owns a database: a second `zhuoji play` while the first window is open plays on a
+temporary database of its own, and says so (and how to join the first window's table instead).
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zhuoji.common import (
     REVEAL_SECONDS,
@@ -20,6 +23,9 @@ from zhuoji.common import (
     add_name_argument,
     display,
 )
+
+if TYPE_CHECKING:
+    from client_tui.seats import SavedSeat, SeatStore
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--db",
         type=Path,
         default=None,
-        help="keep the game in this SQLite file (default: a temporary one)",
+        help="keep the games in this SQLite file (default: play.db in the user data directory)",
+    )
+    parser.add_argument(
+        "--new",
+        action="store_true",
+        help="start a new match even if the last one is unfinished (it is closed as abandoned)",
     )
 
 
@@ -80,25 +91,49 @@ def start_local(db: Path, spare: Path, **options: Any) -> tuple[Any, str, str | 
     return server, url, note
 
 
+def choose_match(db: Path, seats: SeatStore, *, new: bool) -> SavedSeat | None:
+    """The seat of the unfinished match to resume (None: a new match), asked in the terminal;
+    every other match left playing on `db` is closed as abandoned."""
+    import sys
+
+    from server.dbfile import DatabaseRefused
+    from zhuoji.play_resume import ask_resume, close_unfinished, find_unfinished
+
+    found = find_unfinished(db, seats)
+    resume: SavedSeat | None = None
+    if found is not None and not new:
+        if ask_resume(found, db, interactive=sys.stdin.isatty()):
+            resume = found.seat
+    try:
+        close_unfinished(db, None if resume is None else resume.table, seats)
+    except DatabaseRefused:
+        pass  # another window's server holds it (this one plays elsewhere), or it is not ours
+    return resume
+
+
 def run(args: argparse.Namespace) -> int:
     import logging
     import tempfile
 
     from client_tui.app import ZhuojiApp
+    from client_tui.seats import SeatStore
     from protocol.messages import CreateTable
     from zhuoji.play import LocalServerError
+    from zhuoji.play_resume import PLAY_TABLE, close_unfinished, default_play_db, play_key
 
     # The server's log would scribble over the interface.
     logging.getLogger("zhuoji").setLevel(logging.CRITICAL)
     shown = display(args, "play")
     name = shown.name
+    db: Path = args.db or default_play_db()
+    store = SeatStore.default()
+    resume = choose_match(db, store, new=args.new)
+    seats: SeatStore | None = store
     with tempfile.TemporaryDirectory(prefix="zhuoji-") as tmp:
-        db = args.db or Path(tmp) / "play.db"
         try:
             server, url, note = start_local(
                 db,
                 Path(tmp) / "own.db",
-                round_pause=2.0,
                 bot_delay=args.bot_delay,
                 disconnect_grace=3600.0,
             )
@@ -107,14 +142,17 @@ def run(args: argparse.Namespace) -> int:
             return 1
         if note is not None:
             print(f"zhuoji play: {note}", flush=True)
+            seats = resume = None  # a temporary database: nothing to keep
+        app: ZhuojiApp | None = None
         try:
             create = CreateTable(
-                name="zhuoji play",
+                name=PLAY_TABLE,
                 preset=args.preset,
                 rounds=args.rounds,
                 turn_seconds=args.turn_seconds,
                 bank_seconds=args.bank_seconds,
                 claim_min_ms=300,
+                next_round_seconds=0,  # the one player reads the sheet as long as they like
             )
             app = ZhuojiApp(
                 url,
@@ -125,9 +163,14 @@ def run(args: argparse.Namespace) -> int:
                 create=create,
                 bell=shown.bell,
                 reveal_seconds=REVEAL_SECONDS,
+                seats=seats,
+                seat_key=play_key(db),
+                resume=resume,
             )
             return app.run() or 0
         finally:
             server.stop()
+            if app is not None and app.abandon and seats is not None:
+                close_unfinished(db, None, seats)  # ended on purpose: not offered again
             if note is not None:
                 print(f"zhuoji play: {note}")

@@ -51,7 +51,6 @@ FLAG_KEYS: dict[str, tuple[str, str]] = {
     "db": ("server", "db"),
     "sync": ("server", "sync"),
     "retry_max": ("server", "retry_max"),
-    "round_pause": ("pace", "round_pause"),
     "bot_delay": ("pace", "bot_delay"),
     "max_tables": ("limits", "max_tables"),
     "tables_per_connection": ("limits", "tables_per_connection"),
@@ -84,12 +83,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="SQLite synchronous mode: normal (default) loses nothing on a crash or kill, but a"
         " power loss may cost the last second of play; full makes every move durable",
-    )
-    parser.add_argument(
-        "--round-pause",
-        type=bounded(float, 0, 600),
-        default=None,
-        help="seconds between rounds, 0-600 (default 3)",
     )
     parser.add_argument(
         "--bot-delay",

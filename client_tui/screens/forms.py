@@ -194,6 +194,8 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                     id="bot_delay",
                     compact=True,
                 )
+                yield Label(t("next_round_seconds"))
+                yield Input("30", id="next_round", type="number", compact=True)
             with Horizontal(classes="row"):
                 yield Label(t("password_opt"))
                 yield Input("", id="password", password=True, compact=True)
@@ -218,6 +220,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             ("base", "base"),
             ("turn", "turn_seconds"),
             ("bank", "bank_seconds"),
+            ("next_round", "next_round_seconds"),
         ):
             try:
                 numbers[wid] = float(self._value(wid))
@@ -239,6 +242,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                 base=int(numbers["base"]),
                 turn_seconds=numbers["turn"],
                 bank_seconds=numbers["bank"],
+                next_round_seconds=numbers["next_round"],
                 password=self._value("password") or None,
                 bot_delay=None if delay == "default" else float(delay),
             )

@@ -88,9 +88,16 @@ KEYS: list[tuple[str, str, str]] = [
     ("碰…←", "←后面：这副碰/杠是谁打出的牌", "after ←: whose discard a 碰 or 杠 was"),
     ("s  m", "本局结算 / 比赛成绩", "last round's settlement / match standings"),
     (
+        "Enter",
+        "结算表上：看完了，准备下一局（大家都准备好或时间到就开局）",
+        "on the settlement: done reading, ready for the next round (it starts when all are)",
+    ),
+    ("n", "比赛结束后：原班人马再来一场", "after the match: play again with the same seats"),
+    (
         "l",
-        "离开牌桌（比赛中先确认：座位由机器人托管代打，可以回来）",
-        "leave the table (mid-match it asks first: the bot plays your seat until you return)",
+        "离开牌桌（比赛中先确认：座位由机器人托管代打，可以回来；zhuoji play 中：结束这场比赛）",
+        "leave the table (mid-match it asks first: the bot plays your seat until you return;"
+        " in zhuoji play: end the match)",
     ),
     ("c j w r", "大厅：开桌、入座、观战、刷新", "lobby: create a table, sit, watch, refresh"),
     ("?  F1", "帮助", "this help"),

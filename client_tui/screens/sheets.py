@@ -280,13 +280,17 @@ def _packed(first: Text, pieces: list[Text], width: int) -> Text:
     return out
 
 
-class SheetScreen(ModalScreen[None]):
-    """A scrollable sheet over the table; Enter, Escape or space closes it."""
+class SheetScreen(ModalScreen[bool]):
+    """A scrollable sheet over the table; Enter, Escape or space closes it. Enter and space
+    answer True (on the settlement sheet: ready for the next round), Escape False. `status`, if
+    given, is a live line under the sheet (the wait between rounds), read twice a second; `n`
+    on the match summary asks for a rematch."""
 
     BINDINGS = [
-        Binding("escape", "close", "close"),
-        Binding("enter", "close", "close"),
-        Binding("space", "close", "close", show=False),
+        Binding("escape", "close(False)", "close"),
+        Binding("enter", "close(True)", "close"),
+        Binding("space", "close(True)", "close", show=False),
+        Binding("n", "again", "play again", show=False),
     ]
     DEFAULT_CSS = """
     SheetScreen { align: center middle; }
@@ -296,21 +300,54 @@ class SheetScreen(ModalScreen[None]):
     }
     SheetScreen VerticalScroll { height: 1fr; padding: 0 1; }
     SheetScreen #sheet-hint { height: 1; padding: 0 1; color: $text-muted; background: $panel; }
+    SheetScreen #sheet-status { height: auto; padding: 0 1; background: $panel; text-style: bold; }
     """
 
-    def __init__(self, body: RenderableType, hint: str, *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        body: RenderableType,
+        hint: str,
+        *,
+        name: str | None = None,
+        status: Callable[[], str] | None = None,
+    ) -> None:
         super().__init__(name=name)
         self.body = body
         self.hint = hint
+        self.status = status
 
     def compose(self) -> ComposeResult:
         with Vertical():
             with VerticalScroll():
                 yield Static(self.body, id="sheet-body")
-            yield Static(self.hint, id="sheet-hint")
+            if self.status is not None:
+                line = self.status()
+                status = Static(Text(line), id="sheet-status")
+                status.display = bool(line)
+                yield status
+            yield Static(Text(self.hint), id="sheet-hint")
 
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def on_mount(self) -> None:
+        if self.status is not None:
+            self.set_interval(0.5, self.refresh_status)
+
+    def refresh_status(self) -> None:
+        """The live line again (the countdown, who is still reading); plain text, never
+        markup (it holds player names)."""
+        if self.status is not None and self.is_mounted:
+            line = self.status()
+            status = self.query_one("#sheet-status", Static)
+            status.update(Text(line))
+            status.display = bool(line)
+
+    def action_close(self, ready: bool = False) -> None:
+        self.dismiss(ready)
+
+    def action_again(self) -> None:
+        if self.name == "summary":
+            again = getattr(self.app, "new_match", None)
+            if again is not None:
+                again()
 
 
 def summary_renderable(

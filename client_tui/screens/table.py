@@ -430,7 +430,7 @@ class TableScreen(Screen[None]):
             parts.append(("r", lang.t("history")))
         if view.match_end is not None:
             parts.append(("m", lang.t("final")))
-            if self.zapp.play_mode == "play":
+            if view.seat is not None or self.zapp.play_mode == "play":
                 parts.append(("n", lang.t("new_match")))
         parts += [("?", lang.t("help")), ("l", lang.t("btn_leave")), ("q", lang.t("btn_quit"))]
         # Keys in bold, two spaces apart; on a narrow screen one space, and each label its
@@ -464,6 +464,12 @@ class TableScreen(Screen[None]):
                 self._show_centre(self.zapp.displayed)  # so do the clocks
         clock = self.query_one("#clock", Static)
         prompt = view.prompt
+        if view.wait is not None and prompt is None:  # between rounds
+            line = self.zapp.wait_line()
+            if self.zapp.waiting_on_me():
+                line += " · " + self.zapp.lang.t("enter_ready")
+            clock.update(Text(line, style="bold"))
+            return
         if prompt is None or prompt.deadline_at is None or prompt.answered:
             clock.update("")
             return
@@ -613,6 +619,9 @@ class TableScreen(Screen[None]):
         tiles = self.hand()
         if view.table is not None and view.table.state == "waiting" and view.round is None:
             self.action_start()
+            return
+        if prompt is None and self.zapp.waiting_on_me():
+            self.zapp.ready_for_next()  # Enter between rounds: ready for the next one
             return
         if prompt is None or prompt.is_claim or prompt.answered or not tiles:
             self._refuse(self._why_not("discard"))

@@ -90,7 +90,6 @@ db = "{db.name}"
 tables_per_connection = 1
 
 [pace]
-round_pause = 0.0
 {extra}""",
         encoding="utf-8",
     )

@@ -99,7 +99,7 @@ async def test_q_mid_match_asks_first_then_quits(tmp_path: Path) -> None:
             await until(pilot, lambda: app.view.prompt is not None)
             await pilot.press("q")
             await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-            assert "it ends when the program quits" in dialog_text(app)
+            assert "The match is kept" in dialog_text(app)
             await pilot.press("q")  # a second q is no answer: still asking
             await pilot.pause(0.05)
             assert isinstance(app.screen, ConfirmScreen) and app.is_running

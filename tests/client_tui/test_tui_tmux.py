@@ -8,6 +8,8 @@ Skipped only when tmux is not installed (`apt-get install tmux`)."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import re
 import select
@@ -132,9 +134,12 @@ def server(tmp_path: Path) -> Iterator[str]:
             proc.wait()
 
 
+SOCKETS = itertools.count(1)
+
+
 @pytest.fixture
 def tmux() -> Iterator[Tmux]:
-    t = Tmux(f"zhuoji-test-{os.getpid()}")
+    t = Tmux(f"zhuoji-test-{os.getpid()}-{next(SOCKETS)}")  # a server of its own per test
     t.start()
     try:
         yield t
@@ -222,3 +227,84 @@ def test_a_killed_client_comes_back_to_its_seat_and_hand(
     assert "bob (you)" in after
     for refusal in ("watch it instead", "already", "gone", "refused"):
         assert refusal not in after, after
+
+    # Leaving is deliberate: `l` (and `q`) first say what happens to the seat; n stays.
+    for key, title in (("l", "Leave the match?"), ("q", "Quit during the match?")):
+        tmux.keys(b, key)
+        asked = tmux.wait(b, lambda s, t=title: t in s, f"the question for {key}")  # type: ignore[misc]
+        assert "the bot plays" in asked.replace("\n", " ") or "托管" in asked, asked
+        tmux.keys(b, "n")
+        back = tmux.wait(b, lambda s, t=title: t not in s, f"{key} answered no")  # type: ignore[misc]
+        assert hand_of(back) == hand and tmux.pane(b, "pane_dead") == "0"
+
+
+def play_command(db: Path, state: Path, *extra: str) -> str:
+    env = {"PYTHONPATH": str(ROOT), "ZHUOJI_STATE_DIR": str(state), "TERM": "xterm-256color"}
+    args = [sys.executable, "-m", "zhuoji", "play", "--db", str(db), "--name", "me"]
+    args += ["--lang", "en", "--ascii", "--bot-delay", "0", *extra]
+    assigns = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    return f"cd {shlex.quote(str(ROOT))} && exec env {assigns} {shlex.join(args)}"
+
+
+def kill_pane(tmux: Tmux, target: str) -> None:
+    os.kill(int(tmux.pane(target, "pane_pid")), signal.SIGKILL)
+    deadline = time.monotonic() + 20
+    while tmux.pane(target, "pane_dead") != "1":
+        assert time.monotonic() < deadline, "the killed process's pane is still alive"
+        time.sleep(0.05)
+
+
+def states(db: Path) -> list[str]:
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        return [r[0] for r in conn.execute("SELECT state FROM tables ORDER BY CAST(id AS INT)")]
+
+
+def test_zhuoji_play_offers_to_resume_its_match_and_new_or_l_closes_it(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    db, state = tmp_path / "data" / "play.db", tmp_path / "state"
+    p = tmux.window("play", play_command(db, state))
+    before = tmux.wait(p, my_prompt, "a move asked of me", timeout=60)
+    hand = hand_of(before)
+    kill_pane(tmux, p)  # a crash, or a closed terminal
+    assert states(db) == ["playing"]
+
+    tmux.run("respawn-pane", "-t", p)
+    asked = tmux.wait(p, lambda s: "Resume it? [Y/n]" in s, "the offer to resume")
+    flat = "".join(asked.splitlines())  # the long path wraps
+    assert "your unfinished match" in flat and "rounds played, you +0" in flat, flat
+    tmux.keys(p, "Enter")
+    after = tmux.wait(p, lambda s: my_prompt(s) and HAND_KEYS.search(s) is not None, "resumed")
+    assert hand_of(after) == hand
+    assert states(db) == ["playing"], "the same match, not a new one"
+
+    # Quitting on purpose keeps it too (the dialog says so); `--new` starts afresh and the old
+    # match is closed as abandoned, never left "playing".
+    tmux.keys(p, "q")
+    quit_box = tmux.wait(p, lambda s: "Quit zhuoji play?" in s, "the quit question")
+    assert "The match is kept" in quit_box
+    tmux.keys(p, "y")
+    deadline = time.monotonic() + 20
+    while tmux.pane(p, "pane_dead") != "1":
+        assert time.monotonic() < deadline, "zhuoji play did not quit"
+        time.sleep(0.05)
+    assert states(db) == ["playing"]
+    tmux.run("respawn-pane", "-k", "-t", p, play_command(db, state, "--new"))
+    tmux.wait(p, my_prompt, "a move in the new match", timeout=60)
+    assert "Resume it?" not in tmux.screen(p)
+    assert states(db) == ["abandoned", "playing"]
+    # `l` ends the match on purpose: it is closed as abandoned and not offered again.
+    tmux.keys(p, "l")
+    end_box = tmux.wait(p, lambda s: "End this match?" in s, "the end question")
+    assert "recorded as abandoned" in "".join(end_box.splitlines())
+    tmux.keys(p, "y")
+    deadline = time.monotonic() + 20
+    while tmux.pane(p, "pane_dead") != "1":
+        assert time.monotonic() < deadline, "zhuoji play did not end"
+        time.sleep(0.05)
+    assert states(db) == ["abandoned", "abandoned"]
+    tmux.run("respawn-pane", "-k", "-t", p, play_command(db, state))
+    tmux.wait(p, my_prompt, "a move in a new match", timeout=60)
+    assert "Resume it?" not in tmux.screen(p) and states(db)[-1] == "playing"

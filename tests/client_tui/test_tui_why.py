@@ -208,7 +208,7 @@ async def test_table_keys_during_a_claim_say_why_and_send_nothing() -> None:
         app, rec = await offline(pilot, table)
         assert "Not your turn yet" in await press_and_read(pilot, app, "enter")
         assert "No settlement yet" in await press_and_read(pilot, app, "s")
-        assert "n (new match) is for zhuoji play" in await press_and_read(pilot, app, "n")
+        assert "n plays again once this match is over" in await press_and_read(pilot, app, "n")
         for frame in table.apply(Action(0, "discard", parse_tiles("9s")[0])):
             app.apply(frame)
         prompt = table.prompt()

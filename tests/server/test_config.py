@@ -24,7 +24,7 @@ from server.config import (
         ("[limits]\n\n\nmax_tables = 0\n", "s.toml:4: limits.max_tables: Input should be greater"),
         ("limits.tables_per_address = -2\n", "s.toml:1: limits.tables_per_address:"),
         ('# c\nlimits = { lobby_timeout = "x" }\n', "s.toml:2: limits.lobby_timeout:"),
-        ('[ "pace" ]\nround_pause = 601\n', "s.toml:2: pace.round_pause:"),
+        ('[ "pace" ]\nbot_delay = 61\n', "s.toml:2: pace.bot_delay:"),
         ("[server]\nport = true\n", "s.toml:2: server.port: Input should be a valid integer"),
         ('[server]\nadmin_token = "short"\n', "s.toml:2: server.admin_token:"),
         ('[log]\nlevel = "loud"\n', "s.toml:2: log.level:"),

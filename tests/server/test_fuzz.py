@@ -69,7 +69,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MODELS = {
     m.model_fields["type"].default: m for m in typing.get_args(typing.get_args(ClientMessage)[0])
 }
-TABLE_COMMANDS = ("add_bot", "remove_bot", "start", "act", "auto", "sync")
+TABLE_COMMANDS = ("add_bot", "remove_bot", "start", "act", "auto", "sync", "next_round", "rematch")
 
 
 def documented_error_codes() -> set[str]:
@@ -387,7 +387,7 @@ async def play_seat(
         reply = player.on_frame(frame)
         if reply is not None:
             await client.send(reply)
-            if reply["act"] in ("discard", "ready"):
+            if reply.get("act") in ("discard", "ready"):
                 sent_at = loop.time()
     return latencies, gaps
 
@@ -869,7 +869,7 @@ def test_a_seated_player_s_fuzzed_commands_are_refused_in_order_and_the_table_go
     answers: list[dict[str, Any]] = []
     while True:
         f = recv(seated.ws)
-        if f["type"] in TABLE_EVENT_TYPES or f["type"] == "prompt":
+        if f["type"] in TABLE_EVENT_TYPES or f["type"] in ("prompt", "between_rounds"):
             seated.seq = max(seated.seq, f["seq"])
             continue
         if f["type"] == "snapshot" and (msg is None or msg.type != "sync" or answers):

@@ -187,7 +187,7 @@ def test_a_tuoguan_seat_scores_as_the_bots_over_500_rounds() -> None:
     lost about 14 a round.) The 托管 level is the bots' own here, so that equal is the claim;
     the best level's moves are checked move by move above."""
     rounds = 500
-    shell = Shell(rounds=rounds, timing=Timing(round_pause=0.0, auto_level="normal"))
+    shell = Shell(rounds=rounds, timing=Timing(auto_level="normal"))
     host_and_bots(shell, auto=True)
     shell.tick_until(lambda: shell.core.state != "playing", limit=10_000)
     ended = shell.of("host", "round_ended")
@@ -212,7 +212,7 @@ def test_sync_and_act_after_a_discard_do_not_depend_on_who_can_claim() -> None:
     """≥ 200 discards, two probes each (at once and mid-window), from a spectator and from the
     host's seat when it is not a claimant: the answer's phase, number and time are the same
     whether or not another seat may claim, with bots that answer after 0.3 s."""
-    shell = Shell(claim_min_ms=500, rounds=8, timing=Timing(bot_delay=0.3, round_pause=1.0))
+    shell = Shell(claim_min_ms=500, rounds=8, timing=Timing(bot_delay=0.3))
     host_and_bots(shell, auto=True)
     shell.input(shell.core.join("spy", "spy", Watch(table="7"), shell.now, busy=False))
     seen = len(shell.frames["spy"])
@@ -276,7 +276,7 @@ def test_sync_and_act_after_a_discard_do_not_depend_on_who_can_claim() -> None:
 def test_a_tuoguan_seats_claim_answers_are_not_announced() -> None:
     """Seat 0 in 托管: every `auto_played` anyone gets is of a move on its own turn, never a
     pass or a claim, though the seat answered claim windows."""
-    shell = Shell(claim_min_ms=300, rounds=4, timing=Timing(round_pause=0.0))
+    shell = Shell(claim_min_ms=300, rounds=4, timing=Timing())
     host_and_bots(shell, auto=True)
     shell.input(shell.core.join("spy", "spy", Watch(table="7"), shell.now, busy=False))
     shell.tick_until(lambda: shell.core.state != "playing", limit=10_000)

@@ -57,8 +57,6 @@ class ServeProc:
                 "0",
                 "--db",
                 str(self.db),
-                "--round-pause",
-                "0",
                 "--retry-max",
                 "0.2",
                 "--bot-delay",
@@ -375,7 +373,7 @@ def test_a_database_deleted_under_the_server_is_noticed_and_nothing_is_lost(
 @contextlib.asynccontextmanager
 async def in_process(db: Path) -> AsyncIterator[tuple[str, Server, Store]]:
     store = Store(db, retry_max=0.1)
-    server = Server(store, round_pause=0.0, bot_delay=0.005)
+    server = Server(store, bot_delay=0.005)
     try:
         async with server.listen("127.0.0.1", 0) as ws:
             port = next(iter(ws.sockets)).getsockname()[1]

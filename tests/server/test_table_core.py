@@ -32,6 +32,7 @@ from server.table_core import (
     Remove,
     Send,
     Settings,
+    StartRematch,
     TableCore,
     Timing,
     Unbind,
@@ -382,18 +383,13 @@ def test_a_bot_moves_at_its_prompt_plus_the_bot_delay() -> None:
     assert actions[-1][3] in waiting and actions[-1][7] == 0, "a bot's move is its own"
 
 
-def test_the_next_round_waits_the_round_pause_and_a_finished_table_lingers() -> None:
-    shell = Shell(rounds=2, timing=Timing(round_pause=3.0, finished_linger=60.0))
+def test_a_table_nobody_reads_plays_on_and_a_finished_table_lingers() -> None:
+    shell = Shell(rounds=2, timing=Timing(finished_linger=60.0))
     host_and_bots(shell, auto=True)
-    ended = shell.of("host", "round_ended")
-    assert len(ended) == 1, "a round played by the server alone plays out at once"
-    over_at = shell.now
-    assert shell.core.next_wakeup() == over_at + 3.0
-    shell.run_until(over_at + 2.99)
-    assert len(shell.of("host", "round_started")) == 1
-    shell.run_until(over_at + 3.0)
-    assert len(shell.of("host", "round_started")) == 2
-    shell.settle()
+    # Bots and a 托管 seat hold nothing up between rounds: the match plays out at once.
+    assert len(shell.of("host", "round_ended")) == 2
+    waits = shell.of("host", "between_rounds")
+    assert [(w["round_no"], w["ready"]) for w in waits] == [(2, [True] * 4)]
     end = shell.of("host", "match_ended")[-1]
     assert end["reason"] == "finished" and end["rounds_played"] == 2 and sum(end["scores"]) == 0
     # The bots leave after the end, as their connections did; the human may still look.
@@ -650,3 +646,191 @@ def test_bot_levels_and_the_bot_delay_survive_a_restart(tmp_path: Path) -> None:
     assert [type(core.bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, StrongBot]
     assert core.info()["bot_delay"] == 1.5
     assert [s.get("level") for s in core.info()["seats"]] == [None, "strong", "easy", "strong"]
+
+
+# ----- between rounds -----
+
+
+def play_round(shell: Shell, member: str = "host", seat: int = 0) -> None:
+    """The host answers each prompt with its default at once; the bots play; until the round
+    is over."""
+    r = shell.core.round
+    assert r is not None
+    while r.phase is not Phase.OVER:
+        if seat in r.awaiting() and shell.core.seats[seat].prompted_seq == shell.core.decision_seq:
+            action = r.default_action(seat)
+            frame = {"type": "act", "seq": shell.last_prompt(member)["seq"], "act": action.act}
+            if action.tile is not None and r.phase is Phase.TURN:
+                frame["tile"] = tile_name(action.tile)
+            shell.command(member, frame)
+        else:
+            at = shell.core.next_wakeup()
+            assert at is not None
+            shell.run_until(max(shell.now, at))
+
+
+def test_between_rounds_no_clock_runs_and_the_round_starts_when_the_player_is_ready() -> None:
+    shell = Shell(rounds=2, turn_seconds=5, bank_seconds=10, next_round_seconds=30)
+    host_and_bots(shell)
+    play_round(shell)
+    over_at = shell.now
+    (wait,) = shell.of("host", "between_rounds")
+    assert wait == {
+        "type": "between_rounds",
+        "table": "7",
+        "seq": shell.core.seq,
+        "round_no": 2,
+        "ready": [False, True, True, True],
+        "deadline_ms": 30_000,
+        "rematch": False,
+    }
+    assert shell.core.next_wakeup() == over_at + 30
+    shell.run_until(over_at + 29.9)  # far beyond the 15 s a move: the sheet is being read
+    assert len(shell.of("host", "round_started")) == 1
+    assert not shell.of("host", "auto_played") and not shell.core.seats[0].auto
+    shell.now += 0.05
+    shell.command("host", {"type": "next_round"})
+    assert len(shell.of("host", "round_started")) == 2, "ready: the round starts at once"
+    assert shell.of("host", "between_rounds")[-1]["ready"] == [True] * 4
+    prompt = shell.last_prompt("host")
+    assert prompt["deadline_ms"] == 15_000, "the move's clock starts with the round"
+    late = len(shell.frames["host"])
+    shell.command("host", {"type": "next_round"})  # a late one is ignored
+    assert shell.frames["host"][late:] == []
+
+
+def test_the_next_round_starts_anyway_after_next_round_seconds() -> None:
+    shell = Shell(rounds=2, next_round_seconds=12)
+    host_and_bots(shell)
+    play_round(shell)
+    over_at = shell.now
+    shell.run_until(over_at + 11.99)
+    assert len(shell.of("host", "round_started")) == 1
+    shell.run_until(over_at + 12)
+    assert len(shell.of("host", "round_started")) == 2
+
+
+def test_zero_seconds_waits_for_everyone_and_an_absent_player_for_the_grace() -> None:
+    shell = Shell(rounds=3, next_round_seconds=0, timing=Timing(disconnect_grace=5.0))
+    host_and_bots(shell)
+    play_round(shell)
+    over_at = shell.now
+    assert shell.core.next_wakeup() is None, "nothing is due: the table waits for the host"
+    assert shell.of("host", "between_rounds")[-1]["deadline_ms"] is None
+    shell.run_until(over_at + 3600)
+    assert len(shell.of("host", "round_started")) == 1
+    shell.command("host", {"type": "next_round"})
+    assert len(shell.of("host", "round_started")) == 2
+    play_round(shell)
+    # The host's connection drops during the wait: the table waits for it `disconnect_grace`.
+    gone_at = shell.now
+    shell.input(shell.core.gone("host", gone_at, left=False))
+    assert shell.core.next_wakeup() == gone_at + 5
+    shell.run_until(gone_at + 4.9)
+    assert shell.core.between and shell.core.round_no == 2
+    shell.run_until(gone_at + 5)
+    assert shell.core.round_no == 3 and not shell.core.between
+
+
+def test_a_restart_during_the_wait_resumes_the_wait(tmp_path: Path) -> None:
+    db = tmp_path / "z.db"
+    shell = Shell(db=db, rounds=2, next_round_seconds=30, timing=Timing(disconnect_grace=5.0))
+    host_and_bots(shell)
+    play_round(shell)
+    assert shell.core.between
+    token = shell.of("host", "joined")[0]["token"]
+    store = Store(db)
+    try:
+        (stored,) = store.unfinished()
+    finally:
+        store.close()
+    assert stored.row["next_round_seconds"] == 30
+    now = shell.now + 100
+    core: TableCore[str] = restore_core(
+        stored, shell.core.s, timing=Timing(disconnect_grace=5.0), now=now
+    )
+    again = Shell(timing=Timing(disconnect_grace=5.0))
+    again.core, again.now = core, now
+    again.input(core.resumed(now))
+    assert core.between and core.round is None and core.round_no == 1
+    assert core.next_wakeup() == now + 5, "the player away is waited for, as ever"
+    again.now = now + 2
+    again.input(core.resume("host", token_key(token), token, None, again.now))
+    assert [f["type"] for f in again.frames["host"][:3]] == ["joined", "snapshot", "between_rounds"]
+    wait = again.of("host", "between_rounds")[-1]
+    assert wait["round_no"] == 2 and wait["ready"] == [False, True, True, True]
+    assert wait["deadline_ms"] == 28_000
+    again.run_until(now + 29.9)
+    assert core.round is None, "the wait goes on: nobody's clock runs"
+    again.command("host", {"type": "next_round"})
+    assert core.round is not None and core.round_no == 2
+
+
+def test_a_rematch_moves_the_seats_to_a_new_table_and_starts_its_match() -> None:
+    shell = Shell(rounds=1)
+    host_and_bots(shell)
+    play_round(shell)
+    assert shell.core.state == "finished"
+    effects = shell.command("host", {"type": "rematch"})
+    (rematch,) = [e for e in effects if isinstance(e, StartRematch)]
+    assert [(s.name, s.kind, s.member) for s in rematch.seats] == [
+        ("host", "human", "host"),
+        ("Bot-2", "bot", None),
+        ("Bot-3", "bot", None),
+        ("Bot-4", "bot", None),
+    ]
+    assert "host" not in shell.bound and shell.removed, "nobody is left at the old table"
+    new = Shell()
+    new.core = TableCore("8", rematch.settings, seed="again", timing=Timing())
+    new.input(new.core.rematch(list(rematch.seats), new.now))
+    joined = new.of("host", "joined")[0]
+    assert joined["table"] == "8" and joined["seat"] == 0 and joined["token"]
+    assert new.bound == {"host": 0} and len(new.tokens) == 1
+    assert [s.kind for s in new.core.seats] == ["human", "bot", "bot", "bot"]
+    assert new.core.state == "playing" and new.core.round_no == 1
+    assert new.of("host", "match_started")[0]["names"] == ["host", "Bot-2", "Bot-3", "Bot-4"]
+    assert new.ops[0][0].startswith("INSERT INTO tables")
+
+
+def test_a_rematch_waits_for_every_player_and_is_refused_before_the_end() -> None:
+    shell = Shell(rounds=1)
+    shell.create()
+    shell.sit("guest")
+    for _ in range(2):
+        shell.command("host", {"type": "add_bot"})
+    shell.settle()
+    shell.command("host", {"type": "start"})
+    shell.settle()
+    shell.command("guest", {"type": "rematch"})
+    assert shell.of("guest", "error")[-1]["code"] == "not_finished"
+    shell.command("guest", {"type": "auto", "on": True})
+    play_round(shell)
+    assert shell.core.state == "finished"
+    effects = shell.command("guest", {"type": "rematch"})
+    assert not any(isinstance(e, StartRematch) for e in effects)
+    wait = shell.of("host", "between_rounds")[-1]
+    assert wait["rematch"] and wait["ready"] == [False, True, True, True]
+    effects = shell.command("host", {"type": "rematch"})
+    assert any(isinstance(e, StartRematch) for e in effects)
+
+
+def test_a_rematch_waits_for_a_player_who_asked_and_dropped_until_they_are_back() -> None:
+    shell = Shell(rounds=1)
+    shell.create()
+    shell.sit("guest")
+    for _ in range(2):
+        shell.command("host", {"type": "add_bot"})
+    shell.settle()
+    shell.command("host", {"type": "start"})
+    shell.settle()
+    shell.command("guest", {"type": "auto", "on": True})
+    play_round(shell)
+    token = shell.of("guest", "joined")[0]["token"]
+    shell.command("guest", {"type": "rematch"})
+    shell.input(shell.core.gone("guest", shell.now, left=False))
+    effects = shell.command("host", {"type": "rematch"})
+    assert not any(isinstance(e, StartRematch) for e in effects), "the guest is not here"
+    assert shell.of("host", "between_rounds")[-1]["ready"] == [True, False, True, True]
+    effects = shell.input(shell.core.resume("guest2", token_key(token), token, None, shell.now))
+    (rematch,) = [e for e in effects if isinstance(e, StartRematch)]
+    assert [s.member for s in rematch.seats] == ["host", "guest2", None, None]
