@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
-SCHEMA_VERSION = 1  # PRAGMA user_version this code writes (0: a file from before versions)
+SCHEMA_VERSION = 2  # PRAGMA user_version this code writes (0: a file from before versions)
 BUSY_MS = 2000
 OUR_TABLES = frozenset({"tables", "rounds", "actions", "events"})
 
@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS rounds (
     net TEXT,                       -- JSON: 4 ints
     salt TEXT,                      -- fair deal: the secret salt (hex), revealed at the end
     commitment TEXT,                -- fair deal: SHA-256 of the salt and the deal order
+    weekday INTEGER,                -- 1 Monday … 7 Sunday: the day of the deal (星期鸡, §13.12)
     PRIMARY KEY (table_id, round_no)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS actions (
@@ -90,10 +91,14 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 """
 
-# Version 0 → 1: the columns added after the first release, and the application id.
-ADDED_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
-    "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
+# The columns added after the first release, by the version that added them (0 → 1: these and
+# the application id; 1 → 2: the weekday of each round's deal, for 星期鸡).
+ADDED_COLUMNS: dict[int, dict[str, list[tuple[str, str]]]] = {
+    1: {
+        "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
+        "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
+    },
+    2: {"rounds": [("weekday", "INTEGER")]},
 }
 
 
@@ -294,8 +299,10 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
-        if version < 1:
-            for table, columns in ADDED_COLUMNS.items():
+        for added_in, tables in ADDED_COLUMNS.items():
+            if version >= added_in:
+                continue
+            for table, columns in tables.items():
                 have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
                 for name, kind in columns:
                     if name not in have:
