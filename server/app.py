@@ -31,6 +31,7 @@ from websockets.http11 import Request, Response
 
 from protocol import codes, frames
 from protocol.codes import Close
+from protocol.house import House
 from protocol.messages import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
@@ -99,8 +100,11 @@ class Server:
         round_pause: float = 3.0,
         finished_linger: float = 600.0,
         bot_delay: float = 0.0,
+        house: House | None = None,
     ) -> None:
         self.store = store
+        # `zhuoji serve --house`: the options of a table created without any, on its preset.
+        self.house = house
         self.name = name
         self.seed = seed
         self.max_tables = max_tables
@@ -319,8 +323,11 @@ class Server:
                 conn, codes.TOO_MANY_TABLES, "the server has no room for more tables", msg.type
             )
             return
+        requested = dict(msg.options)
+        if not requested and self.house is not None and self.house.preset == msg.preset:
+            requested = dict(self.house.overrides)
         try:
-            options = make_options(msg.preset, dict(msg.options))
+            options = make_options(msg.preset, requested)
         except OptionsError as err:
             self._error(conn, codes.BAD_OPTIONS, str(err)[:400], msg.type)
             return

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from zhuoji.common import add_house_argument, read_house
+
 
 def default_db() -> Path:
     """The SQLite file in the user's data directory (platformdirs)."""
@@ -79,6 +81,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="during a storage fault, the longest wait between write attempts (default 5 s)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log every table error")
+    add_house_argument(
+        parser,
+        "a table created with no options, on the house file's preset, gets its options",
+    )
 
 
 def fail(message: str) -> int:
@@ -101,6 +107,11 @@ def run(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    house = None
+    if args.house is not None:
+        house = read_house(args.house, "serve")
+        if house is None:
+            return 2
     db: Path = args.db or default_db()
     try:
         store = Store(db, synchronous=args.sync, retry_max=args.retry_max)
@@ -117,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             round_pause=args.round_pause,
             bot_delay=args.bot_delay,
             max_tables=args.max_tables,
+            house=house,
         )
         tune_gc()
         stop = asyncio.Event()
@@ -138,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
                 f" {server.resumed} unfinished matches resumed)",
                 flush=True,
             )
+            if house is not None:
+                changes = ", ".join(f"{k}={v}" for k, v in house.overrides.items()) or "none"
+                print(f"house rules {args.house}: {house.preset} with {changes}", flush=True)
             await stop.wait()
             print(
                 "stopping for a restart (clients told, closing with 1012); matches are kept"

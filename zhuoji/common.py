@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import getpass
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from protocol.house import House
 
 
 def add_display_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,3 +72,28 @@ def server_url(given: str) -> str:
     ('ws://192.168.1.5:8765', 'wss://example.org/zhuoji')
     """
     return given if "://" in given else f"ws://{given}"
+
+
+def add_house_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--house",
+        metavar="NAME.toml",
+        default=None,
+        help=f"house rules: a TOML file, or the name of one saved from the create-table form"
+        f" (in the user config dir's houses/); {what}",
+    )
+
+
+def read_house(arg: str, command: str) -> House | None:
+    """The house preset `--house ARG` names, or None after printing why it cannot be used (the
+    caller exits 2): each problem on a line of its own, naming the file, the line and the key."""
+    import sys
+
+    from protocol.house import HouseError, load_house, resolve
+
+    try:
+        return load_house(resolve(arg))
+    except HouseError as err:
+        for problem in err.problems:
+            print(f"zhuoji {command}: {problem}", file=sys.stderr)
+        return None
