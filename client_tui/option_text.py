@@ -333,6 +333,7 @@ GROUP_TEXT: dict[str, tuple[str, str]] = {
     "pass": ("过水", "过水 Passing a win"),
     "hints": ("提示", "提示 Hints"),
     "clock": ("时间", "Clock"),
-    "more": ("其他", "More rules"),
+    "more": ("其他规则", "More rules"),
+    "patterns": ("牌型分", "Pattern values 牌型"),
     "advanced": ("高级", "Advanced"),
 }

@@ -10,11 +10,12 @@ from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
     Checkbox,
+    Collapsible,
     Input,
     Label,
     OptionList,
@@ -207,7 +208,13 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
     CreateTableScreen #body { height: 1fr; }
     CreateTableScreen .row { margin-bottom: 0; }
     CreateTableScreen .row Label { width: 24; }
-    CreateTableScreen .help { color: $text-muted; height: auto; padding-left: 2; }
+    CreateTableScreen .opts {
+        grid-size: 2; grid-columns: 24 1fr; grid-rows: auto; height: auto; grid-gutter: 0;
+    }
+    CreateTableScreen .opts Label { width: 24; }
+    CreateTableScreen Collapsible { padding: 0; border: none; margin: 0; }
+    CreateTableScreen Collapsible > Contents { padding: 0; }
+    CreateTableScreen .help { color: $text-muted; height: auto; padding-left: 2; column-span: 2; }
     CreateTableScreen .section { text-style: bold; color: $accent; margin-top: 1; }
     CreateTableScreen #changes { height: auto; color: $warning; }
     CreateTableScreen #error.-ok { color: $success; }
@@ -283,9 +290,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                     yield Label(t("password_opt"))
                     yield Input("", id="password", password=True, compact=True)
                 for section, fields in sections():
-                    yield Static(self.lang.group(section), classes="section")
-                    for f in fields:
-                        yield from self._field(f, values[f.key])
+                    yield from self._section(section, fields, values)
                     if section == "hints":
                         yield from self._clock()
                 yield Static(self.lang.group("advanced"), classes="section")
@@ -314,29 +319,52 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                 default = CreateTable.model_fields[name].default
                 yield Input(f"{default:g}", id=wid, type="number", compact=True)
 
+    def _section(
+        self, section: str, fields: list[OptionField], values: dict[str, Any]
+    ) -> ComposeResult:
+        """A section of options; the pattern values and the `more` section fold away (a
+        Collapsible, closed at first: Enter opens it), which keeps the form quick to open."""
+        folded = [f for f in fields if f.key.startswith("patterns.")]
+        if section == "more":
+            folded, fields = fields, []
+        else:
+            yield Static(self.lang.group(section), classes="section")
+        if folded:
+            title = self.lang.group("patterns" if section != "more" else section)
+            with Collapsible(title=title, id=f"fold-{section}"):
+                with Grid(classes="opts"):
+                    for f in folded:
+                        yield from self._field(f, values[f.key])
+        rest = [f for f in fields if f not in folded]
+        if rest:
+            with Grid(classes="opts"):
+                for f in rest:
+                    yield from self._field(f, values[f.key])
+
     def _field(self, f: OptionField, value: Any) -> ComposeResult:
+        """An option's three cells of its section's grid: its name, its field, and (across
+        both columns) what it does."""
         lang, wid = self.lang, option_id(f.key)
-        with Horizontal(classes="row"):
-            yield Label(plain(lang.option(f.key)))
-            if f.kind == "switch":
-                yield Checkbox(word(f, f.key, value, lang), value, id=wid, compact=True)
-            elif f.kind == "radio":
-                yield RadioSet(
-                    *(
-                        RadioButton(plain(lang.choice(f.key, c)), c == value, compact=True)
-                        for c in f.choices
-                    ),
-                    id=wid,
-                    compact=True,
-                )
-            else:
-                yield Input(
-                    "" if value is None else str(value),
-                    id=wid,
-                    type="integer",
-                    placeholder=lang.t("value_none") if f.nullable else "",
-                    compact=True,
-                )
+        yield Label(plain(lang.option(f.key)))
+        if f.kind == "switch":
+            yield Checkbox(word(f, f.key, value, lang), value, id=wid, compact=True)
+        elif f.kind == "radio":
+            yield RadioSet(
+                *(
+                    RadioButton(plain(lang.choice(f.key, c)), c == value, compact=True)
+                    for c in f.choices
+                ),
+                id=wid,
+                compact=True,
+            )
+        else:
+            yield Input(
+                "" if value is None else str(value),
+                id=wid,
+                type="integer",
+                placeholder=lang.t("value_none") if f.nullable else "",
+                compact=True,
+            )
         yield Static(plain(lang.option_help(f.key)), classes="help")
 
     def on_mount(self) -> None:
