@@ -367,8 +367,9 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             )
         yield Static(plain(lang.option_help(f.key)), classes="help")
 
+    AUTO_FOCUS = "#name"
+
     def on_mount(self) -> None:
-        self.query_one("#name", Input).focus()
         self._show_changes()
 
     # ----- values -----
@@ -540,18 +541,21 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             e = err.errors()[0]
             raise ValueError(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}") from None
 
-    @on(Input.Submitted, "#house-name")
-    def _save_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_save_house()
-
     @on(Button.Pressed, "#save")
     def _save_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.action_save_house()
 
-    @on(Button.Pressed, "#ok")
     @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        """Enter in "Save as" saves the house preset; in any other field it creates the table."""
+        event.stop()
+        if event.input.id == "house-name":
+            self.action_save_house()
+        else:
+            self._ok()
+
+    @on(Button.Pressed, "#ok")
     def _ok(self) -> None:
         try:
             msg = self.build()
