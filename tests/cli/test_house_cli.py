@@ -78,3 +78,24 @@ async def test_a_servers_house_rules_are_the_options_of_a_table_created_with_non
                 assert table["table"] == joined["table"]
                 seen[name] = table["info"]["options"]
     assert seen == {"plain": {"benji": True, "hand_cap": 20}, "own": {"zimo_bonus": 2}, "chuan": {}}
+
+
+def test_play_takes_the_houses_preset_options_and_table_and_the_command_line_wins(
+    tmp_path: Path,
+) -> None:
+    from zhuoji.cli import build_parser
+    from zhuoji.cmd_play import table_request
+
+    house = tmp_path / "h.toml"
+    house.write_text(
+        'preset = "anshun"\n[options]\nbenji = true\n[table]\nrounds = 4\nturn_seconds = 9\n',
+        encoding="utf-8",
+    )
+    args = build_parser().parse_args(["play", "--house", str(house), "--rounds", "2"])
+    assert table_request(args) == {
+        "preset": "anshun",
+        "options": {"benji": True},
+        "rounds": 2,
+        "turn_seconds": 9.0,
+        "bank_seconds": 60.0,
+    }
