@@ -85,7 +85,7 @@ OPTION_TEXT: dict[str, tuple[str, str, str, str]] = {
         "包豆",
         "包豆",
         "有人胡时，没叫的人按自己的豆付给胡/叫的人",
-        "at a win, a non-ready player pays their own 豆 to each winner or ready player",
+        "at a win, the unready pay their 豆 to each winner/ready player",
     ),
     "repao_bonus": (
         "热炮加分",
@@ -128,7 +128,7 @@ OPTION_TEXT: dict[str, tuple[str, str, str, str]] = {
         "过水",
         "过水 passed win",
         "放过一次胡之后：锁住到下次摸牌、罚分、或不管",
-        "after passing a win: locked until your draw, a penalty, or no rule",
+        "a passed win: locked till your draw, a penalty, or no rule",
     ),
     # 鸡 chickens
     "chickens": (
@@ -153,7 +153,7 @@ OPTION_TEXT: dict[str, tuple[str, str, str, str]] = {
         "责任鸡",
         "责任鸡",
         "冲锋鸡被碰，打出者多付（每张幺鸡；乌骨鸡加倍）",
-        "a 冲锋鸡 claimed: its discarder pays this extra per 1s (8p twice)",
+        "claimed 冲锋鸡: its discarder pays this extra per 1s (8p: twice)",
     ),
     "wuguji": ("乌骨鸡", "乌骨鸡", "八筒也是鸡", "8p is a standing chicken"),
     "wuguji_value": ("乌骨鸡分", "乌骨鸡 value", "每张乌骨鸡的分", "units per 8p chicken"),
@@ -179,7 +179,7 @@ OPTION_TEXT: dict[str, tuple[str, str, str, str]] = {
         "翻牌鸡",
         "翻牌鸡",
         "翻牌的下一张是鸡；摇摆：上一张和下一张；或不翻",
-        "the flip's next kind is a chicken; 摇摆: previous and next; or none",
+        "the flip's next kind is a chicken; 摇摆: previous and next; none",
     ),
     "benji": (
         "本鸡",

@@ -211,10 +211,14 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
     CreateTableScreen .opts {
         grid-size: 2; grid-columns: 24 1fr; grid-rows: auto; height: auto; grid-gutter: 0;
     }
-    CreateTableScreen .opts Label { width: 24; }
+    CreateTableScreen .opts Label { width: 24; height: 1; }
+    CreateTableScreen .opts Checkbox, CreateTableScreen .opts Input { height: 1; }
     CreateTableScreen Collapsible { padding: 0; border: none; margin: 0; }
     CreateTableScreen Collapsible > Contents { padding: 0; }
-    CreateTableScreen .help { color: $text-muted; height: auto; padding-left: 2; column-span: 2; }
+    CreateTableScreen .help {
+        color: $text-muted; height: 1; padding-left: 2; column-span: 2;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     CreateTableScreen .section { text-style: bold; color: $accent; margin-top: 1; }
     CreateTableScreen #changes { height: auto; color: $warning; }
     CreateTableScreen #error.-ok { color: $success; }

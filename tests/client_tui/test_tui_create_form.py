@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Collapsible, Input, RadioSet, Select, Static
@@ -71,6 +72,8 @@ def test_every_option_and_choice_has_its_words_in_both_languages() -> None:
     assert set(OPTION_TEXT) == set(fields)
     for key, words in OPTION_TEXT.items():
         assert all(words), key  # a name and an explanation, zh and en
+        # one line of the form at 80 columns (its explanation line is 64 cells wide)
+        assert max(cell_len(words[2]), cell_len(words[3])) <= 64, key
     for key, f in fields.items():
         for choice in f.choices if f.kind == "radio" else ():
             assert (key, choice) in CHOICE_TEXT, (key, choice)
