@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from client_tui.view import MeldV, RoundV, TableV
-from rules.options import OptionsError, Pattern, RuleOptions, make_options
+from client_tui.view import MeldV, RoundV, TableV, View
+from rules.options import OptionsError, RuleOptions, make_options
 from rules.patterns import Meld, best_pattern, has_pass, ready_waits
+from rules.round import discard_claims
 from rules.tiles import parse_tile, tile_name, to_counts
 
 
@@ -46,13 +47,24 @@ class Readiness:
 
 
 def options_for(table: TableV | None) -> RuleOptions:
-    """The table's rules (its preset with its overrides); guiyang when unknown."""
+    """The table's rules as the rules core makes them (`make_options`: its preset with the
+    overrides the server sent); guiyang when unknown. Only where no round is on: during a round
+    the seat view's own options (`rules_for`) are the ones the round moves by."""
     if table is None:
         return make_options("guiyang")
     try:
         return make_options(table.preset, table.options_dict)
-    except OptionsError:
+    except OptionsError:  # an option of a newer server: its preset, rather than no table at all
         return make_options(table.preset if table.preset in ("chuan", "anshun") else "guiyang")
+
+
+def rules_for(view: View) -> RuleOptions:
+    """The rules the viewer's round is played by: its seat view's (`rules.view.SeatView.opts`),
+    else the table's (`options_for`)."""
+    r = view.round
+    if r is not None and r.seat_view is not None:
+        return r.seat_view.opts
+    return options_for(view.table)
 
 
 def core_melds(melds: Sequence[MeldV]) -> list[Meld]:
@@ -83,7 +95,12 @@ def unseen_counts(r: RoundV, seat: int) -> list[int]:
 def readiness(
     opts: RuleOptions, hand: Sequence[str], melds: Sequence[MeldV], unseen: Sequence[int]
 ) -> Readiness | None:
-    """The waits of a hand of 13 tiles (melds counting 3), or None when it is not ready."""
+    """The waits of a hand of 13 tiles (melds counting 3), or None when it is not ready.
+
+    Everything is the rules core's, under the table's options: the waits (`ready_waits`, 地龙
+    included where the table values it), the best pattern, and whether a discard of the wait may
+    be won on (`discard_claims`: 通行证, anshun's passes; as on an ordinary discard, before any
+    过水). A wait's value is its pattern's units, at most the table's 封顶 (`hand_cap`)."""
     if len(hand) + 3 * len(melds) != 13:
         return None
     counts = to_counts(parse_tile(t) for t in hand)
@@ -91,15 +108,29 @@ def readiness(
     meld_kinds = [m.tile for m in core]
     passed = has_pass(opts, core)
     waits: list[Wait] = []
-    for k in ready_waits(counts, core):
+    for k in ready_waits(counts, core, opts):
         counts[k] += 1
-        found = best_pattern(opts, counts, meld_kinds)
+        found = best_pattern(opts, counts, meld_kinds, core)
         counts[k] -= 1
         if found is None:
             continue
         pattern, value = found
-        discard_ok = pattern is not Pattern.PINGHU or passed
-        waits.append(Wait(tile_name(k), pattern.value, value, unseen[k], discard_ok))
+        if opts.hand_cap is not None:
+            value = min(value, opts.hand_cap)
+        claims = discard_claims(
+            opts,
+            counts,
+            core,
+            k,
+            wins=True,
+            declared=True,  # only whether it may 胡: no 碰/杠 asked
+            passed=False,
+            wall_left=1,
+            hot=False,
+            after_diandou=False,
+            from_declared=False,
+        )
+        waits.append(Wait(tile_name(k), pattern.value, value, unseen[k], "hu" in claims))
     if not waits:
         return None
     return Readiness(tuple(waits), passed)

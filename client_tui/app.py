@@ -413,11 +413,11 @@ class ZhuojiApp(App[int]):
         if res is None:
             self.refuse(self.lang.t("why_no_sheet"))
             return
-        from client_tui.analysis import options_for
+        from client_tui.analysis import rules_for
         from client_tui.screens.sheets import SheetScreen, body_width, sheet_renderable
         from client_tui.sheet import build_sheet
 
-        sheet = build_sheet(res, options_for(self.view.table))
+        sheet = build_sheet(res, rules_for(self.view))
         body = sheet_renderable(
             sheet, self._names(res.dealer), self.lang, self.ascii, body_width(self.size.width)
         )

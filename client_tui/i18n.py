@@ -15,6 +15,7 @@ import locale
 import os
 from enum import StrEnum
 
+from client_tui.option_text import CHOICE_TEXT, GROUP_TEXT, OPTION_TEXT
 from rules.kinds import BonusKind, ChickenKind, DouKind, ExtraKind, PatternKind
 
 # key → (zh, en). `{name}` fields are filled by `Lang.t(key, name=...)`.
@@ -195,12 +196,36 @@ TEXT: dict[str, tuple[str, str]] = {
     "preset_chuan": ("捉鸡川麻", "chuan 川麻"),
     "preset_anshun": ("安顺捉鸡", "anshun 安顺"),
     "rounds": ("局数", "Rounds"),
+    "base_label": ("底分", "Base"),
+    "players": ("人数", "Players"),
     "turn_seconds": ("每步秒数（0=不限）", "Seconds per move (0 = none)"),
     "bank_seconds": ("每局备用秒数", "Bank seconds per round"),
     "next_round_seconds": ("局间最多等几秒（0=等大家）", "Seconds between rounds (0 = wait)"),
     "options": ("规则改动 name=value，逗号分隔", "Rule overrides: name=value, comma separated"),
     "bad_number": ("{field}：请输入数字", "{field}: enter a number"),
     "bad_option": ("规则改动有误：{why}", "Bad override: {why}"),
+    "advanced": (
+        "高级：规则改动 name=value 或 JSON，覆盖上面的选择",
+        "Advanced: overrides as name=value or JSON, on top of the choices above",
+    ),
+    "value_on": ("开", "on"),
+    "value_off": ("关", "off"),
+    "value_none": ("不限", "none"),
+    "changes": ("改动", "Changes"),
+    "no_changes": ("与规则相同", "as the preset"),
+    "house": ("家规", "House rules"),
+    "house_none": ("（不用）", "(none)"),
+    "house_save_as": ("存为家规", "Save as"),
+    "house_name_hint": ("名字，Ctrl+S 保存", "a name; Ctrl+S saves"),
+    "btn_save_house": ("存家规", "Save house"),
+    "house_saved": ("已存家规 {name}：{path}", "House rules {name} saved: {path}"),
+    "house_loaded": ("已读家规 {name}", "House rules {name} loaded"),
+    "house_need_name": ("请先填家规的名字", "Give the house rules a name first"),
+    "house_bad": ("家规文件有误：{why}", "Bad house file: {why}"),
+    "form_keys": (
+        "Tab 下一项 · 空格 开关 · ←→ 选择 · Enter 开桌 · Ctrl+S 存家规 · Esc 取消",
+        "Tab next · Space toggles · ←→ picks · Enter creates · Ctrl+S saves house · Esc cancels",
+    ),
     "room_title": ("{name}（{preset}）等待开局", "{name} ({preset}) — waiting to start"),
     "room_hint": (
         "四个座位坐满后按 Enter 开始；a 加机器人",
@@ -563,6 +588,30 @@ class Lang:
         pair = TEXT.get(key)
         text = pair[self._index] if pair is not None else key
         return text.format(**fields) if fields else text
+
+    def option(self, key: str) -> str:
+        """A table option's name (`benji`, `patterns.dilong`).
+
+        >>> Lang("zh").option("benji"), Lang("en").option("hand_cap")
+        ('本鸡', 'Cap 封顶')
+        """
+        words = OPTION_TEXT.get(key)
+        return words[self._index] if words is not None else key
+
+    def option_help(self, key: str) -> str:
+        """A table option's one-line explanation."""
+        words = OPTION_TEXT.get(key)
+        return words[2 + self._index] if words is not None else ""
+
+    def choice(self, key: str, value: object) -> str:
+        """One choice of a radio option (`flip_chickens` `both` → 摇摆鸡)."""
+        words = CHOICE_TEXT.get((key, value))
+        return words[self._index] if words is not None else str(value)
+
+    def group(self, key: str) -> str:
+        """A section of the create-table form."""
+        words = GROUP_TEXT.get(key)
+        return words[self._index] if words is not None else key
 
     def item(self, item: str) -> str:
         """A payment kind (`hand`, `repao`, `dou`, `chicken`, `zeren`, …) by name.

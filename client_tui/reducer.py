@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from client_tui.analysis import options_for
 from client_tui.local import Acted, Connecting, ConnectionClosed, ConnectionLost, LocalMessage, Say
 from client_tui.view import (
     Choice,
@@ -65,7 +66,7 @@ from protocol.messages import (
     TableUpdate,
     Welcome,
 )
-from rules.options import RuleOptions, make_options
+from rules.options import RuleOptions
 from rules.round import Phase as RulesPhase
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
 from rules.view import Leak, SeatView, start
@@ -241,13 +242,9 @@ def round_v(rv: RoundView, viewer: int | None, opts: RuleOptions) -> RoundV:
 
 
 def _rules(table: TableV | None) -> RuleOptions:
-    """The table's rules (only the view's own claims read them); guiyang if unknown."""
-    if table is not None:
-        try:
-            return make_options(table.preset, table.options_dict)
-        except ValueError:
-            pass
-    return make_options("guiyang", {})
+    """The table's rules, which the round's seat view is started with (and which the client then
+    reads from that view: `client_tui.analysis.rules_for`)."""
+    return options_for(table)
 
 
 NAMES = tuple(tile_name(k) for k in range(NUM_KINDS))

@@ -19,6 +19,7 @@ from client_tui import tiles as tl
 from client_tui.analysis import Readiness
 from client_tui.board import fit, melds_lines, pond_faces, pond_text, pond_width, wind
 from client_tui.i18n import Lang
+from client_tui.option_form import summary
 from client_tui.view import MeldV, RoundV, TableV, View
 from protocol.messages import printable
 
@@ -224,15 +225,10 @@ def discards_text(r: RoundV, seat: int, ascii: bool) -> Text:
     return pond_text(r, seat, ascii=ascii, per_row=max(1, len(r.discards[seat])))
 
 
-def options_summary(t: TableV) -> str:
-    """The overrides of the preset, briefly: `zimo_bonus=2 pinghu=3` (— for none)."""
-    parts = []
-    for name, value in t.options:
-        if isinstance(value, dict):
-            parts += [f"{k}={v}" for k, v in value.items()]
-        else:
-            parts.append(f"{name}={value}")
-    return " ".join(parts) or "—"
+def options_summary(t: TableV, lang: Lang) -> str:
+    """The overrides of the preset in words, in the rules' order: `乌骨鸡 关 · 本鸡 开 · 封顶 20`
+    (— for none). Every option of RULES.md §13 has its name (`client_tui.option_text`)."""
+    return summary(t.preset, t.options_dict, lang) or "—"
 
 
 def header_text(view: View, lang: Lang, ascii: bool) -> Text:
@@ -243,7 +239,7 @@ def header_text(view: View, lang: Lang, ascii: bool) -> Text:
         out.append(f"{t.name}", style=Style(bold=True))
         out.append(f" · {lang.t('preset_' + t.preset)}")
         if t.options:  # every override of the preset, so nobody is surprised by a rule
-            out.append(f" ({options_summary(t)})", style=DIM)
+            out.append(f" ({options_summary(t, lang)})", style=DIM)
     r = view.round
     if r is not None and t is not None:
         out.append(" · " + lang.t("round", n=r.round_no, of=t.rounds))

@@ -32,6 +32,7 @@ from websockets.http11 import Request, Response
 
 from protocol import codes, frames
 from protocol.codes import Close
+from protocol.house import House
 from protocol.messages import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
@@ -115,6 +116,7 @@ class Server:
         idle_close: float = 7200.0,
         table_defaults: TableSection | None = None,
         admin_token: str | None = None,
+        house: House | None = None,
     ) -> None:
         """`tables_per_connection` / `tables_per_address` cap the open tables one connection /
         one peer address (except `address_exempt`) has created (0: no cap); `lobby_timeout`
@@ -124,6 +126,8 @@ class Server:
         `admin_token` opens the admin endpoint (`server.admin`). `from_config` takes them
         from a `ServerConfig`."""
         self.store = store
+        # `zhuoji serve --house`: the options of a table created without any, on its preset.
+        self.house = house
         self.name = name
         self.seed = seed
         self.max_tables = max_tables
@@ -445,8 +449,11 @@ class Server:
             )
             return
         msg = self._with_defaults(msg)
+        requested = dict(msg.options)
+        if not requested and self.house is not None and self.house.preset == msg.preset:
+            requested = dict(self.house.overrides)
         try:
-            options = make_options(msg.preset, dict(msg.options))
+            options = make_options(msg.preset, requested)
         except OptionsError as err:
             self._error(conn, codes.BAD_OPTIONS, str(err)[:400], msg.type)
             return

@@ -67,6 +67,7 @@ CREATE TABLE IF NOT EXISTS rounds (
     net TEXT,                       -- JSON: 4 ints
     salt TEXT,                      -- fair deal: the secret salt (hex), revealed at the end
     commitment TEXT,                -- fair deal: SHA-256 of the salt and the deal order
+    weekday INTEGER,                -- 1 Monday … 7 Sunday: the day of the deal (星期鸡, §13.12)
     PRIMARY KEY (table_id, round_no)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS actions (
@@ -93,14 +94,17 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 # The columns each version added (a file of an older version gets them), and the application id.
-# 0 → 1: the columns added after the first release; 1 → 2: a table's own `bot_delay` and the
-# wait between rounds.
+# 0 → 1: the columns added after the first release; 1 → 2: a table's own `bot_delay`, the wait
+# between rounds, and the weekday of each round's deal (for 星期鸡).
 ADDED_COLUMNS: dict[int, dict[str, list[tuple[str, str]]]] = {
     1: {
         "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
         "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
     },
-    2: {"tables": [("bot_delay", "REAL"), ("next_round_seconds", "REAL")]},
+    2: {
+        "tables": [("bot_delay", "REAL"), ("next_round_seconds", "REAL")],
+        "rounds": [("weekday", "INTEGER")],
+    },
 }
 
 

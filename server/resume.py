@@ -67,7 +67,12 @@ def rebuild_round(
         raise RebuildError(f"round {stored.round_no}: a bad seed {stored.seed!r}") from None
     try:
         r = Round.deal(
-            opts, seed=seed, dealer=stored.dealer, streak=stored.streak, base=stored.base
+            opts,
+            seed=seed,
+            dealer=stored.dealer,
+            streak=stored.streak,
+            base=stored.base,
+            weekday=stored.weekday,  # 星期鸡 (§13.12): the day it was dealt, not today
         )
     except (DealError, TypeError, IndexError) as err:
         raise RebuildError(f"round {stored.round_no}: a bad deal: {err}") from None

@@ -466,6 +466,7 @@ class Store:
                         salt=r["salt"],
                         commitment=r["commitment"],
                         result=None if r["result"] is None else json.loads(r["result"]),
+                        weekday=r["weekday"],
                     )
                 )
             if stored.rounds:
@@ -513,6 +514,7 @@ class StoredRound:
     salt: str | None
     commitment: str | None
     result: dict[str, Any] | None  # the settlement once the round ended
+    weekday: int | None = None  # the day of the deal (1 Monday … 7 Sunday), for 星期鸡
 
 
 @dataclass
@@ -619,10 +621,11 @@ def op_insert_round(
     now: float,
     salt: str | None = None,
     commitment: str | None = None,
+    weekday: int | None = None,
 ) -> Op:
     return (
         "INSERT INTO rounds (table_id, round_no, seed, dealer, streak, base, hands, wall,"
-        " started_at, salt, commitment) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        " started_at, salt, commitment, weekday) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             table_id,
             round_no,
@@ -635,6 +638,7 @@ def op_insert_round(
             now,
             salt,
             commitment,
+            weekday,
         ),
     )
 
@@ -722,8 +726,11 @@ def load_round_script(db: str | Path, table: str | int, round_no: int) -> dict[s
         ).fetchone()
         if trow is None:
             raise RoundNotFound(f"no table {table!r} in {db}")
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(rounds)")}
+        day = "weekday" if "weekday" in columns else "NULL"  # a file from before version 2
         rrow = conn.execute(
-            "SELECT dealer, streak, base, hands, wall FROM rounds WHERE table_id=? AND round_no=?",
+            f"SELECT dealer, streak, base, hands, wall, {day} FROM rounds"
+            " WHERE table_id=? AND round_no=?",
             (str(table), round_no),
         ).fetchone()
         if rrow is None:
@@ -758,7 +765,7 @@ def load_round_script(db: str | Path, table: str | int, round_no: int) -> dict[s
             actions.append(a)
     finally:
         conn.close()
-    return {
+    script: dict[str, Any] = {
         "ruleset": trow[0],
         "options": json.loads(trow[1]),
         "base": rrow[2],
@@ -769,6 +776,9 @@ def load_round_script(db: str | Path, table: str | int, round_no: int) -> dict[s
         "actions": actions,
         "then": "stop",
     }
+    if rrow[5] is not None:  # the day of the deal, for 星期鸡 (RULES.md §13.12)
+        script["weekday"] = rrow[5]
+    return script
 
 
 def round_events(db: str | Path, table: str | int, round_no: int) -> list[dict[str, Any]]:
@@ -843,6 +853,7 @@ def stored_rounds(
                 salt=r["salt"] if "salt" in r.keys() else None,
                 commitment=r["commitment"] if "commitment" in r.keys() else None,
                 result=None if r["result"] is None else json.loads(r["result"]),
+                weekday=r["weekday"] if "weekday" in r.keys() else None,
             )
             actions = [
                 (a["seat"], a["act"], a["tile"], a["phase"])

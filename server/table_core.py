@@ -1423,6 +1423,7 @@ class TableCore(Generic[M]):
             self._wall,
             self.salt,
             self.commitment,
+            r.weekday,
         )
         self._commit(events, [op], now, round_no=self.round_no)
         self._advance(now)

@@ -20,12 +20,17 @@ from zhuoji.common import (
     REVEAL_SECONDS,
     add_bell_argument,
     add_display_arguments,
+    add_house_argument,
     add_name_argument,
     display,
+    read_house,
 )
 
 if TYPE_CHECKING:
     from client_tui.seats import SavedSeat, SeatStore
+
+# The table `zhuoji play` opens when neither the command line nor a house file says otherwise.
+PLAY_DEFAULTS: dict[str, Any] = {"rounds": 8, "turn_seconds": 30.0, "bank_seconds": 60.0}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,18 +40,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--preset",
         choices=["guiyang", "chuan", "anshun"],
-        default="guiyang",
-        help="rules preset (default guiyang 贵阳捉鸡)",
+        default=None,
+        help="rules preset (default guiyang 贵阳捉鸡, or the house file's)",
     )
-    parser.add_argument("--rounds", type=int, default=8, help="rounds in the match (default 8)")
+    add_house_argument(
+        parser,
+        "the table is created with its preset, options and table settings (the options"
+        " given here win)",
+    )
+    parser.add_argument("--rounds", type=int, default=None, help="rounds in the match (default 8)")
     parser.add_argument(
         "--turn-seconds",
         type=float,
-        default=30.0,
+        default=None,
         help="seconds per move, 0 for no clock (default 30)",
     )
     parser.add_argument(
-        "--bank-seconds", type=float, default=60.0, help="reserve seconds per round (default 60)"
+        "--bank-seconds", type=float, default=None, help="reserve seconds per round (default 60)"
     )
     parser.add_argument(
         "--bot-delay",
@@ -111,15 +121,55 @@ def choose_match(db: Path, seats: SeatStore, *, new: bool) -> SavedSeat | None:
     return resume
 
 
+def table_request(args: argparse.Namespace) -> dict[str, Any] | str:
+    """The `create_table` fields `zhuoji play` asks for: the command line's, else the house
+    file's, else `PLAY_DEFAULTS`; or why not (a broken house file is reported on stderr)."""
+    fields: dict[str, Any] = {"preset": args.preset or "guiyang", "options": {}}
+    fields.update(PLAY_DEFAULTS)
+    if args.house is not None:
+        house = read_house(args.house, "play")
+        if house is None:
+            return ""
+        if args.preset is not None and args.preset != house.preset:
+            return (
+                f"--preset {args.preset} and the house file's preset {house.preset} differ"
+                " (the house's options are changes of its own preset)"
+            )
+        fields.update(house.table)
+        fields["preset"], fields["options"] = house.preset, dict(house.overrides)
+    for name in ("rounds", "turn_seconds", "bank_seconds"):
+        if getattr(args, name) is not None:
+            fields[name] = getattr(args, name)
+    return fields
+
+
 def run(args: argparse.Namespace) -> int:
     import logging
+    import sys
     import tempfile
+
+    from pydantic import ValidationError
 
     from client_tui.app import ZhuojiApp
     from client_tui.seats import SeatStore
     from protocol.messages import CreateTable
     from zhuoji.play import LocalServerError
     from zhuoji.play_resume import PLAY_TABLE, close_unfinished, default_play_db, play_key
+
+    request = table_request(args)
+    if isinstance(request, str):
+        if request:
+            print(f"zhuoji play: {request}", file=sys.stderr)
+        return 2
+    try:
+        # The one player reads the sheet as long as they like (next_round_seconds 0).
+        create = CreateTable(
+            **{"name": PLAY_TABLE, "claim_min_ms": 300, "next_round_seconds": 0, **request}
+        )
+    except ValidationError as err:
+        e = err.errors()[0]
+        print(f"zhuoji play: {'.'.join(map(str, e['loc']))}: {e['msg']}", file=sys.stderr)
+        return 2
 
     # The server's log would scribble over the interface.
     logging.getLogger("zhuoji").setLevel(logging.CRITICAL)
@@ -145,15 +195,6 @@ def run(args: argparse.Namespace) -> int:
             seats = resume = None  # a temporary database: nothing to keep
         app: ZhuojiApp | None = None
         try:
-            create = CreateTable(
-                name=PLAY_TABLE,
-                preset=args.preset,
-                rounds=args.rounds,
-                turn_seconds=args.turn_seconds,
-                bank_seconds=args.bank_seconds,
-                claim_min_ms=300,
-                next_round_seconds=0,  # the one player reads the sheet as long as they like
-            )
             app = ZhuojiApp(
                 url,
                 name=name,

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from zhuoji.common import add_house_argument, read_house
+
 
 def default_db() -> Path:
     """The SQLite file in the user's data directory (platformdirs)."""
@@ -134,6 +136,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="during a storage fault, the longest wait between write attempts (default 5 s)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log every table error")
+    add_house_argument(
+        parser,
+        "a table created with no options, on the house file's preset, gets its options",
+    )
 
 
 def fail(message: str, code: int = 1) -> int:
@@ -182,6 +188,12 @@ def run(args: argparse.Namespace) -> int:
         level=getattr(logging, config.log.level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    house = None
+    house_arg = args.house if args.house is not None else (config.table.house or None)
+    if house_arg is not None:  # --house wins over the config's [table] house
+        house = read_house(house_arg, "serve")
+        if house is None:
+            return 2
     db: Path = Path(cfg.db).expanduser() if cfg.db else default_db()
     try:
         store = Store(db, synchronous=sync, retry_max=cfg.retry_max)
@@ -198,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> None:
         from server.app import tune_gc
 
-        server = Server.from_config(store, config, admin_token=admin_token)
+        server = Server.from_config(store, config, admin_token=admin_token, house=house)
         tune_gc()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -219,6 +231,9 @@ def run(args: argparse.Namespace) -> int:
                 f" {server.resumed} unfinished matches resumed)",
                 flush=True,
             )
+            if house is not None:
+                changes = ", ".join(f"{k}={v}" for k, v in house.overrides.items()) or "none"
+                print(f"house rules {args.house}: {house.preset} with {changes}", flush=True)
             await stop.wait()
             print(
                 "stopping for a restart (clients told, closing with 1012); matches are kept"

@@ -9,8 +9,12 @@ import getpass
 import re
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from client_tui.config import ConfigError, Settings, config_path, load
+
+if TYPE_CHECKING:
+    from protocol.house import House
 
 REVEAL_SECONDS = 3.0
 """How long the table shows a finished round's hands and flip before its sheet opens."""
@@ -130,3 +134,28 @@ def server_url(given: str) -> str:
     ('ws://192.168.1.5:8765', 'wss://example.org/zhuoji')
     """
     return given if "://" in given else f"ws://{given}"
+
+
+def add_house_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--house",
+        metavar="NAME.toml",
+        default=None,
+        help=f"house rules: a TOML file, or the name of one saved from the create-table form"
+        f" (in the user config dir's houses/); {what}",
+    )
+
+
+def read_house(arg: str, command: str) -> House | None:
+    """The house preset `--house ARG` names, or None after printing why it cannot be used (the
+    caller exits 2): each problem on a line of its own, naming the file, the line and the key."""
+    import sys
+
+    from protocol.house import HouseError, load_house, resolve
+
+    try:
+        return load_house(resolve(arg))
+    except HouseError as err:
+        for problem in err.problems:
+            print(f"zhuoji {command}: {problem}", file=sys.stderr)
+        return None

@@ -3,22 +3,37 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Collapsible,
+    Input,
+    Label,
+    OptionList,
+    RadioButton,
+    RadioSet,
+    Select,
+    Static,
+)
 from textual.widgets.option_list import Option
 
 from client_tui.i18n import Lang
+from client_tui.option_form import overrides_from, preset_values, sections, summary, values_of, word
 from client_tui.render import plain
 from client_tui.view import TableV
+from protocol.house import House, HouseError, house_names, house_path, load_house, save_house
 from protocol.messages import CreateTable
-from rules.options import OptionsError, make_options
+from protocol.option_fields import OptionField
+from rules.options import PRESETS, OptionsError, RuleOptions
 
 DIALOG_CSS = """
 {name} { align: center middle; }
@@ -145,118 +160,426 @@ def parse_overrides(text: str) -> dict[str, Any]:
     return out
 
 
+def option_id(key: str) -> str:
+    """The widget id of an option's field: `patterns.dilong` → `opt-patterns-dilong`."""
+    return "opt-" + key.replace(".", "-").replace("_", "-")
+
+
+def read_advanced(text: str) -> dict[str, Any]:
+    """The advanced overrides: a JSON object, or `name=value, ...` (`parse_overrides`)."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError as err:
+            raise ValueError(f"not valid JSON: {err}") from None
+        if not isinstance(data, dict):
+            raise ValueError("write a JSON object of option names to values")
+        return data
+    return parse_overrides(text)
+
+
+# The table settings the form sets, in order: (widget id, `create_table` field, text key).
+TABLE_ROWS = (
+    ("rounds", "rounds", "rounds"),
+    ("base", "base", "base_label"),
+)
+CLOCK_ROWS = (
+    ("turn", "turn_seconds", "turn_seconds"),
+    ("bank", "bank_seconds", "bank_seconds"),
+    ("next_round", "next_round_seconds", "next_round_seconds"),
+)
+"""The clock's number fields: (widget id, `create_table` field, label key); the bot pace, a
+choice of four, follows them."""
+
+
 class CreateTableScreen(ModalScreen[CreateTable | None]):
-    """The create-table form: name, preset, rounds, base, clock, password and rule overrides."""
+    """The create-table form: name, preset, house rules, rounds, base, password; then every rule
+    option of the preset as a switch, a radio or a number, grouped as the apps do, each with a
+    line saying what it does; the clock; and the advanced text. It starts from the preset's
+    values, and choosing another preset resets them. `build()` sends only the differences.
 
-    DEFAULT_CSS = dialog_css("CreateTableScreen")
-    BINDINGS = [Binding("escape", "cancel", "cancel")]
+    A house preset (`protocol.house`) fills it from a saved file; Ctrl+S (or the button) saves the
+    current choice under the name typed beside it. The body scrolls, so it works at 80×24."""
 
-    def __init__(self, lang: Lang, default_name: str) -> None:
+    DEFAULT_CSS = (
+        dialog_css("CreateTableScreen")
+        + """
+    CreateTableScreen > Vertical { height: 100%; padding: 0 1; }
+    CreateTableScreen .title { margin-bottom: 0; }
+    CreateTableScreen #body { height: 1fr; }
+    CreateTableScreen .row { margin-bottom: 0; }
+    CreateTableScreen .row Label { width: 24; }
+    CreateTableScreen .opts {
+        grid-size: 2; grid-columns: 24 1fr; grid-rows: auto; height: auto; grid-gutter: 0;
+    }
+    CreateTableScreen .opts Label { width: 24; height: 1; }
+    CreateTableScreen .opts Checkbox, CreateTableScreen .opts Input { height: 1; }
+    CreateTableScreen Collapsible { padding: 0; border: none; margin: 0; }
+    CreateTableScreen Collapsible > Contents { padding: 0; }
+    CreateTableScreen .help {
+        color: $text-muted; height: 1; padding-left: 2; column-span: 2;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    CreateTableScreen .section { text-style: bold; color: $accent; margin-top: 1; }
+    CreateTableScreen #changes { height: auto; color: $warning; }
+    CreateTableScreen #error.-ok { color: $success; }
+    CreateTableScreen #keys { height: 1; color: $text-muted; }
+    CreateTableScreen RadioSet { layout: horizontal; width: 1fr; height: auto; }
+    CreateTableScreen RadioSet > RadioButton { width: auto; margin-right: 1; }
+    CreateTableScreen Checkbox { width: 1fr; }
+    CreateTableScreen #buttons { margin-top: 0; }
+    """
+    )
+    BINDINGS = [
+        Binding("escape", "cancel", "cancel"),
+        Binding("ctrl+s", "save_house", "save house rules"),
+    ]
+
+    def __init__(
+        self,
+        lang: Lang,
+        default_name: str,
+        *,
+        preset: str = "guiyang",
+        houses: Path | None = None,
+    ) -> None:
         super().__init__()
         self.lang = lang
         self.default_name = default_name
+        self.preset = preset
+        self.houses = houses  # the folder of house presets (None: the user's config dir)
+        self._pending: House | None = None  # a house loaded while its preset is being set
+        self.fields = {f.key: f for _, fs in sections() for f in fs}
+
+    # ----- layout -----
 
     def compose(self) -> ComposeResult:
         t = self.lang.t
+        values = preset_values(self.preset)
         with Vertical():
             yield Static(t("create_title"), classes="title")
-            with Horizontal(classes="row"):
-                yield Label(t("table_name"))
-                yield Input(self.default_name, id="name", max_length=32, compact=True)
-            with Horizontal(classes="row"):
-                yield Label(t("preset"))
-                yield Select(
-                    [(t(f"preset_{p}"), p) for p in ("guiyang", "chuan", "anshun")],
-                    value="guiyang",
-                    allow_blank=False,
-                    id="preset",
+            yield Static("", id="changes")
+            with VerticalScroll(id="body"):
+                with Horizontal(classes="row"):
+                    yield Label(t("table_name"))
+                    yield Input(self.default_name, id="name", max_length=32, compact=True)
+                with Horizontal(classes="row"):
+                    yield Label(t("preset"))
+                    yield Select(
+                        [(t(f"preset_{p}"), p) for p in PRESETS],
+                        value=self.preset,
+                        allow_blank=False,
+                        id="preset",
+                        compact=True,
+                    )
+                with Horizontal(classes="row"):
+                    yield Label(t("house"))
+                    yield Select(
+                        [(plain(n), n) for n in house_names(self.houses)],
+                        prompt=t("house_none"),
+                        id="house",
+                        compact=True,
+                    )
+                with Horizontal(classes="row"):
+                    yield Label(t("house_save_as"))
+                    yield Input("", id="house-name", placeholder=t("house_name_hint"), compact=True)
+                with Horizontal(classes="row"):
+                    yield Label(t("players"))
+                    yield Static("4")
+                for wid, _name, key in TABLE_ROWS:
+                    with Horizontal(classes="row"):
+                        yield Label(self._label(key))
+                        default = CreateTable.model_fields[_name].default
+                        yield Input(str(default), id=wid, type="integer", compact=True)
+                with Horizontal(classes="row"):
+                    yield Label(t("password_opt"))
+                    yield Input("", id="password", password=True, compact=True)
+                for section, fields in sections():
+                    yield from self._section(section, fields, values)
+                    if section == "hints":
+                        yield from self._clock()
+                yield Static(self.lang.group("advanced"), classes="section")
+                yield Label(t("advanced"))
+                yield Input(
+                    "",
+                    id="options",
+                    placeholder='zimo_bonus=2, patterns.pinghu=2  or  {"benji": true}',
                     compact=True,
                 )
-            with Horizontal(classes="row"):
-                yield Label(t("rounds"))
-                yield Input("8", id="rounds", type="integer", compact=True)
-            with Horizontal(classes="row"):
-                yield Label(t("base", n="").strip() or "base")
-                yield Input("1", id="base", type="integer", compact=True)
-            with Horizontal(classes="row"):
-                yield Label(t("turn_seconds"))
-                yield Input("15", id="turn", type="number", compact=True)
-            with Horizontal(classes="row"):
-                yield Label(t("bank_seconds"))
-                yield Input("30", id="bank", type="number", compact=True)
-            with Horizontal(classes="row"):
-                yield Label(t("bot_delay"))
-                yield Select(
-                    [(t("bot_delay_default"), "default"), (t("bot_delay_instant"), "0")]
-                    + [(t("bot_delay_s", s=s), s) for s in ("0.5", "1", "1.5")],
-                    value="default",
-                    allow_blank=False,
-                    id="bot_delay",
-                    compact=True,
-                )
-                yield Label(t("next_round_seconds"))
-                yield Input("30", id="next_round", type="number", compact=True)
-            with Horizontal(classes="row"):
-                yield Label(t("password_opt"))
-                yield Input("", id="password", password=True, compact=True)
-            yield Label(t("options"))
-            yield Input(
-                "", id="options", placeholder="zimo_bonus=2, patterns.pinghu=2", compact=True
-            )
             yield Static("", classes="error", id="error")
             with Horizontal(id="buttons"):
-                yield Button(t("btn_ok"), variant="primary", id="ok")
-                yield Button(t("btn_cancel"), id="cancel")
+                yield Button(t("btn_ok"), variant="primary", id="ok", compact=True)
+                yield Button(t("btn_save_house"), id="save", compact=True)
+                yield Button(t("btn_cancel"), id="cancel", compact=True)
+            yield Static(t("form_keys"), id="keys")
+
+    def _label(self, key: str) -> str:
+        return self.lang.t(key, n="").strip() or key
+
+    def _clock(self) -> ComposeResult:
+        yield Static(self.lang.group("clock"), classes="section")
+        for wid, name, key in CLOCK_ROWS:
+            with Horizontal(classes="row"):
+                yield Label(self._label(key))
+                default = CreateTable.model_fields[name].default
+                yield Input(f"{default:g}", id=wid, type="number", compact=True)
+        t = self.lang.t
+        with Horizontal(classes="row"):
+            yield Label(t("bot_delay"))
+            yield Select(
+                [(t("bot_delay_default"), "default"), (t("bot_delay_instant"), "0")]
+                + [(t("bot_delay_s", s=s), s) for s in ("0.5", "1", "1.5")],
+                value="default",
+                allow_blank=False,
+                id="bot_delay",
+                compact=True,
+            )
+
+    def _section(
+        self, section: str, fields: list[OptionField], values: dict[str, Any]
+    ) -> ComposeResult:
+        """A section of options; the pattern values and the `more` section fold away (a
+        Collapsible, closed at first: Enter opens it), which keeps the form quick to open."""
+        folded = [f for f in fields if f.key.startswith("patterns.")]
+        if section == "more":
+            folded, fields = fields, []
+        else:
+            yield Static(self.lang.group(section), classes="section")
+        if folded:
+            title = self.lang.group("patterns" if section != "more" else section)
+            with Collapsible(title=title, id=f"fold-{section}"):
+                with Grid(classes="opts"):
+                    for f in folded:
+                        yield from self._field(f, values[f.key])
+        rest = [f for f in fields if f not in folded]
+        if rest:
+            with Grid(classes="opts"):
+                for f in rest:
+                    yield from self._field(f, values[f.key])
+
+    def _field(self, f: OptionField, value: Any) -> ComposeResult:
+        """An option's three cells of its section's grid: its name, its field, and (across
+        both columns) what it does."""
+        lang, wid = self.lang, option_id(f.key)
+        yield Label(plain(lang.option(f.key)))
+        if f.kind == "switch":
+            yield Checkbox(word(f, f.key, value, lang), value, id=wid, compact=True)
+        elif f.kind == "radio":
+            yield RadioSet(
+                *(
+                    RadioButton(plain(lang.choice(f.key, c)), c == value, compact=True)
+                    for c in f.choices
+                ),
+                id=wid,
+                compact=True,
+            )
+        else:
+            yield Input(
+                "" if value is None else str(value),
+                id=wid,
+                type="integer",
+                placeholder=lang.t("value_none") if f.nullable else "",
+                compact=True,
+            )
+        yield Static(plain(lang.option_help(f.key)), classes="help")
+
+    AUTO_FOCUS = "#name"
+
+    def on_mount(self) -> None:
+        self._show_changes()
+
+    # ----- values -----
+
+    def values(self) -> dict[str, Any]:
+        """The option fields' values by dotted key; raises ValueError naming a bad number."""
+        out: dict[str, Any] = {}
+        for key, f in self.fields.items():
+            wid = f"#{option_id(key)}"
+            if f.kind == "switch":
+                out[key] = self.query_one(wid, Checkbox).value
+            elif f.kind == "radio":
+                index = self.query_one(wid, RadioSet).pressed_index
+                out[key] = f.choices[index] if index >= 0 else None
+            else:
+                text = self.query_one(wid, Input).value.strip()
+                if not text and f.nullable:
+                    out[key] = None
+                    continue
+                try:
+                    out[key] = int(text)
+                except ValueError:
+                    why = self.lang.t("bad_number", field=self.lang.option(key))
+                    raise ValueError(why) from None
+        return out
+
+    def fill(self, options: RuleOptions) -> None:
+        """Set every option field to its value under `options`."""
+        for key, value in values_of(options).items():
+            f = self.fields.get(key)
+            if f is None:
+                continue
+            wid = f"#{option_id(key)}"
+            if f.kind == "switch":
+                self.query_one(wid, Checkbox).value = bool(value)
+            elif f.kind == "radio":
+                buttons = list(self.query_one(wid, RadioSet).query(RadioButton))
+                buttons[f.choices.index(value)].value = True
+            else:
+                self.query_one(wid, Input).value = "" if value is None else str(value)
+
+    def current_preset(self) -> str:
+        return str(self.query_one("#preset", Select).value)
+
+    def overrides(self) -> dict[str, Any]:
+        """The differences from the preset the form makes (the advanced text on top); raises
+        ValueError with the message to show."""
+        preset = self.current_preset()
+        values = self.values()
+        try:
+            extra = read_advanced(self._value("options"))
+            return overrides_from(preset, values, extra)
+        except (ValueError, OptionsError) as err:
+            raise ValueError(self.lang.t("bad_option", why=str(err))) from None
+
+    def _show_changes(self) -> None:
+        try:
+            text = summary(self.current_preset(), self.overrides(), self.lang)
+        except ValueError:
+            return
+        label = f"{self.lang.t('changes')}: {text or self.lang.t('no_changes')}"
+        self.query_one("#changes", Static).update(plain(label))
+
+    @on(Checkbox.Changed)
+    def _switched(self, event: Checkbox.Changed) -> None:
+        key = next((k for k in self.fields if option_id(k) == event.checkbox.id), None)
+        if key is not None:
+            event.checkbox.label = word(self.fields[key], key, event.value, self.lang)
+        self._show_changes()
+
+    @on(RadioSet.Changed)
+    @on(Input.Changed)
+    def _changed(self) -> None:
+        self._show_changes()
+
+    @on(Select.Changed, "#preset")
+    def _preset_changed(self, event: Select.Changed) -> None:
+        preset = str(event.value)
+        house, self._pending = self._pending, None
+        if house is not None and house.preset == preset:
+            self.fill(house.options)
+        elif preset != self.preset:
+            self.fill(PRESETS[preset])
+        self.preset = preset
+        self._show_changes()
+
+    # ----- house presets -----
+
+    @on(Select.Changed, "#house")
+    def _house_picked(self, event: Select.Changed) -> None:
+        if event.value is Select.BLANK or event.value is None:
+            return
+        name = str(event.value)
+        try:
+            house = load_house(house_path(name, self.houses))
+        except HouseError as err:
+            self._say(self.lang.t("house_bad", why=str(err)), error=True)
+            return
+        self.load(house)
+        self.query_one("#house-name", Input).value = name
+        self._say(self.lang.t("house_loaded", name=name))
+
+    def load(self, house: House) -> None:
+        """Fill the form from a house preset: its preset, its options, its table settings."""
+        for wid, name, _key in TABLE_ROWS + CLOCK_ROWS:
+            if name in house.table:
+                self.query_one(f"#{wid}", Input).value = f"{house.table[name]:g}"
+        preset = self.query_one("#preset", Select)
+        self.query_one("#options", Input).value = ""
+        if preset.value == house.preset:
+            self.fill(house.options)
+        else:
+            self._pending = house
+            self.preset = house.preset
+            preset.value = house.preset  # its Changed event fills the options
+        self._show_changes()
+
+    def action_save_house(self) -> None:
+        """Ctrl+S: save the current choice as the house preset named beside "Save as"."""
+        name = self._value("house-name")
+        if not name:
+            self._say(self.lang.t("house_need_name"), error=True)
+            return
+        try:
+            house = House(self.current_preset(), self.overrides(), self._table_settings())
+            path = save_house(name, house, self.houses)
+        except (ValueError, HouseError) as err:
+            self._say(str(err), error=True)
+            return
+        select = self.query_one("#house", Select)
+        select.set_options([(plain(n), n) for n in house_names(self.houses)])
+        self._say(self.lang.t("house_saved", name=path.stem, path=str(path)))
+
+    def _say(self, text: str, *, error: bool = False) -> None:
+        """A line above the buttons: what went wrong, or what was done."""
+        line = self.query_one("#error", Static)
+        line.set_class(not error, "-ok")
+        line.update(plain(text))
+
+    # ----- the message -----
 
     def _value(self, wid: str) -> str:
         return self.query_one(f"#{wid}", Input).value.strip()
 
+    def _table_settings(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for wid, name, key in TABLE_ROWS + CLOCK_ROWS:
+            try:
+                number = float(self._value(wid))
+            except ValueError:
+                raise ValueError(self.lang.t("bad_number", field=self._label(key))) from None
+            kind = CreateTable.model_fields[name].annotation
+            out[name] = int(number) if kind is int else number
+        return out
+
     def build(self) -> CreateTable:
         """The form as a `create_table` message; raises ValueError with a message to show."""
-        t = self.lang.t
-        numbers: dict[str, float] = {}
-        for wid, label in (
-            ("rounds", "rounds"),
-            ("base", "base"),
-            ("turn", "turn_seconds"),
-            ("bank", "bank_seconds"),
-            ("next_round", "next_round_seconds"),
-        ):
-            try:
-                numbers[wid] = float(self._value(wid))
-            except ValueError:
-                raise ValueError(t("bad_number", field=t(label, n="").strip())) from None
-        preset = str(self.query_one("#preset", Select).value)
+        settings = self._table_settings()
+        overrides = self.overrides()
         delay = str(self.query_one("#bot_delay", Select).value)
-        try:
-            overrides = parse_overrides(self._value("options"))
-            make_options(preset, overrides)
-        except (ValueError, OptionsError) as err:
-            raise ValueError(t("bad_option", why=str(err))) from None
         try:
             return CreateTable(
                 name=self._value("name") or self.default_name,
-                preset=preset,  # type: ignore[arg-type]
+                preset=self.current_preset(),  # type: ignore[arg-type]
                 options=overrides,
-                rounds=int(numbers["rounds"]),
-                base=int(numbers["base"]),
-                turn_seconds=numbers["turn"],
-                bank_seconds=numbers["bank"],
-                next_round_seconds=numbers["next_round"],
                 password=self._value("password") or None,
+                **settings,
                 bot_delay=None if delay == "default" else float(delay),
             )
         except ValidationError as err:
             e = err.errors()[0]
             raise ValueError(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}") from None
 
-    @on(Button.Pressed, "#ok")
+    @on(Button.Pressed, "#save")
+    def _save_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_save_house()
+
     @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        """Enter in "Save as" saves the house preset; in any other field it creates the table."""
+        event.stop()
+        if event.input.id == "house-name":
+            self.action_save_house()
+        else:
+            self._ok()
+
+    @on(Button.Pressed, "#ok")
     def _ok(self) -> None:
         try:
             msg = self.build()
         except ValueError as err:
-            self.query_one("#error", Static).update(plain(str(err)))  # it may quote the input
+            self._say(str(err), error=True)  # it may quote the input
             return
         self.dismiss(msg)
 

@@ -126,7 +126,7 @@ class LobbyScreen(Screen[None]):
                     t.id,
                     t.name + (" 🔒" if t.has_password else ""),
                     lang.t("preset_" + t.preset),
-                    rd.options_summary(t),
+                    rd.options_summary(t, lang),
                     seats,
                     str(t.spectators),
                     lang.t("state_" + t.state),

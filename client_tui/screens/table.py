@@ -18,7 +18,7 @@ from textual.widgets import Button, Static
 from client_tui import board
 from client_tui import render as rd
 from client_tui import tiles as tl
-from client_tui.analysis import options_for, ready_discards, waits_after, waits_now
+from client_tui.analysis import options_for, ready_discards, rules_for, waits_after, waits_now
 from client_tui.clocks import SeatClocks
 from client_tui.view import Choice, PromptV, View
 from client_tui.widgets import Chip, HandView
@@ -317,7 +317,7 @@ class TableScreen(Screen[None]):
             self.cursor = len(tiles) - 1
         if tiles:
             self.cursor = max(0, min(self.cursor, len(tiles) - 1))
-        opts = options_for(view.table)
+        opts = rules_for(view)
         marks: frozenset[str] = frozenset()
         if my_turn and prompt is not None:
             marks = (
@@ -586,7 +586,7 @@ class TableScreen(Screen[None]):
         prompt, r, seat = view.prompt, view.round, view.seat
         if seat is None:
             return t("why_watching")
-        if options_for(view.table).declare == "none":
+        if rules_for(view).declare == "none":
             return t("why_declare_none")
         if prompt is None or prompt.is_claim or r is None:
             return t("why_not_your_turn")

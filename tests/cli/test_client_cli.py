@@ -14,7 +14,11 @@ from zhuoji.play import LocalServer
 def test_play_join_watch_arguments() -> None:
     parser = build_parser()
     args = parser.parse_args(["play", "--lang", "en", "--ascii", "--preset", "chuan"])
-    assert (args.lang, args.ascii, args.preset, args.rounds) == ("en", True, "chuan", 8)
+    assert (args.lang, args.ascii, args.preset) == ("en", True, "chuan")
+    from zhuoji.cmd_play import table_request
+
+    request = table_request(args)
+    assert isinstance(request, dict) and (request["preset"], request["rounds"]) == ("chuan", 8)
     args = parser.parse_args(["join", "ws://h:1", "--name", "阿明"])
     assert (args.url, args.name, args.lang) == ("ws://h:1", "阿明", None)
     args = parser.parse_args(["watch", "h:1", "7"])

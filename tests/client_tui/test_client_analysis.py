@@ -122,3 +122,40 @@ def test_the_discards_that_keep_the_hand_ready() -> None:
 def test_bad_overrides_fall_back_to_the_preset() -> None:
     table = TableV(id="t", name="t", preset="chuan", options=(("no_such_option", 1),))
     assert options_for(table).patterns.pinghu == 10
+
+
+def test_the_waits_follow_the_tables_house_options_as_the_rules_core_reads_them() -> None:
+    """地龙 (§13.16) is a wait only where the table values it, and a wait's value is capped by
+    封顶 (§13.17): the analysis asks the rules core under the table's options."""
+    hand = hand_of("1m22m33p44p55s6s")
+    melds = [MeldV("pong", "1m", 2)]
+    plain = options_for(TableV(id="1", name="t"))
+    assert readiness(plain, hand, melds, UNSEEN_ALL) is None
+    dilong = options_for(TableV(id="1", name="t", options=(("patterns", {"dilong": 10}),)))
+    got = readiness(dilong, hand, melds, UNSEEN_ALL)
+    assert got is not None
+    assert [(w.tile, w.pattern, w.value, w.discard_ok) for w in got.waits] == [
+        ("6s", "地龙", 10, True)
+    ]
+    capped = options_for(
+        TableV(id="1", name="t", options=(("hand_cap", 4), ("patterns", {"dilong": 10})))
+    )
+    got = readiness(capped, hand, melds, UNSEEN_ALL)
+    assert got is not None and [w.value for w in got.waits] == [4]
+
+
+def test_during_a_round_the_client_reads_the_rules_of_its_seat_view() -> None:
+    from dataclasses import replace
+
+    from client_tui.analysis import rules_for
+    from client_tui.view import View
+    from rules.options import make_options
+    from rules.round import Round
+    from rules.view import view_of
+
+    table = TableV(id="1", name="t", options=(("benji", True),))
+    opts = make_options("guiyang", {"benji": True, "hand_cap": 20})
+    sv = view_of(Round.deal(opts, seed=3), 0)
+    view = View(table=table, round=replace(RoundV(1, 0, 0, 1), seat_view=sv))
+    assert rules_for(view) is sv.opts
+    assert rules_for(View(table=table)) == make_options("guiyang", {"benji": True})

@@ -170,7 +170,7 @@ def test_a_newer_schema_is_refused_and_an_older_one_migrated(
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
         columns = {r[1] for r in conn.execute("PRAGMA table_info(rounds)")}
-        assert {"salt", "commitment"} <= columns
+        assert {"salt", "commitment", "weekday"} <= columns
         columns = {r[1] for r in conn.execute("PRAGMA table_info(tables)")}
         assert {"seed", "password_hash", "tokens"} <= columns
     conn.close()

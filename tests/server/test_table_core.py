@@ -834,3 +834,32 @@ def test_a_rematch_waits_for_a_player_who_asked_and_dropped_until_they_are_back(
     effects = shell.input(shell.core.resume("guest2", token_key(token), token, None, shell.now))
     (rematch,) = [e for e in effects if isinstance(e, StartRematch)]
     assert [s.member for s in rematch.seats] == ["host", "guest2", None, None]
+
+
+def test_the_weekday_of_a_deal_is_stored_and_a_restored_round_and_the_replay_keep_it(
+    tmp_path: Path,
+) -> None:
+    """星期鸡 (RULES.md §13.12): the day a round was dealt is part of its deal. A round resumed
+    after a restart (perhaps on another day) and `zhuoji replay --db` deal it with that day, not
+    today's and not none."""
+    from rules.script import parse_script
+    from server.store import load_round_script
+
+    db = tmp_path / "z.db"
+    shell = Shell(db=db, overrides={"first_dealer": "seat0", "xingqiji": True})
+    host_and_bots(shell)
+    dealt = shell.core.round
+    assert dealt is not None and dealt.weekday is not None and 1 <= dealt.weekday <= 7
+    store = Store(db)
+    try:
+        (stored,) = store.unfinished()
+    finally:
+        store.close()
+    assert stored.rounds[-1].weekday == dealt.weekday
+    core: TableCore[str] = restore_core(
+        stored, shell.core.s, timing=Timing(), now=shell.now + 100, wall=86400.0 * 365
+    )
+    assert core.round is not None and core.round.weekday == dealt.weekday
+    script = load_round_script(db, "7", 1)
+    assert script["weekday"] == dealt.weekday
+    assert parse_script(script).weekday == dealt.weekday

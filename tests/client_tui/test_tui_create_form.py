@@ -1,0 +1,232 @@
+"""The create-table form under Textual's Pilot: every rule option as a field, from the preset's
+values (a new preset resets them), only the differences sent, the advanced text on top, house
+presets saved and loaded (a broken one said so on the form), and all of it usable at 80×24."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, Collapsible, Input, RadioSet, Select, Static
+
+from client_tui.i18n import Lang
+from client_tui.option_form import preset_values, sections, summary
+from client_tui.option_text import CHOICE_TEXT, OPTION_TEXT
+from client_tui.screens.forms import CreateTableScreen, option_id
+from protocol.house import House, load_house, save_house
+from protocol.messages import CreateTable
+from protocol.option_fields import option_fields
+from rules.options import PRESETS
+
+
+class FormApp(App[None]):
+    """Just the form, over an empty screen; `result` is what it was dismissed with."""
+
+    def __init__(self, houses: Path, lang: str = "en") -> None:
+        super().__init__()
+        self.houses = houses
+        self.lang = Lang(lang)
+        self.result: CreateTable | None | str = "open"
+
+    def on_mount(self) -> None:
+        self.open_form()
+
+    def open_form(self) -> None:
+        def done(msg: CreateTable | None) -> None:
+            self.result = msg
+
+        self.push_screen(CreateTableScreen(self.lang, "t", houses=self.houses), done)
+
+    @property
+    def form(self) -> CreateTableScreen:
+        assert isinstance(self.screen, CreateTableScreen)
+        return self.screen
+
+
+async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError("timed out waiting for the form")
+        await pilot.pause(0.01)
+
+
+def form_open(app: FormApp) -> bool:
+    """The form is on screen with its fields mounted."""
+    return isinstance(app.screen, CreateTableScreen) and bool(app.screen.query("#options"))
+
+
+def text_of(form: CreateTableScreen, wid: str) -> str:
+    return str(form.query_one(wid, Static).render())
+
+
+def test_every_option_and_choice_has_its_words_in_both_languages() -> None:
+    fields = option_fields()
+    assert set(OPTION_TEXT) == set(fields)
+    for key, words in OPTION_TEXT.items():
+        assert all(words), key  # a name and an explanation, zh and en
+        # one line of the form at 80 columns (its explanation line is 64 cells wide)
+        assert max(cell_len(words[2]), cell_len(words[3])) <= 64, key
+    for key, f in fields.items():
+        for choice in f.choices if f.kind == "radio" else ():
+            assert (key, choice) in CHOICE_TEXT, (key, choice)
+    shown = [f.key for _, fs in sections() for f in fs]
+    assert sorted(shown) == sorted(fields), "every option is on the form, once"
+
+
+def test_the_header_words_every_house_option() -> None:
+    zh, en = Lang("zh"), Lang("en")
+    over = {"wuguji": False, "benji": True, "hand_cap": 20, "flip_chickens": "both"}
+    assert summary("guiyang", over, zh) == "乌骨鸡 关 · 翻牌鸡 摇摆鸡 · 本鸡 开 · 封顶 20"
+    assert summary("guiyang", over, en) == "乌骨鸡 off · 翻牌鸡 摇摆 both · 本鸡 on · Cap 封顶 20"
+    assert summary("guiyang", {"patterns": {"dilong": 10}, "new_rule": 1}, zh) == (
+        "地龙 10 · new_rule=1"
+    )
+
+
+async def test_the_form_starts_from_the_preset_and_a_new_preset_resets_it(tmp_path: Path) -> None:
+    app = FormApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        assert form.values() == preset_values("guiyang")
+        form.query_one(f"#{option_id('benji')}", Checkbox).value = True
+        await pilot.pause()
+        assert "本鸡 on" in text_of(form, "#changes")
+        form.query_one("#preset", Select).value = "chuan"
+        await until(pilot, lambda: form.values() == preset_values("chuan"))
+        assert form.query_one(f"#{option_id('benji')}", Checkbox).value is False
+        await until(pilot, lambda: "as the preset" in text_of(form, "#changes"))
+        assert form.build().options == {} and form.build().preset == "chuan"
+
+
+async def test_only_the_differences_are_sent_and_the_advanced_text_goes_on_top(
+    tmp_path: Path,
+) -> None:
+    app = FormApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        form.query_one(f"#{option_id('wuguji')}", Checkbox).value = False
+        form.query_one(f"#{option_id('benji')}", Checkbox).value = True
+        form.query_one(f"#{option_id('hand_cap')}", Input).value = "20"
+        flips = form.query_one(f"#{option_id('flip_chickens')}", RadioSet)
+        flips.query("RadioButton")[1].value = True  # 摇摆鸡
+        form.query_one(f"#{option_id('patterns.dilong')}", Input).value = "10"
+        await pilot.pause()
+        want = {
+            "wuguji": False,
+            "benji": True,
+            "hand_cap": 20,
+            "flip_chickens": "both",
+            "patterns": {"dilong": 10},
+        }
+        assert form.build().options == want
+        form.query_one("#options", Input).value = '{"zimo_bonus": 2, "benji": false}'
+        assert form.build().options == {
+            **{k: v for k, v in want.items() if k != "benji"},
+            "zimo_bonus": 2,
+        }
+        form.query_one("#options", Input).value = "no_such_rule=1"
+        await pilot.press("ctrl+s")  # no name yet: said so
+        assert "name first" in text_of(form, "#error")
+        form.query_one("#options", Input).value = ""
+        form.query_one(f"#{option_id('zeren_extra')}", Input).value = ""  # not optional
+        with pytest.raises(ValueError, match="责任鸡: enter a number"):
+            form.build()
+        form.query_one(f"#{option_id('zeren_extra')}", Input).value = "2"
+        form.query_one(f"#{option_id('hand_cap')}", Input).value = "0"
+        with pytest.raises(ValueError, match="hand_cap"):
+            form.build()
+        form.query_one(f"#{option_id('hand_cap')}", Input).value = "20"
+        await pilot.click("#ok")
+        await until(pilot, lambda: app.result != "open")
+    assert isinstance(app.result, CreateTable) and app.result.options == want
+
+
+async def test_a_saved_house_preset_fills_a_new_form(tmp_path: Path) -> None:
+    app = FormApp(tmp_path, lang="zh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        form.query_one("#preset", Select).value = "anshun"
+        await until(pilot, lambda: form.values() == preset_values("anshun"))
+        form.query_one(f"#{option_id('benji')}", Checkbox).value = True
+        form.query_one(f"#{option_id('hand_cap')}", Input).value = "30"
+        form.query_one("#rounds", Input).value = "4"
+        form.query_one("#house-name", Input).value = "周五"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: (tmp_path / "周五.toml").exists())
+        assert "已存家规 周五" in text_of(form, "#error")
+        saved = load_house(tmp_path / "周五.toml")
+        assert (saved.preset, saved.overrides) == ("anshun", {"benji": True, "hand_cap": 30})
+        assert saved.table["rounds"] == 4
+        await pilot.press("escape")
+        await until(pilot, lambda: app.result is None)
+
+        app.open_form()  # a new form: guiyang, until the house is picked
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        assert form.values() == preset_values("guiyang")
+        form.query_one("#house", Select).value = "周五"
+        await until(pilot, lambda: form.current_preset() == "anshun")
+        await until(pilot, lambda: form.values()["benji"] is True)
+        assert form.values() == {**preset_values("anshun"), "benji": True, "hand_cap": 30}
+        assert form.query_one("#rounds", Input).value == "4"
+        await until(pilot, lambda: text_of(form, "#changes") == "改动: 本鸡 开 · 封顶 30")
+        msg = form.build()
+        assert (msg.preset, msg.options, msg.rounds) == (
+            "anshun",
+            {"benji": True, "hand_cap": 30},
+            4,
+        )
+
+
+async def test_a_broken_house_file_is_said_so_on_the_form(tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text("[options]\nbenji = 3\n", encoding="utf-8")
+    save_house("good", House("guiyang", {"baodou": True}), tmp_path)
+    app = FormApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        form.query_one("#house", Select).value = "bad"
+        await until(pilot, lambda: "Bad house file" in text_of(form, "#error"))
+        line = text_of(form, "#error")
+        assert "bad.toml line 2: option 'benji'" in line
+        assert form.values() == preset_values("guiyang"), "nothing was changed"
+        form.query_one("#house", Select).value = "good"
+        await until(pilot, lambda: form.values()["baodou"] is True)
+        assert "House rules good loaded" in text_of(form, "#error")
+
+
+async def test_at_80_by_24_every_field_scrolls_into_view_and_the_buttons_stay(
+    tmp_path: Path,
+) -> None:
+    app = FormApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        screen = form.region
+        for bid in ("#ok", "#save", "#cancel"):
+            assert screen.contains_region(form.query_one(bid).region), bid
+        for fold in form.query(Collapsible):
+            fold.collapsed = False  # the pattern values and "more" fold away at first
+        await pilot.pause()
+        seen: set[str] = set()
+        for _ in range(len(option_fields()) + 20):
+            await pilot.press("tab")
+            await pilot.pause()
+            focused = app.focused
+            if focused is None or focused.id is None:
+                continue
+            assert screen.contains_region(focused.region), focused.id
+            seen.add(focused.id)
+        assert {option_id(k) for k in option_fields()} <= seen
+        assert PRESETS  # the presets are what the form starts from
