@@ -72,6 +72,8 @@ class Conn:
         self.closed = False
         self.closing: asyncio.Task[None] | None = None
         self.rate: RateLimit | None = None  # None: not limited
+        self.received_at = 0.0  # when its last frame arrived (loop time): a move's latency
+        self.refusals = 0  # error frames it was sent (the first few are logged)
 
     def send(self, text: str) -> None:
         """Hand a frame to the transport; never waits."""

@@ -106,6 +106,9 @@ class Store:
         self.fault: str | None = None  # why the store cannot write now (None: it can)
         self.fault_since = 0.0
         self.on_fault: Callable[[str | None], None] | None = None
+        # Called after each committed transaction with its duration (seconds) and the number
+        # of writes it held (the group commit): the server's metrics.
+        self.on_commit: Callable[[float, int], None] | None = None
         self.rescued: Path | None = None  # a copy saved after the file was deleted
         self.faults = 0  # fault episodes so far
         self._retry_max = retry_max
@@ -192,6 +195,7 @@ class Store:
 
     def _run_batch(self, batch: list[list[Op]]) -> None:
         db = self._db
+        began = time.perf_counter()
         db.execute("BEGIN")
         try:
             for ops in batch:
@@ -203,6 +207,8 @@ class Store:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
             raise
+        if self.on_commit is not None:
+            self.on_commit(time.perf_counter() - began, len(batch))
 
     # ----- faults -----
 

@@ -78,7 +78,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=5.0,
         help="during a storage fault, the longest wait between write attempts (default 5 s)",
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log every table error")
+    parser.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="info",
+        help="what the log (stderr) says: info (default) one line per table created, started,"
+        " ended or closed, seat resumed, message refused, and the server's start and stop;"
+        " debug adds connections and rounds",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=["plain", "json"],
+        default="plain",
+        help="plain lines (default) or one JSON object per line",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="the same as --log-level debug"
+    )
 
 
 def fail(message: str) -> int:
@@ -88,19 +104,17 @@ def fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
-    import logging
     import signal
     import socket
     import sqlite3
 
     from server.app import Server
     from server.dbfile import DatabaseRefused
+    from server.logs import configure
     from server.store import Store
+    from zhuoji.version import version
 
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure(level="debug" if args.verbose else args.log_level, fmt=args.log_format)
     db: Path = args.db or default_db()
     try:
         store = Store(db, synchronous=args.sync, retry_max=args.retry_max)
@@ -117,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
             round_pause=args.round_pause,
             bot_delay=args.bot_delay,
             max_tables=args.max_tables,
+            version=version(),
         )
         tune_gc()
         stop = asyncio.Event()
