@@ -479,7 +479,11 @@ class Server:
             try:
                 table = Table.restore(self, stored)
             except Exception:  # Table.restore freezes what it cannot rebuild; this is a bug
-                log.exception("table %s: could not be restored", stored.id)
+                log.exception(
+                    "table %s: could not be restored",
+                    stored.id,
+                    extra={"event": "table_error", "table": stored.id},
+                )
                 continue
             self.tables[table.id] = table
             resumed += table.state == "playing"

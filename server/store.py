@@ -246,6 +246,7 @@ class Store:
                 reason,
                 saved,
                 self._retry_max,
+                extra={"event": "storage_fault"},
             )
             if self.on_fault is not None:
                 self.on_fault(reason)
@@ -262,7 +263,12 @@ class Store:
             return
         took = time.monotonic() - self.fault_since
         self.fault = None
-        log.warning("storage back after %.1f s: %s is written again", took, self.path)
+        log.warning(
+            "storage back after %.1f s: %s is written again",
+            took,
+            self.path,
+            extra={"event": "storage_back"},
+        )
         if self.on_fault is not None:
             self.on_fault(None)
 

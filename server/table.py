@@ -169,6 +169,7 @@ class Table:
                 "table %s: cannot resume its match: %s; the table is frozen, its log kept",
                 stored.id,
                 frozen,
+                extra={"event": "table_error", "table": stored.id},
             )
             table.post("freeze")
         elif core.state == "playing":
