@@ -225,7 +225,9 @@ class Table:
         elif kind == "msg":
             entry = core.pacer.added + 1  # the first frames the move makes, if accepted
             effects = core.command(item[1], item[2], now, wall=wall)
-            if len(item) > 3 and any(isinstance(e, Accepted) for e in effects):
+            # Timed: a move accepted that made frames (one taken but held for later makes none).
+            made = core.pacer.added >= entry
+            if len(item) > 3 and made and any(isinstance(e, Accepted) for e in effects):
                 await self._perform(effects)
                 self._moves.append(_Move(entry, item[3], self.loop.time()))
                 return effects
