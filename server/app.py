@@ -451,6 +451,8 @@ class Server:
         """An error frame goes to `conn`: count it, and log it (its code, never its text,
         which may name a tile of the player's hand) up to `REFUSALS_LOGGED` per connection."""
         self.metrics.refusal(code)
+        if code == codes.STORAGE_UNAVAILABLE and ref is None:
+            return  # the notice everyone gets when a fault starts: the store logs the fault once
         conn.refusals += 1
         if conn.refusals > REFUSALS_LOGGED:
             return
