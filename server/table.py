@@ -208,7 +208,10 @@ class Table:
                 if isinstance(conn, Conn) and conn.joining is self:
                     conn.joining = None
                 await self._freeze()
-            self._account(item[0], effects, state, hold)
+            try:
+                self._account(item[0], effects, state, hold)
+            except Exception:  # the metrics and the log never stop a table
+                log.exception("table %s: accounting failed", self.id)
             self._arm_timer()
 
     async def _step(self, item: tuple[Any, ...]) -> list[Effect]:
