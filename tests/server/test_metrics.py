@@ -249,3 +249,19 @@ async def test_the_version_label_is_the_one_given(tmp_path: Path) -> None:
     finally:
         store.close()
     assert got["zhuoji_build_info", {"version": "9.9.9"}] == 1
+
+
+async def test_the_claim_windows_pause_is_left_out_of_the_latency(tmp_path: Path) -> None:
+    """Bots answer a claim prompt at once, inside the window's 300 ms minimum: what follows
+    waits for the window (the clients see it), but the server's latency leaves that wait out."""
+    hold = {"claim_min_ms": 300, "turn_seconds": 0, "bank_seconds": 0}
+    async with running_server(tmp_path / "h.db", seed="h") as (url, server):
+        report = (
+            await run_loadtest(url, 1, 1, think=0.0, table_options=hold, timeout=120)
+        ).to_dict()
+        after = await scrape(url)
+    assert report["rounds_completed"] == 1
+    assert report["max_ms"] >= 250  # some move's result waited for the window
+    timed = after["zhuoji_action_latency_seconds_count"]
+    assert timed == after["zhuoji_actions_total", {"by": "player"}] > 20
+    assert after["zhuoji_action_latency_seconds_bucket", {"le": "0.2"}] == timed
