@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 from websockets.asyncio.server import Server as WsServer
@@ -48,6 +49,7 @@ from server import admin as admin_endpoint
 from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import hash_password, token_key
+from server.metrics import Metrics
 from server.projection import ErrorItem, view_for
 from server.store import Store
 from server.table import LOG_KEEP, Settings, Table
@@ -64,6 +66,7 @@ TABLE_COMMANDS = frozenset(
 # Refused during a storage fault: they would open a table or a seat that cannot be stored.
 # Commands to a table wait with it (they are answered once its writes are stored).
 STORAGE_REFUSED = frozenset({"create_table", "take_seat", "watch"})
+REFUSALS_LOGGED = 20  # refusals logged per connection; the rest are only counted
 STORAGE_MESSAGE = (
     "storage unavailable: the server cannot write its database; the tables wait and go on when"
     " it can"
@@ -117,6 +120,7 @@ class Server:
         table_defaults: TableSection | None = None,
         admin_token: str | None = None,
         house: House | None = None,
+        version: str = "unknown",
     ) -> None:
         """`tables_per_connection` / `tables_per_address` cap the open tables one connection /
         one peer address (except `address_exempt`) has created (0: no cap); `lobby_timeout`
@@ -163,6 +167,9 @@ class Server:
         self.resumed = 0  # unfinished matches resumed at start (`restore`)
         self.ws_server: WsServer | None = None  # while listening
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
+        self.version = version
+        self.metrics = Metrics(self, version=version)  # `GET /metrics`
+        store.on_commit = self.metrics.committed
 
     @classmethod
     def from_config(
@@ -228,6 +235,15 @@ class Server:
             await self.restore()
             await ws_server.start_serving()
             self.ws_server = ws_server
+            addresses = ", ".join(_address(sock.getsockname()) for sock in ws_server.sockets)
+            log.info(
+                "zhuoji %s serving on %s (database %s; %d unfinished matches resumed)",
+                self.version,
+                addresses,
+                self.store.path,
+                self.resumed,
+                extra={"event": "server_started", "address": addresses, "version": self.version},
+            )
             sweep = (
                 asyncio.get_running_loop().create_task(self._lobby_sweep())
                 if self.lobby_timeout > 0
@@ -240,19 +256,33 @@ class Server:
                     sweep.cancel()
                 await self.shutdown(ws_server, restart=self.restart)
                 ws_server.close(close_connections=True)
+                log.info(
+                    "server stopped (%s)",
+                    "for a restart" if self.restart else "shut down",
+                    extra={"event": "server_stopped", "restart": self.restart},
+                )
 
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
-        """Plain HTTP before the upgrade: `/healthz` for monitoring; `/admin` is checked
-        (loopback and the token) before its websocket opens."""
-        if request.path == admin_endpoint.PATH:
+        """Plain HTTP before the upgrade: `/healthz` and `/metrics` for monitoring; `/admin` is
+        checked (loopback and the token) before its websocket opens."""
+        path = urlsplit(request.path).path
+        if path == admin_endpoint.PATH:
             return self.admin.check(connection, request)
-        if request.path == "/healthz":
+        if path == "/healthz":
             fault = self.store.fault
             if fault is not None:
                 return connection.respond(
                     HTTPStatus.SERVICE_UNAVAILABLE, f"storage unavailable: {fault}\n"
                 )
             return connection.respond(HTTPStatus.OK, f"ok {len(self.tables)} tables\n")
+        if path == "/metrics":
+            body, content_type = self.metrics.render(request.headers.get("Accept"))
+            response = connection.respond(HTTPStatus.OK, "")
+            response.body = body
+            for name, value in (("Content-Length", str(len(body))), ("Content-Type", content_type)):
+                del response.headers[name]  # a multidict: setting would add a second one
+                response.headers[name] = value
+            return response
         return None
 
     # ----- storage faults -----
@@ -276,9 +306,18 @@ class Server:
             return
         conn = WsConn(ws, self.outbox)
         self.conns.add(conn)
+        self.metrics.connections_opened.inc()
+        log.debug(
+            "conn %d from %s open",
+            conn.id,
+            conn.peer,
+            extra={"event": "conn_opened", "conn": conn.id, "peer": conn.peer},
+        )
         rate = conn.rate = RateLimit(self.rate_burst, self.rate_per_second)
         if isinstance(ws, LimitedConnection):
             ws.on_control = lambda: self._control_frame(conn, rate)
+        loop = asyncio.get_running_loop()
+        messages = self.metrics.messages
         try:
             try:
                 async with asyncio.timeout(self.hello_timeout):
@@ -288,18 +327,30 @@ class Server:
                 conn.close(Close.BAD_HELLO, "no hello")
             else:
                 rate.take()
+                messages.inc()
+                conn.received_at = loop.time()
                 self.handle_frame(conn, first)
                 async for raw in ws:
                     if conn.closed:
                         break
+                    messages.inc()
+                    conn.received_at = loop.time()
                     if not rate.take():
                         self._error(conn, codes.RATE_LIMITED, "too many messages", None)
                         conn.close(Close.POLICY, "rate limit")
+                        self.metrics.rate_limit_closes.inc()
+                        log.warning(
+                            "conn %d from %s closed (1008): over the rate limit",
+                            conn.id,
+                            conn.peer,
+                            extra={"event": "rate_limited", "conn": conn.id, "peer": conn.peer},
+                        )
                         break
                     self.handle_frame(conn, raw)
         except ConnectionClosed:
             pass
         finally:
+            log.debug("conn %d closed", conn.id, extra={"event": "conn_closed", "conn": conn.id})
             self.disconnected(conn)
             if conn.closing is not None:
                 with contextlib.suppress(Exception):
@@ -359,7 +410,12 @@ class Server:
         try:
             self._route(conn, msg)
         except Exception:  # a bug here must not take the server down
-            log.exception("routing %s from %r", msg.type, conn)
+            log.exception(
+                "routing %s from conn %d",
+                msg.type,
+                conn.id,
+                extra={"event": "error", "conn": conn.id},
+            )
             self._error(conn, "internal", "the server could not handle that", msg.type)
 
     def _route(self, conn: Conn, msg: Any) -> None:
@@ -394,7 +450,7 @@ class Server:
             if table is None:
                 self._error(conn, codes.NOT_AT_TABLE, "you are not at a table", kind)
             else:
-                table.post("msg", conn, msg)
+                table.post("msg", conn, msg, conn.received_at)
         else:  # pragma: no cover - every message type is routed above
             self._error(conn, codes.BAD_MESSAGE, f"unexpected {kind}", kind)
 
@@ -416,6 +472,7 @@ class Server:
             key = token_key(msg.token)
             table = self.tokens.get(key)
             if table is None:
+                self.metrics.tally({"resume:refused": 1})
                 self._error(conn, codes.BAD_TOKEN, "unknown or expired seat token", "hello")
                 return
             conn.joining = table
@@ -598,6 +655,12 @@ class Server:
                 del self.by_conn[conn_id]
             if self.by_address[address] <= 0:
                 del self.by_address[address]
+        log.info(
+            "table %s closed (%s)",
+            table.id,
+            table.state,
+            extra={"event": "table_closed", "table": table.id, "state": table.state},
+        )
         for seat in table.seats:
             self.drop_token(seat.token_key)
         for conn in table.forget_members():
@@ -615,7 +678,32 @@ class Server:
     def _error(self, conn: Conn, code: str, message: str, ref: str | None) -> None:
         frame = view_for(ErrorItem(code, message, ref), None)
         assert frame is not None
+        self.refused(conn, code, ref, None)
         conn.send(frames.encode(frame))
+
+    def refused(self, conn: Conn, code: str, ref: str | None, table: str | None) -> None:
+        """An error frame goes to `conn`: count it, and log it (its code, never its text,
+        which may name a tile of the player's hand) up to `REFUSALS_LOGGED` per connection."""
+        self.metrics.refusal(code)
+        if code == codes.STORAGE_UNAVAILABLE and ref is None:
+            return  # the notice everyone gets when a fault starts: the store logs the fault once
+        conn.refusals += 1
+        if conn.refusals > REFUSALS_LOGGED:
+            return
+        more = (
+            "; its further refusals are counted, not logged"
+            if conn.refusals == REFUSALS_LOGGED
+            else ""
+        )
+        log.info(
+            "refused %s from conn %d%s: %s%s",
+            ref or "a message",
+            conn.id,
+            "" if table is None else f" at table {table}",
+            code,
+            more,
+            extra={"event": "refused", "code": code, "ref": ref, "conn": conn.id, "table": table},
+        )
 
     async def restore(self) -> int:
         """Resume every match a previous run left unfinished (`Table.restore`), and close the
@@ -627,7 +715,11 @@ class Server:
             try:
                 table = Table.restore(self, stored)
             except Exception:  # Table.restore freezes what it cannot rebuild; this is a bug
-                log.exception("table %s: could not be restored", stored.id)
+                log.exception(
+                    "table %s: could not be restored",
+                    stored.id,
+                    extra={"event": "table_error", "table": stored.id},
+                )
                 continue
             self.tables[table.id] = table
             resumed += table.state == "playing"
@@ -637,6 +729,7 @@ class Server:
                 "resumed %d unfinished matches; closed %d tables that had not started",
                 resumed,
                 len(closed),
+                extra={"event": "restored", "resumed": resumed, "closed": len(closed)},
             )
         return resumed
 
@@ -648,6 +741,13 @@ class Server:
         if self.stopping:
             return
         self.stopping = True
+        log.info(
+            "server stopping (%s): %d tables, %d connections",
+            "a restart" if restart else "a shutdown",
+            len(self.tables),
+            len(self.conns),
+            extra={"event": "server_stopping", "restart": restart},
+        )
         if ws_server is not None:
             ws_server.server.close()  # the listening sockets: no new connections
         message = (
@@ -672,3 +772,11 @@ class Server:
         closing = [c.closing for c in self.conns if c.closing is not None]
         if closing:
             await asyncio.wait(closing, timeout=5)
+
+
+def _address(name: Any) -> str:
+    """A listening socket's address as host:port ([host]:port for IPv6)."""
+    if isinstance(name, tuple):
+        host, port = name[0], name[1]
+        return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+    return str(name)

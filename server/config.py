@@ -93,7 +93,7 @@ class TableSection(_Section):
 
 
 class LogSection(_Section):
-    level: Literal["debug", "info", "warning", "error"] = "warning"
+    level: Literal["debug", "info", "warning", "error"] = "info"
     format: Literal["plain", "json"] = "plain"
 
 

@@ -94,6 +94,8 @@ class Conn:
         self.closing: asyncio.Task[None] | None = None
         self.rate: RateLimit | None = None  # None: not limited; `rate.stamp`: its last frame
         self.freed_at = 0.0  # when it was last sent back to the lobby (time.monotonic())
+        self.received_at = 0.0  # when its last frame arrived (loop time): a move's latency
+        self.refusals = 0  # error frames it was sent (the first few are logged)
 
     def send(self, text: str) -> None:
         """Hand a frame to the transport; never waits."""

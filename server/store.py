@@ -107,6 +107,9 @@ class Store:
         self.fault: str | None = None  # why the store cannot write now (None: it can)
         self.fault_since = 0.0
         self.on_fault: Callable[[str | None], None] | None = None
+        # Called after each committed transaction with its duration (seconds) and the number
+        # of writes it held (the group commit): the server's metrics.
+        self.on_commit: Callable[[float, int], None] | None = None
         self.rescued: Path | None = None  # a copy saved after the file was deleted
         self.faults = 0  # fault episodes so far
         self._retry_max = retry_max
@@ -196,6 +199,7 @@ class Store:
 
     def _run_batch(self, batch: list[list[Op]]) -> None:
         db = self._db
+        began = time.perf_counter()
         db.execute("BEGIN")
         try:
             for ops in batch:
@@ -207,6 +211,8 @@ class Store:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
             raise
+        if self.on_commit is not None:
+            self.on_commit(time.perf_counter() - began, len(batch))
 
     async def hold_writes(self, fn: Callable[[], T]) -> T:
         """Run `fn` on a thread while nothing is committed: maintenance that writes the file
@@ -257,6 +263,7 @@ class Store:
                 reason,
                 saved,
                 self._retry_max,
+                extra={"event": "storage_fault"},
             )
             if self.on_fault is not None:
                 self.on_fault(reason)
@@ -273,7 +280,12 @@ class Store:
             return
         took = time.monotonic() - self.fault_since
         self.fault = None
-        log.warning("storage back after %.1f s: %s is written again", took, self.path)
+        log.warning(
+            "storage back after %.1f s: %s is written again",
+            took,
+            self.path,
+            extra={"event": "storage_back"},
+        )
         if self.on_fault is not None:
             self.on_fault(None)
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections import deque
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -59,6 +60,14 @@ log = logging.getLogger("zhuoji.table")
 STORAGE_WAIT = 0.5  # a write that took longer was held up by a storage fault: clocks stop
 
 
+class _Move(NamedTuple):
+    """A player's accepted move whose first event has not gone out yet (for its latency)."""
+
+    entry: int  # the pacer item of its first event (`Pacer.added` numbering)
+    received: float  # when its frame arrived (loop time)
+    stored: float  # when its write was done, so its first event could go
+
+
 def dumps(frame: BaseModel | dict[str, Any]) -> str:
     """One frame's JSON, validated against its protocol model (`protocol.frames.encode`)."""
     return frames.encode(frame)
@@ -83,6 +92,7 @@ class Table:
         self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
+        self._moves: deque[_Move] = deque()  # moves whose frames wait to go out (metrics)
         self.task = asyncio.create_task(self._run(), name=f"table-{table_id}")
 
     # ----- what the server and the tests read -----
@@ -161,6 +171,7 @@ class Table:
                 "table %s: cannot resume its match: %s; the table is frozen, its log kept",
                 stored.id,
                 frozen,
+                extra={"event": "table_error", "table": stored.id},
             )
             table.post("freeze")
         elif core.state == "playing":
@@ -188,32 +199,51 @@ class Table:
             if item[0] == "stop":
                 self._cancel_timer()
                 return
+            state, hold = self.core.state, self.core.pacer.hold_until
+            effects: list[Effect] = []
             try:
-                await self._step(item)
+                effects = await self._step(item)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 # A broken invariant or a failed write: freeze the table, keep its log.
-                log.exception("table %s: %s failed", self.id, item[0])
+                log.exception(
+                    "table %s: %s failed",
+                    self.id,
+                    item[0],
+                    extra={"event": "table_error", "table": self.id},
+                )
                 conn = item[1] if len(item) > 1 else None
                 if isinstance(conn, Conn) and conn.joining is self:
                     conn.joining = None
                 await self._freeze()
+            try:
+                self._account(item[0], effects, state, hold)
+            except Exception:  # the metrics and the log never stop a table
+                log.exception("table %s: accounting failed", self.id)
             self._arm_timer()
 
-    async def _step(self, item: tuple[Any, ...]) -> None:
-        """One message for the core, and what it says to do."""
+    async def _step(self, item: tuple[Any, ...]) -> list[Effect]:
+        """One message for the core, and what it says to do (done: the effects)."""
         kind, now, wall, core = item[0], self.loop.time(), time.time(), self.core
         conn = item[1] if len(item) > 1 and isinstance(item[1], Conn) else None
         if conn is not None and conn.joining is self:
             conn.joining = None
         if kind in ("create", "join", "resume") and conn is not None and conn.closed:
-            return  # gone before its turn came
+            return []  # gone before its turn came
         effects: list[Effect]
         if kind == "tick":
             effects = core.tick(now, wall=wall)
         elif kind == "msg":
+            entry = core.pacer.added + 1  # the first frames the move makes, if accepted
             effects = core.command(item[1], item[2], now, wall=wall)
+            # Timed: a move accepted that made frames (one taken but held for later makes none).
+            made = core.pacer.added >= entry
+            timed = len(item) > 3 and item[2].type == "act"  # a move (not `next_round`)
+            if timed and made and any(isinstance(e, Accepted) for e in effects):
+                await self._perform(effects)
+                self._moves.append(_Move(entry, item[3], self.loop.time()))
+                return effects
         elif kind == "join":
             msg: TakeSeat | Watch = item[2]
             busy = item[1].table is not None
@@ -239,11 +269,18 @@ class Table:
                     s.member.joining = None
             effects = core.rematch(list(seats), now, wall=wall)
         elif kind == "resumed":
-            log.info("table %s: resumed at seq %d (round %d)", self.id, core.seq, core.round_no)
+            log.info(
+                "table %s: match resumed at seq %d (round %d of %d)",
+                self.id,
+                core.seq,
+                core.round_no,
+                core.s.rounds,
+                extra={"event": "match_resumed", "table": self.id, "round": core.round_no},
+            )
             effects = core.resumed(now, wall=wall)
         elif kind == "freeze":
             await self._freeze()
-            return
+            return []
         elif kind == "host":
             what, args, done = item[1], item[2], item[3]
             try:
@@ -255,14 +292,16 @@ class Table:
             finally:
                 if not done.done():
                     done.set_result(None)
-            return
+            return effects
         else:  # pragma: no cover - programming error
             raise ValueError(f"unknown table item {kind!r}")
         await self._perform(effects)
+        return effects
 
     async def _freeze(self) -> None:
         """After a broken invariant: the core stops the match; its end is recorded if the
         store lets us."""
+        self._moves.clear()  # their frames are dropped, not sent
         try:
             await self._perform(self.core.freeze(self.loop.time(), wall=time.time()))
         except Exception:
@@ -271,6 +310,11 @@ class Table:
     async def _perform(self, effects: list[Effect]) -> None:
         for effect in effects:
             if isinstance(effect, Send):
+                if effect.frame.get("type") == "error":
+                    for member in effect.to:
+                        self.server.refused(
+                            member, effect.frame["code"], effect.frame.get("ref"), self.id
+                        )
                 if len(effect.to) == 1:
                     effect.to[0].send(dumps(effect.frame))
                 elif effect.to:
@@ -306,6 +350,100 @@ class Table:
         waited = self.loop.time() - began
         if waited > STORAGE_WAIT:
             self.core.storage_waited(waited)
+
+    # ----- what happened: the metrics and the log -----
+
+    def _account(self, kind: str, effects: list[Effect], state: str, hold: float) -> None:
+        """After a step: count what the core tallied, log what changed (`state` and the
+        pacer's `hold` are from before the step), and time the moves whose frames went out."""
+        core, metrics = self.core, self.server.metrics
+        tally = dict(core.tally)
+        core.tally.clear()
+        if tally:
+            metrics.tally(tally)
+        if kind == "create" and state == "waiting":
+            creator = next((e.member for e in effects if isinstance(e, Bind)), None)
+            if creator is not None:
+                metrics.tables_created.inc()
+                s = core.s
+                log.info(
+                    "table %s created by %s (%s, %d rounds%s)",
+                    self.id,
+                    creator.name,
+                    s.preset,
+                    s.rounds,
+                    ", with a password" if s.password_hash is not None else "",
+                    extra={"event": "table_created", "table": self.id, "conn": creator.id},
+                )
+        elif kind == "resume":
+            bound = next((e for e in effects if isinstance(e, Bind)), None)
+            how = next((k.partition(":")[2] for k in tally if k.startswith("resume:")), None)
+            if bound is not None and how is not None:
+                log.info(
+                    "table %s: seat %s resumed (%s)",
+                    self.id,
+                    bound.seat,
+                    how,
+                    extra={
+                        "event": "seat_resumed",
+                        "table": self.id,
+                        "seat": bound.seat,
+                        "how": how,
+                        "conn": bound.member.id,
+                    },
+                )
+        if tally.get("round"):
+            history = core.match.history[-1]
+            log.debug(
+                "table %s: round %d of %d ended (%s)",
+                self.id,
+                history["round"],
+                core.s.rounds,
+                history["outcome"],
+                extra={"event": "round_ended", "table": self.id, "round": history["round"]},
+            )
+        if core.state != state:
+            self._state_changed(state)
+        self._timed(hold)
+
+    def _state_changed(self, was: str) -> None:
+        core, metrics = self.core, self.server.metrics
+        if core.state == "playing" and was == "waiting":
+            metrics.matches_started.inc()
+            kinds = [seat.kind for seat in core.seats]
+            log.info(
+                "table %s: match started (%d players, %d bots)",
+                self.id,
+                kinds.count("human"),
+                kinds.count("bot"),
+                extra={"event": "match_started", "table": self.id},
+            )
+        elif core.state in ("finished", "abandoned"):
+            metrics.matches_ended.labels(reason=core.state).inc()
+            log.log(
+                logging.INFO if core.state == "finished" else logging.WARNING,
+                "table %s: match %s after %d of %d rounds, scores %s",
+                self.id,
+                core.state,
+                core.round_no,
+                core.s.rounds,
+                core.scores,
+                extra={"event": "match_ended", "table": self.id, "reason": core.state},
+            )
+
+    def _timed(self, hold: float) -> None:
+        """The moves whose first frames went out in this step: their latency, less the time
+        the claim window's minimum (`hold`, the pacer's from before the step) held them after
+        they were stored. Observed once the frames are handed to the sockets (the outbox flush
+        was scheduled before this)."""
+        gone = self.core.pacer.gone
+        while self._moves and self._moves[0].entry <= gone:
+            move = self._moves.popleft()
+            held = max(0.0, hold - move.stored)
+            self.loop.call_soon(self._delivered, move.received, held)
+
+    def _delivered(self, received: float, held: float) -> None:
+        self.server.metrics.delivered(max(0.0, self.loop.time() - received - held))
 
     # ----- the timer -----
 

@@ -74,7 +74,7 @@ The deadlines:
 from __future__ import annotations
 
 import math
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -348,6 +348,10 @@ class TableCore(Generic[M]):
         # Between rounds (`between`): the round to come starts when no seat holds it up, or at
         # `next_round_at` (None: no limit). `_wait_sent` is the last `between_rounds` state sent.
         self.between = False
+        # What happened, counted for the server's metrics (the shell takes and clears it after
+        # each input): "action:<by>" (player, bot, auto, timeout, disconnected), "round" (a
+        # round ended), "resume:<how>" (events, snapshot, refused).
+        self.tally: Counter[str] = Counter()
         self.next_round_at: float | None = None
         self._wait_sent: tuple[Any, ...] | None = None
         self.linger_until: float | None = None
@@ -742,9 +746,11 @@ class TableCore(Generic[M]):
         """A seat's token came back (a reconnect): the missed events, or a snapshot."""
         self._begin(now, wall)
         if self._refused_frozen(member, "resume"):
+            self.tally["resume:refused"] += 1
             return self._done()
         index = next((i for i, s in enumerate(self.seats) if s.token_key == key), None)
         if index is None or self.seats[index].kind != "human":
+            self.tally["resume:refused"] += 1
             self._error(member, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
             return self._done()
         self._wake(now)
@@ -773,6 +779,7 @@ class TableCore(Generic[M]):
                 or (bool(self.log) and self.log[0]["seq"] - 1 <= last_seq < self.seq)
             )
         )
+        self.tally["resume:events" if catch_up else "resume:snapshot"] += 1
         self._frame(
             member,
             {
@@ -1482,6 +1489,8 @@ class TableCore(Generic[M]):
                     )
                 )
             self.seats[action.seat].answered_seq = answered
+            by = reason or ("bot" if self.seats[action.seat].kind == "bot" else "player")
+            self.tally["action:" + by] += 1
             ops.append(
                 st.op_insert_action(
                     self.id,
@@ -1498,6 +1507,7 @@ class TableCore(Generic[M]):
             self.action_idx += 1
         if r.phase is Phase.OVER:
             self.match.record(r)
+            self.tally["round"] += 1
         events = pre + [self._engine_event(e.to_dict()) for e in new]
         if r.phase is Phase.OVER:
             result = events[-1]["result"]

@@ -45,13 +45,19 @@ class Pacer(Generic[T]):
         self.claim_min = claim_min
         self.hold_until = -math.inf  # no event goes out before this
         self.queue: deque[_Waiting[T]] = deque()
+        # Items offered to `add` so far, and of those the ones gone (released or dropped): the
+        # shell learns from them when the frames of one step have gone out (its metrics).
+        self.added = 0
+        self.gone = 0
 
     def add(
         self, items: list[T], *, event: bool, claim: bool = False, stamp: Stamp | None = None
     ) -> bool:
         """Whether `items` may go at once (not an event, nothing waiting); if not, they wait
         for `release`. An event nobody is shown still counts (it starts a hold)."""
+        self.added += 1
         if not event and not self.queue:
+            self.gone += 1
             return True
         self.queue.append(_Waiting(items, event, claim, stamp))
         return False
@@ -71,6 +77,7 @@ class Pacer(Generic[T]):
             if head.event and now + EARLY < self.hold_until:
                 break
             self.queue.popleft()
+            self.gone += 1
             out += head.items
             if head.stamp is not None:
                 stamps.append(head.stamp)
@@ -81,4 +88,5 @@ class Pacer(Generic[T]):
     def clear(self) -> None:
         """Drop what waits (a frozen table: it may be of a write that failed)."""
         self.queue.clear()
+        self.gone = self.added
         self.hold_until = -math.inf

@@ -11,6 +11,8 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from zhuoji.version import version
+
 # name → (module, help). Each module has `add_arguments(parser)` and `run(args) -> int`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("zhuoji.cmd_replay", "replay a deal script or a stored round and print it"),
@@ -29,6 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zhuoji", description="Guizhou 捉鸡 mahjong")
+    parser.add_argument("--version", action="version", version=f"zhuoji {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         try:

@@ -60,6 +60,8 @@ FLAG_KEYS: dict[str, tuple[str, str]] = {
     "lobby_timeout": ("limits", "lobby_timeout"),
     "idle_minutes": ("limits", "idle_minutes"),
     "idle_close_minutes": ("limits", "idle_close_minutes"),
+    "log_level": ("log", "level"),
+    "log_format": ("log", "format"),
 }
 
 
@@ -135,7 +137,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="during a storage fault, the longest wait between write attempts (default 5 s)",
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log every table error")
+    parser.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default=None,
+        help="what the log (stderr) says: info (default) one line per table created, started,"
+        " ended or closed, seat resumed, message refused, and the server's start and stop;"
+        " debug adds connections and rounds",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=["plain", "json"],
+        default=None,
+        help="plain lines (default) or one JSON object per line",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="the same as --log-level debug"
+    )
     add_house_argument(
         parser,
         "a table created with no options, on the house file's preset, gets its options",
@@ -158,13 +176,12 @@ def effective_config(args: argparse.Namespace) -> Any:
         if value is not None:
             overrides.setdefault(section, {})[key] = str(value) if dest == "db" else value
     if getattr(args, "verbose", False):
-        overrides.setdefault("log", {})["level"] = "info"
+        overrides.setdefault("log", {})["level"] = "debug"
     return apply_overrides(config, overrides) if overrides else config
 
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
-    import logging
     import signal
     import socket
     import sqlite3
@@ -173,7 +190,9 @@ def run(args: argparse.Namespace) -> int:
     from server.app import Server
     from server.config import ConfigError, to_toml
     from server.dbfile import DatabaseRefused
+    from server.logs import configure
     from server.store import Store
+    from zhuoji.version import version
 
     try:
         config = effective_config(args)
@@ -184,10 +203,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     cfg = config.server
     host, port, sync = cfg.host, cfg.port, cfg.sync
-    logging.basicConfig(
-        level=getattr(logging, config.log.level.upper()),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure(level=config.log.level, fmt=config.log.format)
     house = None
     house_arg = args.house if args.house is not None else (config.table.house or None)
     if house_arg is not None:  # --house wins over the config's [table] house
@@ -210,7 +226,9 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> None:
         from server.app import tune_gc
 
-        server = Server.from_config(store, config, admin_token=admin_token, house=house)
+        server = Server.from_config(
+            store, config, admin_token=admin_token, house=house, version=version()
+        )
         tune_gc()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
