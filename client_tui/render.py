@@ -76,6 +76,18 @@ def meld_text(m: MeldV, ascii: bool, lang: Lang) -> Text:
     return out
 
 
+def bot_tag(level: str | None, lang: Lang) -> str:
+    """A bot's tag after its name, its level in it (short enough for the table's side seats).
+
+    >>> bot_tag("strong", Lang("en")), bot_tag("easy", Lang("zh")), bot_tag(None, Lang("en"))
+    (' (bot strong)', ' (机器人·简单)', ' (bot)')
+    """
+    if level not in ("easy", "normal", "strong"):
+        return f" ({lang.t('bot')})"
+    sep = "·" if lang.code == "zh" else " "
+    return f" ({lang.t('bot')}{sep}{lang.t('level_' + level)})"
+
+
 def level_tag(level: str | None, lang: Lang) -> str:
     """A bot's level after its name: ` [strong]` (nothing when unknown).
 
@@ -109,7 +121,7 @@ def seat_who(view: View, seat: int, lang: Lang, *, name_cells: int = 16) -> Text
     if seat == view.seat:
         out.append(f" ({lang.t('you')})", style=DIM)
     if info is not None and info.kind == "bot":
-        out.append(f" ({lang.t('bot')})" + level_tag(info.level, lang), style=DIM)
+        out.append(bot_tag(info.level, lang), style=DIM)
     score = view.scores[seat] if view.scores else 0
     out.append(f"  {signed(score)}", style=Style(bold=True, color="green" if score >= 0 else "red"))
     return out

@@ -80,7 +80,9 @@ async def test_the_create_form_sets_the_pace_and_v_picks_each_bots_level(tmp_pat
             assert "Bot-4 (bot) [normal]" in room
             await pilot.press("enter")  # start: the seats keep their levels on the table screen
             await until(pilot, lambda: app.view.round is not None)
-            await until(pilot, lambda: "[strong]" in text_of(app, "#seat-0"))
+            # 下家 (seat 1, the strong bot): the right of the table layout, or the list's first.
+            where = "#w-right" if screen.wide else "#seat-0"
+            await until(pilot, lambda: "(bot strong)" in text_of(app, where))
 
 
 class Recorder:
@@ -165,7 +167,7 @@ async def test_hints_off_at_the_table_the_key_says_why_and_the_header_shows_it()
     table = OfflineTable(deal(HAND), viewer=0)
     async with offline_app().run_test(size=SIZE) as pilot:
         app = await offline(pilot, table, hints=False)
-        assert "hints=False" in text_of(app, "#header")
+        assert "Hints 提示 off" in text_of(app, "#header")
         assert "i hints" not in text_of(app, "#keys")
         await pilot.press("i")
         await pilot.pause()
