@@ -85,7 +85,7 @@ KEYS: list[tuple[str, str, str]] = [
         "discards: ↗ taken by a 碰, 杠 or 胡 (greyed, struck through); • the 报听 discard"
         " (underlined); reversed: the newest",
     ),
-    ("碰…←", "←后面：这副碰/杠是谁打出的牌", "after ←: whose discard a 碰 or 杠 was"),
+    ("碰←对家", "←后面：这副碰/杠是谁打出的牌", "after ←: whose discard a 碰 or 杠 was"),
     ("s  m", "本局结算 / 比赛成绩", "last round's settlement / match standings"),
     (
         "Enter",
