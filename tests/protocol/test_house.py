@@ -132,7 +132,7 @@ def test_resolve_takes_a_path_or_a_saved_name(
                 "h.toml line 3: table setting 'rounds': Input should be less than or equal to 64"
                 " (got 100)",
                 "h.toml line 4: unknown table setting 'speed' (one of base, rounds, turn_seconds,"
-                " bank_seconds, claim_min_ms)",
+                " bank_seconds, claim_min_ms, next_round_seconds, bot_delay)",
             ],
         ),
         ("options = 3\n", ["h.toml line 1: 'options' must be a table of option names to values"]),
