@@ -3,8 +3,8 @@
 `--policies strong,normal` puts the challenger (`strong`) in each seat of every deal in turn,
 the baseline (`normal`) in the other three (rules/arena.py has the method). The deals are
 spread over `--workers` processes; a progress bar goes to stderr, the result to stdout (a
-readable table, or one JSON object with `--json`). Interrupted (SIGINT, Ctrl-C), it reports the
-deals finished so far, marked `"interrupted": true`.
+readable table, or one JSON object with `--json`). Interrupted (SIGINT, Ctrl-C, or SIGTERM), it
+reports the deals finished so far, marked `"interrupted": true`.
 """
 
 from __future__ import annotations
@@ -98,6 +98,10 @@ def _work_job(job: tuple[str, dict[str, Any], int, list[int], str, str]) -> list
     return _work(*job)
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -132,19 +136,25 @@ def run(args: argparse.Namespace) -> int:
         (args.preset, overrides, args.seed, chunk, a, b) for chunk in _chunks(args.deals, workers)
     ]
     interrupted = False
-    # The workers ignore SIGINT: Ctrl-C stops the parent, which reports the deals finished so
-    # far; leaving the `with` terminates the workers.
+    # The workers ignore SIGINT: Ctrl-C (or SIGTERM) stops the parent, which reports the deals
+    # finished so far; leaving the `with` terminates the workers.
     with (
         Progress(*columns, console=console, transient=False) as progress,
         Pool(workers, initializer=_ignore_sigint) as pool,
     ):
         task = progress.add_task(f"{a} vs {b} ({args.preset})", total=args.deals)
+        # Set after the workers started, so they keep the default SIGTERM (terminate() uses
+        # it); and SIGINT even where it was ignored (a background job of a shell script).
+        handlers = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             for chunk in pool.imap_unordered(_work_job, jobs):
                 results.extend(chunk)
                 progress.advance(task, len(chunk))
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
     if interrupted and not results:
         print("zhuoji arena: interrupted before any deal finished", file=sys.stderr)
         return 130
