@@ -45,7 +45,16 @@ CLAIM_FACTOR = 0.8  # how often a seat that could 碰 a released chicken does
 DRAW_OTHERS = 1.5  # players on the other side of a 查叫 at 荒庄, on average
 OTHER_READY_COST = 3.0  # 查叫 + chickens a non-ready seat pays one ready player at 荒庄 (units)
 FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27)
-DEAL_IN_WEIGHT = 0.4  # deal-in risk counts this much of its estimated cost
+DEAL_IN_WEIGHT = 1.0  # deal-in risk counts this much of its estimated cost
+DEAL_IN_COST = 7.0  # a discard win against the seat, in 平胡 units (七对 7, 大对子 5, 清一色 10)
+THREAT_PER_DISCARD = 0.035  # an opponent's readiness grows with its discards
+THREAT_PER_MELD = 0.12  # and with its melds
+THREAT_CAP = 0.7
+PAIR_WAIT_ONE = 0.05  # a kind with an unseen copy: a 单钓/七对 wait of a ready opponent
+PAIR_WAIT_TWO = 0.05  # with two or more: a 双碰 (大对子) wait too
+RUN_WAIT = 0.07  # an opponent with a 通行证 may also wait on a run (middle ranks)
+RUN_WAIT_EDGE = 0.03  # 1 and 9
+GANG_SLACK = 0  # a gang may leave a hand not yet ready this many steps further (a 豆, the pass)
 SAMPLES = 12  # first-stage samples per decision
 MORE_SAMPLES = 28  # extra samples for the leading candidates
 LEADERS = 3
@@ -443,13 +452,13 @@ class _Context:
             if hand[k] == 4:
                 after = list(hand)
                 after[k] = 0
-                if shanten(after, n + 1) <= low:
+                if shanten(after, n + 1) <= low + (GANG_SLACK if low > 0 else 0):
                     return k
         for m in self.melds:
             if m.kind == "pong" and hand[m.tile]:
                 after = list(hand)
                 after[m.tile] -= 1
-                if shanten(after, n) <= low:
+                if shanten(after, n) <= low + (GANG_SLACK if low > 0 else 0):
                     return m.tile
         return None
 
@@ -468,7 +477,7 @@ class _Context:
         if "gang" in acts:
             after = list(hand)
             after[tile] -= 3
-            if shanten(after, n + 1) <= before:
+            if shanten(after, n + 1) <= before + (GANG_SLACK if before > 0 else 0):
                 return Action(seat, "gang")
         if "pong" in acts:
             after = list(hand)
@@ -654,21 +663,38 @@ class _Context:
         )
 
     def _deal_in_risk(self, k: int) -> float:
-        """A small charge for discards that may complete a threatening opponent's hand."""
+        """The expected cost of discarding `k` into an opponent's win, counted at
+        `DEAL_IN_WEIGHT` (defence loses against bots, but a 七对/大对子 on a discard costs 5-10).
+
+        Per opponent: how likely it is ready (a declaration; else its discards and melds so
+        far), how likely `k` is among its waits, and what such a win costs. Without a 通行证 an
+        opponent wins on a discard only above 平胡, mostly 七对/大对子 waits, which need a copy of
+        `k` in its hand: a kind with no unseen copy is then safe, one with two or more is the
+        most dangerous. With a pass any run wait counts too (middle ranks more than 1 and 9).
+        A kind the opponent discarded itself is taken as safe from it."""
         v = self.v
-        if not self.unseen[k]:
-            return 0.0
+        u = self.unseen[k]
+        rank = k % 9
+        run_wait = RUN_WAIT_EDGE if rank in (0, 8) else RUN_WAIT
+        pair_wait = PAIR_WAIT_ONE * (u >= 1) + PAIR_WAIT_TWO * (u >= 2)
         risk = 0.0
         for seat in range(4):
             discards = self.live_discards[seat]
             if seat == self.seat or k in discards:
-                continue  # a tile an opponent discarded cannot win for them (过水 aside)
-            threat = (
-                1.0
-                if v.declared[seat]
-                else min(0.6, 0.03 * len(discards) + 0.1 * len(v.melds[seat]))
-            )
-            risk += threat * 0.08 * (6 * self.unit)
+                continue
+            melds = v.melds[seat]
+            if v.declared[seat]:
+                threat = 1.0
+            else:
+                threat = min(
+                    THREAT_CAP, THREAT_PER_DISCARD * len(discards) + THREAT_PER_MELD * len(melds)
+                )
+            if self.opts.pass_gangs == "any":
+                armed = any(m.kind != "pong" for m in melds)
+            else:
+                armed = any(m.kind in ("an", "bu") for m in melds)
+            p_wait = pair_wait + (run_wait if armed or v.declared[seat] else 0.0)
+            risk += threat * p_wait * DEAL_IN_COST * self.unit
         return DEAL_IN_WEIGHT * risk
 
     # --- appraising every move (hints; additive: the decisions above do not use it) ---

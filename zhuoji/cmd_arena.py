@@ -3,7 +3,8 @@
 `--policies strong,normal` puts the challenger (`strong`) in each seat of every deal in turn,
 the baseline (`normal`) in the other three (rules/arena.py has the method). The deals are
 spread over `--workers` processes; a progress bar goes to stderr, the result to stdout (a
-readable table, or one JSON object with `--json`).
+readable table, or one JSON object with `--json`). Interrupted (SIGINT, Ctrl-C, or SIGTERM), it
+reports the deals finished so far, marked `"interrupted": true`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from multiprocessing import Pool
 from typing import Any
 
 
@@ -92,6 +94,18 @@ def _work(
     )
 
 
+def _work_job(job: tuple[str, dict[str, Any], int, list[int], str, str]) -> list[Any]:
+    return _work(*job)
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _chunks(n: int, workers: int) -> list[list[int]]:
     """Deal indexes in chunks small enough for a smooth progress bar and an even spread."""
     size = max(1, min(25, n // (workers * 8) or 1))
@@ -118,19 +132,32 @@ def run(args: argparse.Namespace) -> int:
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
+    jobs = [
+        (args.preset, overrides, args.seed, chunk, a, b) for chunk in _chunks(args.deals, workers)
+    ]
+    interrupted = False
+    # The workers ignore SIGINT: Ctrl-C (or SIGTERM) stops the parent, which reports the deals
+    # finished so far; leaving the `with` terminates the workers.
     with (
         Progress(*columns, console=console, transient=False) as progress,
-        ProcessPoolExecutor(max_workers=workers) as pool,
+        Pool(workers, initializer=_ignore_sigint) as pool,
     ):
         task = progress.add_task(f"{a} vs {b} ({args.preset})", total=args.deals)
-        futures: list[Future[list[Any]]] = [
-            pool.submit(_work, args.preset, overrides, args.seed, chunk, a, b)
-            for chunk in _chunks(args.deals, workers)
-        ]
-        for fut in as_completed(futures):
-            chunk = fut.result()
-            results.extend(chunk)
-            progress.advance(task, len(chunk))
+        # Set after the workers started, so they keep the default SIGTERM (terminate() uses
+        # it); and SIGINT even where it was ignored (a background job of a shell script).
+        handlers = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            for chunk in pool.imap_unordered(_work_job, jobs):
+                results.extend(chunk)
+                progress.advance(task, len(chunk))
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+    if interrupted and not results:
+        print("zhuoji arena: interrupted before any deal finished", file=sys.stderr)
+        return 130
     out = report(results, a, b)
     out = {
         "preset": args.preset,
@@ -138,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "workers": workers,
         "elapsed_s": time.perf_counter() - started,
+        "interrupted": interrupted,
+        "deals_asked": args.deals,
         **out,
     }
     if args.json:
@@ -157,7 +186,12 @@ def readable(out: dict[str, Any]) -> str:
     ppr = out["points_per_round"]
     lines = [
         f"arena: {a} (challenger) vs three {b}, {out['preset']}, {out['deals']} deals × 4 seatings"
-        f" = {out['rounds']} rounds, seed {out['seed']}, {out['elapsed_s']:.1f} s",
+        f" = {out['rounds']} rounds, seed {out['seed']}, {out['elapsed_s']:.1f} s"
+        + (
+            f" (interrupted: {out['deals']} of {out['deals_asked']} deals)"
+            if out["interrupted"]
+            else ""
+        ),
         f"  {a:<10} points/round {_ci(ppr['challenger'])}",
         f"  {b:<10} points/round {_ci(ppr['baseline'])}",
         f"  difference {a} − {b}: {_ci(out['difference'])}",

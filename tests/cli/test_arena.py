@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from itertools import count
 
@@ -127,6 +131,42 @@ def test_arena_command_json() -> None:
         assert 0 <= diag["win_rate"] <= 1 and diag["decisions"] > 0
         assert diag["decision_ms_p95"] > 0
     assert "20/20" in done.stderr  # the progress bar
+
+
+def test_an_interrupted_run_reports_the_deals_it_finished() -> None:
+    """SIGTERM (or SIGINT, Ctrl-C) during a long run: the deals finished so far are reported."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zhuoji", "arena", "--deals", "100000", "--json"]
+        + ["--workers", "1", "--policies", "normal,normal"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TTY_COMPATIBLE": "1"},  # rich then redraws the progress bar
+    )
+    progressed = threading.Event()
+    err = bytearray()
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        while chunk := proc.stderr.read1(4096):
+            err.extend(chunk)
+            if re.search(rb"[1-9][0-9]*/100000", err):
+                progressed.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        assert progressed.wait(120), err.decode(errors="replace")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.stdout is not None
+        stdout = proc.stdout.read()
+        assert proc.wait(120) == 0, err.decode(errors="replace")
+    finally:
+        proc.kill()
+    reader.join(10)
+    out = json.loads(stdout)
+    assert out["interrupted"] is True and out["deals_asked"] == 100000
+    assert 0 < out["deals"] < 100000 and len(out["nets"]) == out["deals"]
+    assert all(sum(net) == 0 for deal in out["nets"] for net in deal)
 
 
 @pytest.mark.parametrize(

@@ -164,11 +164,77 @@ POSITIONS: dict[str, tuple[Position, Action]] = {
         Position("5555m 234p 678s 99s 13p", wall_left=30),
         Action(0, "gang", parse_tile("5m")),
     ),
+    # The same for 乌骨鸡, worth twice as much: a 冲锋乌骨鸡 is 6 units from each player.
+    "release the first 乌骨鸡 when ready": (
+        Position("234m 567p 456s 789s 8p 9m", wall_left=30),
+        discard("8p"),
+    ),
+    # One step from ready (three sets, a 7s-9s wait and three loose tiles): the loose 幺鸡 goes
+    # now, while it is still the first, rather than a loose 9m or 5m.
+    "release the first 幺鸡 when one step from ready": (
+        Position("234m 567p 456s 79s 1s 9m 5m", wall_left=40),
+        discard("1s"),
+    ),
+    "release the first 乌骨鸡 when one step from ready": (
+        Position("234m 567p 456s 79s 8p 9m 5m", wall_left=40),
+        discard("8p"),
+    ),
+    # Three steps from ready with a pair of 幺鸡: the pair stays (an eye, or a 碰 of chickens).
+    "keep a 幺鸡 pair early": (
+        Position("11s 9m 24m 57p 57s 79s 2p 6m 1p", wall_left=50, discard_count=1),
+        discard("1s"),
+    ),
+    # Ready on 4s/7s with a 9m eye: a 碰 of 9m would leave a single wait on 5s or 6s.
+    "no 碰 that turns a two-sided 5s-6s wait into a single wait": (
+        Position("234m 678s 345p 56s 99m", claim="9m", offered=("pong",)),
+        Action(0, "pass"),
+    ),
+    # A 平胡 double-pair wait with a 豆 (the 通行证): win on the discard, do not 碰 it.
+    "a double-pair wait with a 豆 wins rather than pongs": (
+        Position(
+            "234p 678s 99s 22m",
+            melds=[Meld("an", parse_tile("5m"), None, "men")],
+            claim="2m",
+            offered=("hu", "pong"),
+        ),
+        Action(0, "hu"),
+    ),
+    # Seven pairs with a single 4m and a single 6p to choose the wait from: two 6p are on the
+    # table, so the 6p goes and the wait is the 4m with three live copies.
+    "count live tiles: a seven-pairs wait on the live single": (
+        Position(
+            "11m 33m 55p 77p 99s 22s 4m 6p",
+            wall_left=30,
+            discards=("", "6p", "6p", ""),
+        ),
+        discard("6p"),
+    ),
+    # Two pungs and three pairs: the 碰 makes a 大对子 double-pair wait (5 units, and it may
+    # win on a discard without a 豆).
+    "pong to a 大对子 double-pair wait": (
+        Position("111m 222p 33s 55p 99s 7m", claim="3s", offered=("pong",)),
+        Action(0, "pong"),
+    ),
+    # One step from ready either way: against a 报听 player, the tile it threw itself is safe.
+    "against a 报听 player discard the tile it threw": (
+        Position(
+            "234m 567p 456s 78s 5m 9p 2p",
+            wall_left=30,
+            discards=("", "5m", "", ""),
+            declared=(False, True, False, False),
+        ),
+        discard("5m"),
+    ),
+    # Ready either way: 6m leaves the two-sided 2m/5m wait (8 tiles), 3m the closed 5m (4).
+    "a two-sided wait over a closed one": (
+        Position("123p 456p 789s 11s 346m", wall_left=30),
+        discard("6m"),
+    ),
 }
 
 
 # For these the asserted action is the one the bot must NOT take.
-AVOID = {"keep the first 幺鸡 early", "keep 乌骨鸡 early"}
+AVOID = {"keep the first 幺鸡 early", "keep 乌骨鸡 early", "keep a 幺鸡 pair early"}
 
 
 @pytest.mark.parametrize("name", list(POSITIONS))
