@@ -229,9 +229,12 @@ def finished_and_verified(db: Path, host: Host, end: dict[str, Any]) -> None:
     assert main(["verify", "--db", str(db), "--table", host.table]) == 0
 
 
-async def opened(url: str, n: int, going_after: int = 30) -> list[Host]:
+async def opened(url: str, n: int, going_after: int = 30, rounds: int = 2) -> list[Host]:
+    """`n` hosts at tables of their own. With two rounds a host is surely asked something after
+    its first `going_after` events (at the latest, to go on to the second round), so `hold`
+    cannot wait for a match that ended first."""
     hosts = [Host(url, f"host{i}", going_after=going_after) for i in range(n)]
-    await asyncio.gather(*(h.open() for h in hosts))
+    await asyncio.gather(*(h.open(rounds) for h in hosts))
     return hosts
 
 
