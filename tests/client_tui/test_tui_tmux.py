@@ -81,14 +81,30 @@ class Tmux:
         self, target: str, cond: Callable[[str], bool], what: str, timeout: float = 30.0
     ) -> str:
         """Poll the pane until `cond(screen)` holds; fail with the screen after `timeout`."""
-        deadline = time.monotonic() + timeout
-        while True:
-            text = self.screen(target)
-            if cond(text):
-                return text
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what} in {target}:\n{text}")
-            time.sleep(0.1)
+        texts: list[str] = []
+
+        def shown() -> bool:
+            texts[:] = [self.screen(target)]
+            return cond(texts[0])
+
+        poll(shown, f"{what} in {target}", timeout, lambda: texts[0] if texts else "")
+        return texts[0]
+
+    def wait_dead(self, target: str, what: str, timeout: float = 20.0) -> None:
+        """Until the pane's process has exited (tmux tells no event for it: it is polled)."""
+        poll(lambda: self.pane(target, "pane_dead") == "1", what, timeout)
+
+
+def poll(
+    cond: Callable[[], bool], what: str, timeout: float, detail: Callable[[], str] = str
+) -> None:
+    """Check `cond` every 50 ms until it holds; fail naming `what` after `timeout` seconds.
+    (tmux and a child process give no event to wait on: this is the deadline-bound poll.)"""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}:\n{detail()}")
+        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -210,10 +226,7 @@ def test_a_killed_client_comes_back_to_its_seat_and_hand(
 
     pid = int(tmux.pane(b, "pane_pid"))
     os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 20
-    while tmux.pane(b, "pane_dead") != "1":
-        assert time.monotonic() < deadline, "the killed client's pane is still alive"
-        time.sleep(0.05)
+    tmux.wait_dead(b, "the killed client's pane to close")
     tmux.run("respawn-pane", "-t", b)  # the same command: `zhuoji join` started again
 
     after = tmux.wait(
@@ -248,10 +261,7 @@ def play_command(db: Path, state: Path, *extra: str) -> str:
 
 def kill_pane(tmux: Tmux, target: str) -> None:
     os.kill(int(tmux.pane(target, "pane_pid")), signal.SIGKILL)
-    deadline = time.monotonic() + 20
-    while tmux.pane(target, "pane_dead") != "1":
-        assert time.monotonic() < deadline, "the killed process's pane is still alive"
-        time.sleep(0.05)
+    tmux.wait_dead(target, "the killed process's pane to close")
 
 
 def states(db: Path) -> list[str]:
@@ -286,10 +296,7 @@ def test_zhuoji_play_offers_to_resume_its_match_and_new_or_l_closes_it(
     quit_box = tmux.wait(p, lambda s: "Quit zhuoji play?" in s, "the quit question")
     assert "The match is kept" in quit_box
     tmux.keys(p, "y")
-    deadline = time.monotonic() + 20
-    while tmux.pane(p, "pane_dead") != "1":
-        assert time.monotonic() < deadline, "zhuoji play did not quit"
-        time.sleep(0.05)
+    tmux.wait_dead(p, "zhuoji play to quit")
     assert states(db) == ["playing"]
     tmux.run("respawn-pane", "-k", "-t", p, play_command(db, state, "--new"))
     tmux.wait(p, my_prompt, "a move in the new match", timeout=60)
@@ -300,10 +307,7 @@ def test_zhuoji_play_offers_to_resume_its_match_and_new_or_l_closes_it(
     end_box = tmux.wait(p, lambda s: "End this match?" in s, "the end question")
     assert "recorded as abandoned" in "".join(end_box.splitlines())
     tmux.keys(p, "y")
-    deadline = time.monotonic() + 20
-    while tmux.pane(p, "pane_dead") != "1":
-        assert time.monotonic() < deadline, "zhuoji play did not end"
-        time.sleep(0.05)
+    tmux.wait_dead(p, "zhuoji play to end")
     assert states(db) == ["abandoned", "abandoned"]
     tmux.run("respawn-pane", "-k", "-t", p, play_command(db, state))
     tmux.wait(p, my_prompt, "a move in a new match", timeout=60)

@@ -49,7 +49,7 @@ def test_browse_a_stored_round_in_a_terminal(tmux: Tmux, tmp_path: Path) -> None
     tmux.keys(w, "e")
     tmux.wait(w, lambda s: "deal script written" in s, "the export")
     tmux.keys(w, "q")
-    tmux.wait(w, lambda _s: tmux.pane(w, "pane_dead") == "1", "the browser to quit")
+    tmux.wait_dead(w, "the browser to quit")
     (script,) = out.glob("*.json")
     done = subprocess.run(
         [sys.executable, "-m", "zhuoji", "replay", str(script), "--json"],
