@@ -120,9 +120,12 @@ def _event(d: Source, *, seen: bool) -> Event | None:
                 get("wall_left"),
                 None if hand is None else _tiles(hand),
                 tuple(get("hand_sizes")),
+                _optional(d, "weekday"),
             )
         hands = tuple(_tiles(h) for h in get("hands"))
-        return RoundStarted(get("dealer"), get("streak"), hands, get("wall_left"))
+        return RoundStarted(
+            get("dealer"), get("streak"), hands, get("wall_left"), _optional(d, "weekday")
+        )
     if kind == "drew":
         tile = _tile(get("tile"))
         if seen or tile is None:
@@ -217,6 +220,7 @@ def snapshot_view(rv: Source, viewer: int | None, opts: RuleOptions) -> SeatView
         claim_tile=_tile(get("claim_tile")),
         claim_from=get("claim_from"),
         after_pong=after_pong,
+        weekday=_optional(rv, "weekday"),
     )
 
 
@@ -224,6 +228,11 @@ def _getter(d: Source) -> Callable[[str], Any]:
     if isinstance(d, BaseModel):
         return d.__getattribute__
     return d.__getitem__
+
+
+def _optional(d: Source, name: str) -> Any:
+    """A field added later (a log entry or frame from before it has none): None when absent."""
+    return getattr(d, name, None) if isinstance(d, BaseModel) else d.get(name)
 
 
 def _m(d: Source, name: str) -> Any:

@@ -105,6 +105,8 @@ OptionValue = bool | int | str | None | dict[str, int | None]
 Money = Annotated[int, Field(ge=-(2**53), le=2**53)]
 Digest = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 SaltHex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{2,128}$")]
+Weekday = Annotated[int, Field(ge=1, le=7)]
+"""The day a round was dealt, 1 Monday … 7 Sunday: it makes the 星期鸡 (RULES.md §13.12)."""
 BotLevel = Literal["easy", "normal", "strong"]
 """A server bot's level (`rules.levels.policy_for`)."""
 BOT_DELAYS: tuple[float, ...] = (0.0, 0.5, 1.0, 1.5)
@@ -396,6 +398,7 @@ class RoundView(_Message):
     claim_tile: TileName | None
     claim_from: Seat | None
     commitment: Digest | None = None
+    weekday: Weekday | None = None
 
 
 class DealReveal(_Message):
@@ -571,7 +574,8 @@ class AutoPlayed(_TableFrame):
 
 class RoundStarted(_TableFrame):
     """A new deal. `hand` is the viewer's own 13 or 14 tiles (null for a spectator).
-    `commitment` is the fair-deal commitment to the deal order, opened by `round_ended.deal`."""
+    `commitment` is the fair-deal commitment to the deal order, opened by `round_ended.deal`.
+    `weekday` is the day of the deal (the 星期鸡 kinds under `xingqiji`); absent if unknown."""
 
     type: Literal["round_started"] = "round_started"
     round_no: int = Field(ge=1)
@@ -582,6 +586,7 @@ class RoundStarted(_TableFrame):
     hand_sizes: list[int] = Field(min_length=4, max_length=4)
     wall_left: int
     commitment: Digest | None = None
+    weekday: Weekday | None = None
 
 
 class Drew(_TableFrame):

@@ -3,7 +3,8 @@
 It wins whenever it may (but never into a void 包牌 win), takes every gang (a 豆 scores and is the
 通行证), pongs only when that brings the hand closer to ready, declares 报听/天听 when its first
 discard leaves it ready, and otherwise discards to keep the hand closest to ready (an approximate
-shanten), keeping its 幺鸡/乌骨鸡 when the choice is otherwise even. Deterministic from its seed.
+shanten), keeping its chickens when the choice is otherwise even: the standing kinds and the
+星期鸡 of the table's options and the deal's day (`chicken_kinds`). Deterministic from its seed.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from functools import cache
 from typing import NamedTuple
 
 from rules.actions import Action
+from rules.chickens import known_chickens
 from rules.hand import is_win_counts
 from rules.round import Round, may_declare
-from rules.tiles import WUGUJI, YAOJI
 from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
 
@@ -137,7 +138,14 @@ def _keep_score(row: tuple[int, ...], r: int) -> int:
     return score
 
 
-CHICKEN_KEEP = 3  # 幺鸡 and 乌骨鸡 are kept when the choice is otherwise even
+CHICKEN_KEEP = 3  # a chicken kind is kept when the choice is otherwise even
+
+
+def chicken_kinds(v: SeatView) -> frozenset[int]:
+    """The kinds the seat knows to be chickens while it plays (`rules.chickens.known_chickens`
+    of the table's options and the day of the deal): 幺鸡, 乌骨鸡 unless `wuguji` is off, the
+    星期鸡 under `xingqiji`. (A 翻牌鸡 or 本鸡 is known only at the flip.)"""
+    return frozenset(known_chickens(v.opts, v.weekday))
 
 
 def row_infos(counts: Sequence[int]) -> tuple[RowInfo, RowInfo, RowInfo]:
@@ -186,10 +194,10 @@ def best_discards(
     return low, found
 
 
-def keep_value(kind: int, info: RowInfo) -> int:
+def keep_value(kind: int, info: RowInfo, chickens: frozenset[int]) -> int:
     """How much `kind` is worth keeping when discards are otherwise even (higher: keep), from
-    its suit's `row_info`: connected tiles and pairs, and 幺鸡/乌骨鸡 (`CHICKEN_KEEP`)."""
-    return info.keep[kind % 9] + (CHICKEN_KEEP if kind in (YAOJI, WUGUJI) else 0)
+    its suit's `row_info`: connected tiles and pairs, and the `chickens` (`CHICKEN_KEEP`)."""
+    return info.keep[kind % 9] + (CHICKEN_KEEP if kind in chickens else 0)
 
 
 class Bot:
@@ -226,7 +234,7 @@ class Bot:
             for m in melds:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
-        choice = self._best_discard(hand, len(melds))
+        choice = self._best_discard(hand, len(melds), chicken_kinds(v))
         discards = v.discard_count(seat)
         if discards == 0 and may_declare(
             v.opts,
@@ -264,22 +272,22 @@ class Bot:
         after, _ = best_discards(hand, n + 1)
         return after < before
 
-    def _best_discard(self, hand: Sequence[int], n_melds: int) -> int:
+    def _best_discard(self, hand: Sequence[int], n_melds: int, chickens: frozenset[int]) -> int:
         """The discard that keeps the hand closest to ready; ties keep connected tiles and
-        chickens, then the seed decides."""
+        `chickens`, then the seed decides."""
         infos = row_infos(hand)
         lonely = [
             s * 9 + rank
             for s in range(3)
             for rank in infos[s].lonely
-            if s * 9 + rank not in (YAOJI, WUGUJI)
+            if s * 9 + rank not in chickens
         ]
         if lonely:  # an isolated single never helps: discarding it keeps the best shanten
             candidates = lonely
         else:
             _, candidates = best_discards(hand, n_melds, infos)
         if len(candidates) > 1:
-            keeps = [keep_value(k, infos[k // 9]) for k in candidates]
+            keeps = [keep_value(k, infos[k // 9], chickens) for k in candidates]
             least = min(keeps)
             candidates = [k for k, v in zip(candidates, keeps, strict=True) if v == least]
         if len(candidates) == 1:

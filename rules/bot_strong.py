@@ -31,11 +31,12 @@ from functools import cache
 
 from rules.actions import Action
 from rules.bot import NEG, best_discards, keep_value, row_info, row_infos, shanten
+from rules.chickens import chongfeng_value, known_chickens, standing_values
 from rules.hand import is_win_counts, wait_mask
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
 from rules.round import Round, may_declare
-from rules.tiles import COPIES, NUM_KINDS, WUGUJI, YAOJI
+from rules.tiles import COPIES, NUM_KINDS
 from rules.view import MeldSeen, SeatView, legal_actions_for, view_of
 from rules.wall import seed_to_int
 
@@ -55,6 +56,10 @@ PAIR_WAIT_TWO = 0.05  # with two or more: a 双碰 (大对子) wait too
 RUN_WAIT = 0.07  # an opponent with a 通行证 may also wait on a run (middle ranks)
 RUN_WAIT_EDGE = 0.03  # 1 and 9
 GANG_SLACK = 0  # a gang may leave a hand not yet ready this many steps further (a 豆, the pass)
+# Where every 豆 scores whoever wins (chuan, `dou_need_ready` false), a 豆 is worth 1-6 平胡
+# whether or not the hand gets ready: a gang is then taken even when it leaves the hand this
+# many steps further from ready (or breaks a ready hand).
+FREE_DOU_SLACK = 9
 SAMPLES = 12  # first-stage samples per decision
 MORE_SAMPLES = 28  # extra samples for the leading candidates
 LEADERS = 3
@@ -120,9 +125,11 @@ def discard_order(v: SeatView) -> list[tuple[int, int]]:
 
 
 def first_chickens(v: SeatView) -> tuple[frozenset[int], frozenset[int]]:
-    """(the chicken kinds, 幺鸡 and 乌骨鸡, already discarded once this round; those whose first
-    discard is the viewer's and unclaimed: its 冲锋鸡 candidates)."""
-    done = frozenset(k for k in (YAOJI, WUGUJI) for row in v.discards for d in row if d.tile == k)
+    """(the standing chicken kinds, 幺鸡 and 乌骨鸡 where the options have them, already
+    discarded once this round; those whose first discard is the viewer's and unclaimed: its
+    冲锋鸡 candidates)."""
+    standing = standing_values(v.opts)
+    done = frozenset(k for k in standing for row in v.discards for d in row if d.tile == k)
     if not done:
         return done, frozenset()
     mine: set[int] = set()
@@ -140,11 +147,25 @@ def first_chickens(v: SeatView) -> tuple[frozenset[int], frozenset[int]]:
 class _State:
     """A 13-tile hand (melds counting 3) with what the samples ask of it."""
 
-    __slots__ = ("hand", "melds", "s", "mask", "nxt", "values", "ron", "pinghu", "ready_value")
+    __slots__ = (
+        "hand",
+        "melds",
+        "keep",
+        "s",
+        "mask",
+        "nxt",
+        "values",
+        "ron",
+        "pinghu",
+        "ready_value",
+    )
 
-    def __init__(self, hand: tuple[int, ...], melds: tuple[tuple[int, int], ...]) -> None:
+    def __init__(
+        self, hand: tuple[int, ...], melds: tuple[tuple[int, int], ...], keep: frozenset[int]
+    ) -> None:
         self.hand = hand
         self.melds = melds  # (kind, size) per meld
+        self.keep = keep  # the chicken kinds a sampled discard keeps (`rules.bot.chicken_kinds`)
         self.s = 0  # shanten, 0 = ready
         self.mask = 0  # ready: the waits; otherwise the kinds whose draw lowers the shanten
         self.nxt: dict[int, _State] = {}
@@ -162,16 +183,17 @@ def _state(
     hand: tuple[int, ...],
     melds: tuple[tuple[int, int], ...],
     pass_ok: bool,
+    keep: frozenset[int],
     s: int | None = None,
 ) -> _State:
     """The cached state of a hand; `s`, when the caller knows it, is its shanten."""
-    key = (hand, melds, pass_ok, id(opts))
+    key = (hand, melds, pass_ok, keep, id(opts))
     st = _STATES.get(key)
     if st is not None:
         return st
     if len(_STATES) > _STATE_CACHE_MAX:
         _STATES.clear()
-    st = _State(hand, melds)
+    st = _State(hand, melds, keep)
     n = len(melds)
     held = list(hand)
     for k, size in melds:
@@ -268,13 +290,13 @@ def _advance(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
     drop, keep = -1, 99
     for c in cands:
         if c != t:
-            score = keep_value(c, infos[c // 9])
+            score = keep_value(c, infos[c // 9], st.keep)
             if score < keep:
                 drop, keep = c, score
     if drop < 0:
         drop = cands[0]
     work[drop] -= 1
-    nxt = _state(opts, tuple(work), st.melds, pass_ok, low)
+    nxt = _state(opts, tuple(work), st.melds, pass_ok, st.keep, low)
     st.nxt[t] = nxt
     return nxt
 
@@ -296,24 +318,37 @@ class _Stakes:
     draw_unready: float  # 荒庄, not ready: paid
 
 
-def _chicken_units(opts: RuleOptions, counts: list[int], chongfeng: set[int]) -> float:
-    """The seat's standing chicken units (hand, melds, own discards) and its 冲锋 extras."""
+def _chongfeng_extra(opts: RuleOptions, standing: dict[int, int], chongfeng: set[int]) -> int:
+    """What the seat's 冲锋 tiles add to their standing value (not gold)."""
+    return sum(chongfeng_value(opts, k, False) - standing[k] for k in chongfeng if k in standing)
+
+
+def _flip_units(opts: RuleOptions) -> float:
+    """The expected units of a hand's chickens made at the flip (翻牌鸡/摇摆鸡, 本鸡): `FLIP_UNITS`
+    per flip kind. chuan's pay whether or not the seat is ready, the same for every move."""
     if opts.chickens == "chuan":
         return 0.0
-    units = float(counts[YAOJI])
-    if opts.chickens == "guiyang":
-        units += 2 * counts[WUGUJI]
-        units += 2 * (YAOJI in chongfeng) + 4 * (WUGUJI in chongfeng)
-    else:
-        units += 1 * (YAOJI in chongfeng)
-    return units + FLIP_UNITS
+    kinds = {"next": 1, "both": 2, "none": 0}[opts.flip_chickens] + opts.benji
+    return FLIP_UNITS * kinds
+
+
+def _chicken_units(
+    opts: RuleOptions, known: dict[int, int], counts: list[int], chongfeng: set[int]
+) -> float:
+    """The seat's known chicken units (standing and 星期鸡 kinds in its hand, melds and own
+    discards), its 冲锋 extras, and the flip's expectation."""
+    units = float(sum(each * counts[k] for k, each in known.items()))
+    units += _chongfeng_extra(opts, standing_values(opts), chongfeng)
+    return units + _flip_units(opts)
 
 
 def _exposed_units(opts: RuleOptions, exposed: list[int], chongfeng: set[int]) -> float:
-    if opts.chickens != "guiyang":
+    """The units of 包鸡 (guiyang: exposed standing chickens) a seat pays when not ready."""
+    if opts.chickens != "guiyang" or not opts.chickens_need_ready:
         return 0.0
-    return (
-        exposed[YAOJI] + 2 * exposed[WUGUJI] + 2 * (YAOJI in chongfeng) + 4 * (WUGUJI in chongfeng)
+    standing = standing_values(opts)
+    return sum(each * exposed[k] for k, each in standing.items()) + _chongfeng_extra(
+        opts, standing, chongfeng
     )
 
 
@@ -401,6 +436,9 @@ class _Context:
         self.live_discards = [[d.tile for d in row if not d.claimed] for row in v.discards]
         self.own_discards = self.live_discards[seat]
         self.first_done, self.chongfeng = first_chickens(v)
+        self.known = known_chickens(self.opts, v.weekday)  # kind → units per tile
+        self.keep = frozenset(self.known)
+        self.standing = standing_values(self.opts)
         unit = self.opts.patterns.pinghu
         self.unit = unit
         self.decl_bonus = 0
@@ -427,7 +465,7 @@ class _Context:
             return Action(seat, "discard", v.drawn)
         low, _ = best_discards(hand, len(melds))
         if not v.after_pong and not self.declared and v.wall_left > 0:
-            gang = self._turn_gang(low)
+            gang = self._turn_gang(low, self._gang_slack(low))
             if gang is not None:
                 return Action(seat, "gang", gang)
         choice = self._best_discard(list(hand), list(melds))
@@ -444,21 +482,28 @@ class _Context:
             return Action(seat, "ready", choice)
         return Action(seat, "discard", choice)
 
-    def _turn_gang(self, low: int) -> int | None:
-        """A 暗杠 or 补杠 that leaves the hand no further from ready: a 豆 and a 通行证."""
+    def _gang_slack(self, low: int) -> int:
+        """How many steps further from ready a gang may leave a hand now `low` steps away."""
+        if not self.opts.dou_need_ready:
+            return FREE_DOU_SLACK
+        return GANG_SLACK if low > 0 else 0
+
+    def _turn_gang(self, low: int, slack: int) -> int | None:
+        """A 暗杠 or 补杠 that leaves the hand at most `slack` steps further from ready: a 豆
+        and a 通行证."""
         hand = self.hand
         n = len(self.melds)
         for k in range(NUM_KINDS):
             if hand[k] == 4:
                 after = list(hand)
                 after[k] = 0
-                if shanten(after, n + 1) <= low + (GANG_SLACK if low > 0 else 0):
+                if shanten(after, n + 1) <= low + slack:
                     return k
         for m in self.melds:
             if m.kind == "pong" and hand[m.tile]:
                 after = list(hand)
                 after[m.tile] -= 1
-                if shanten(after, n) <= low + (GANG_SLACK if low > 0 else 0):
+                if shanten(after, n) <= low + slack:
                     return m.tile
         return None
 
@@ -477,7 +522,7 @@ class _Context:
         if "gang" in acts:
             after = list(hand)
             after[tile] -= 3
-            if shanten(after, n + 1) <= before + (GANG_SLACK if before > 0 else 0):
+            if shanten(after, n + 1) <= before + self._gang_slack(before):
                 return Action(seat, "gang")
         if "pong" in acts:
             after = list(hand)
@@ -521,19 +566,19 @@ class _Context:
         return k, value
 
     def _screen(self, hand: list[int], melds: list[Meld], cands: list[int]) -> list[int]:
-        """The `SCREEN` discards leaving the most live useful tiles, and any chicken."""
+        """The `SCREEN` discards leaving the most live useful tiles, and any chicken kind."""
         pass_ok = has_pass(self.opts, melds)
         sig = tuple(sorted((m.tile, m.size) for m in melds))
         live = []
         for k in cands:
             after = list(hand)
             after[k] -= 1
-            st = _state(self.opts, tuple(after), sig, pass_ok)
+            st = _state(self.opts, tuple(after), sig, pass_ok, self.keep)
             useful = sum(self.unseen[t] for t in range(NUM_KINDS) if st.mask >> t & 1)
             live.append((useful, k))
         live.sort(reverse=True)
         kept = [k for _, k in live[:SCREEN]]
-        kept += [k for k in cands if k in (YAOJI, WUGUJI) and k not in kept]
+        kept += [k for k in cands if k in self.keep and k not in kept]
         return kept
 
     def _value_after(self, hand: list[int], melds: list[Meld], k: int, n_samples: int) -> float:
@@ -556,7 +601,7 @@ class _Context:
         v = self.v
         pass_ok = has_pass(opts, melds)
         meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
-        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok)
+        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok, self.keep)
         stakes = self._stakes(hand13, melds, discarded)
         declared = self.declared or (
             self.discards_made == 0
@@ -621,33 +666,25 @@ class _Context:
         for m in melds:
             counts[m.tile] += m.size
             exposed[m.tile] += m.size
+        mine = opts.discards_are_chickens  # 满堂鸡: own unclaimed discards count
         for k in self.own_discards:
             exposed[k] += 1
-            if opts.chickens != "chuan":
-                counts[k] += 1
+            counts[k] += mine
         chongfeng = set(self.chongfeng)
         claim_cost = 0.0
         if discarded is not None:
             exposed[discarded] += 1
-            if opts.chickens != "chuan":
-                counts[discarded] += 1
-            if discarded in (YAOJI, WUGUJI) and opts.chickens != "chuan":
-                standing = 1 if discarded == YAOJI or opts.chickens != "guiyang" else 2
-                if opts.chickens == "anshun" and discarded == WUGUJI:
-                    standing = 0
-                p = _claim_chance(self.unseen[discarded], len(self.pool)) * CLAIM_FACTOR
-                first = discarded not in self.first_done and standing
-                if first:
-                    chongfeng.add(discarded)
-                # A claimed chicken is the claimer's: three of them paid by us if they are
-                # ready, and 责任鸡 (2 per standing unit) when it was the first.
-                claim_cost = p * standing * (3 * 0.6 + (2 * 0.6 if first else 0) + 3 * 0.5)
-        ready_need = opts.chickens != "chuan"
-        units = _chicken_units(opts, counts, chongfeng)
+            counts[discarded] += mine
+            claim_cost = self._claim_cost(discarded, chongfeng)
+        units = _chicken_units(opts, self.known, counts, chongfeng)
         dou = _dou_units(opts, melds) if opts.dou_need_ready else 0.0
-        ready_gain = (3 * units if ready_need else 0.0) + dou - claim_cost
         exposed_cost = COLLECTORS * _exposed_units(opts, exposed, chongfeng) + claim_cost
-        draw_units = units - FLIP_UNITS if opts.draw_chickens else 0.0
+        if opts.chickens_need_ready:
+            ready_gain = 3 * units + dou - claim_cost
+        else:  # every seat's chickens score at any win (chuan; §13.5)
+            ready_gain = dou - claim_cost + 3 * (units - _flip_units(opts))
+            exposed_cost -= 3 * (units - _flip_units(opts))
+        draw_units = units - _flip_units(opts) if opts.draw_chickens else 0.0
         dealer = v.dealer == self.seat
         # 坐庄/连庄 (§13.14): 1 + the streak on a payment with the dealer.
         dealer_extra = 1 + v.streak if opts.dealer_scoring == "lianzhuang" else 0
@@ -661,6 +698,21 @@ class _Context:
             draw_ready=DRAW_OTHERS * draw_units - claim_cost,
             draw_unready=DRAW_OTHERS * OTHER_READY_COST * self.unit + claim_cost,
         )
+
+    def _claim_cost(self, discarded: int, chongfeng: set[int]) -> float:
+        """What discarding a chicken kind risks by a 碰 (the live pairs): a claimed chicken is
+        the claimer's, three of its units paid by us if the claimer is ready, and for the first
+        standing chicken discarded, 责任鸡 (2 per standing unit). An unclaimed first one is a
+        冲锋鸡: it joins `chongfeng`."""
+        each = self.known.get(discarded, 0)
+        if not each:
+            return 0.0
+        p = _claim_chance(self.unseen[discarded], len(self.pool)) * CLAIM_FACTOR
+        standing = self.standing.get(discarded, 0)
+        first = bool(standing) and discarded not in self.first_done
+        if first and not (self.opts.chongfeng_scope == "round" and self.first_done):
+            chongfeng.add(discarded)
+        return p * each * (3 * 0.6 + (2 * 0.6 if first else 0) + 3 * 0.5)
 
     def _deal_in_risk(self, k: int) -> float:
         """The expected cost of discarding `k` into an opponent's win, counted at
@@ -783,7 +835,7 @@ class _Context:
         opts = self.opts
         pass_ok = has_pass(opts, melds)
         meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
-        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok)
+        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok, self.keep)
         samples = self._sample(n_samples)
         keep = 1 - HAZARD
         ready = win = 0.0

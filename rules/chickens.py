@@ -94,6 +94,25 @@ def standing_values(o: RuleOptions) -> dict[int, int]:
     return {}
 
 
+def weekday_kinds(o: RuleOptions, weekday: int | None) -> tuple[int, ...]:
+    """The 星期鸡 kinds (§13.12): the weekday's rank in every suit; none without the option or
+    the day."""
+    if not o.xingqiji or weekday is None:
+        return ()
+    return tuple(9 * suit + weekday - 1 for suit in range(3))
+
+
+def known_chickens(o: RuleOptions, weekday: int | None) -> dict[int, int]:
+    """The kinds known to be chickens before the flip, with their units per tile (not gold): the
+    standing kinds and the 星期鸡 kinds (those need a flip, which nearly every won round has). A
+    tile counts once, at its highest value. What a player keeps, and a client marks, in play."""
+    known = dict(standing_values(o))
+    unit = CHUAN_UNIT if o.chickens == "chuan" else 1
+    for kind in weekday_kinds(o, weekday):
+        known[kind] = max(known.get(kind, 0), unit)
+    return known
+
+
 def chongfeng_value(o: RuleOptions, kind: int, gold: bool) -> int:
     """A 冲锋 tile's whole value (§12.14, §13.1)."""
     if o.chongfeng_value == "double":
@@ -125,8 +144,7 @@ def flip_chickens(o: RuleOptions, flip: int | None, weekday: int | None) -> Flip
     gold = frozenset(k for k, _ in kinds if k in standing)
     if o.benji:
         kinds.append((flip, ChickenKind.BENJI))
-    if o.xingqiji and weekday is not None:
-        kinds += [(9 * suit + weekday - 1, ChickenKind.XINGQI) for suit in range(3)]
+    kinds += [(kind, ChickenKind.XINGQI) for kind in weekday_kinds(o, weekday)]
     extra: dict[int, tuple[int, ChickenKind]] = {}
     for kind, what in kinds:  # the first reading of a kind wins: all are worth one unit
         extra.setdefault(kind, (unit, what))

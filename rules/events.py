@@ -25,6 +25,11 @@ def _jsonable(name: str, value: Any) -> Any:
     return value
 
 
+OMITTED_WHEN_NONE = frozenset({"weekday"})
+"""Fields left out of `to_dict` when None: added after the JSON form was public (`zhuoji replay
+--json`), so a round without them writes exactly what it did before."""
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     type: ClassVar[str] = "event"
@@ -32,19 +37,24 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.type}
         for f in fields(self):
-            d[f.name] = _jsonable(f.name, getattr(self, f.name))
+            value = getattr(self, f.name)
+            if value is None and f.name in OMITTED_WHEN_NONE:
+                continue
+            d[f.name] = _jsonable(f.name, value)
         return d
 
 
 @dataclass(frozen=True, slots=True)
 class RoundStarted(Event):
-    """The deal. `hands[seat]` is private to that seat; `wall_left` is the live wall's size."""
+    """The deal. `hands[seat]` is private to that seat; `wall_left` is the live wall's size;
+    `weekday` (1 Monday … 7 Sunday) the day of the deal, when known (星期鸡, RULES.md §13.12)."""
 
     type: ClassVar[str] = "round_started"
     dealer: int
     streak: int
     hands: tuple[tuple[int, ...], ...]
     wall_left: int
+    weekday: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from rules.actions import Action
-from rules.bot import Bot, shanten
+from rules.bot import Bot, chicken_kinds, shanten
 from rules.round import Round
-from rules.tiles import NUM_KINDS, WUGUJI, YAOJI
+from rules.tiles import NUM_KINDS
 from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
 
@@ -50,7 +50,7 @@ class EasyBot:
         seat, hand = v.viewer, v.hand
         assert seat is not None and hand is not None  # `Bot` refuses a spectator's view
         if a.act == "discard" and not v.declared[seat] and self.rng.below(100) < self.SLIP_PERCENT:
-            others = _near_best(hand, len(v.melds[seat]), a.tile)
+            others = _near_best(hand, len(v.melds[seat]), a.tile, chicken_kinds(v))
             if others:
                 return Action(seat, "discard", others[self.rng.below(len(others))])
         if a.act == "pong" and self.rng.below(100) < self.SKIP_PONG_PERCENT:
@@ -58,13 +58,15 @@ class EasyBot:
         return a
 
 
-def _near_best(hand: Sequence[int], n_melds: int, best: int | None) -> list[int]:
+def _near_best(
+    hand: Sequence[int], n_melds: int, best: int | None, chickens: frozenset[int]
+) -> list[int]:
     """The other discards that leave the hand as close to ready as the best one (by the
-    approximate shanten: they lose the tie-break on connected tiles); never a chicken."""
+    approximate shanten: they lose the tie-break on connected tiles); never one of `chickens`."""
     after = list(hand)
     steps: dict[int, int] = {}
     for k in range(NUM_KINDS):
-        if hand[k] and k != best and k not in (YAOJI, WUGUJI):
+        if hand[k] and k != best and k not in chickens:
             after[k] -= 1
             steps[k] = shanten(after, n_melds)
             after[k] += 1

@@ -185,7 +185,7 @@ class Round:
                     if hand[k] == 4:
                         self.four_turn[seat][k] = 1  # dealt tiles arrive on the first turn
         hands = tuple(tuple(_kinds(h)) for h in self.hands)
-        self._emit(RoundStarted(self.dealer, self.streak, hands, self.wall_left))
+        self._emit(RoundStarted(self.dealer, self.streak, hands, self.wall_left, self.weekday))
         self.turn = self.dealer
         self.turn_num[self.dealer] = 1
         self.phase = Phase.TURN

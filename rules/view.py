@@ -74,8 +74,8 @@ PRIVATE_TYPES = frozenset({"round_started", "drew", "concealed_gang"})
 
 @dataclass(frozen=True, slots=True)
 class DealSeen(Event):
-    """The deal as one viewer gets it: its own hand (kinds, sorted; None for a spectator) and
-    the size of every hand."""
+    """The deal as one viewer gets it: its own hand (kinds, sorted; None for a spectator), the
+    size of every hand, and the day of the deal (public: it makes the 星期鸡)."""
 
     type: ClassVar[str] = "round_started"
     dealer: int
@@ -83,6 +83,7 @@ class DealSeen(Event):
     wall_left: int
     hand: tuple[int, ...] | None
     hand_sizes: tuple[int, ...]
+    weekday: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,7 @@ def project(event: Event, viewer: Viewer) -> Event | None:
     if isinstance(event, RoundStarted):
         hand = event.hands[viewer] if viewer is not None else None
         sizes = tuple(len(h) for h in event.hands)
-        return DealSeen(event.dealer, event.streak, event.wall_left, hand, sizes)
+        return DealSeen(event.dealer, event.streak, event.wall_left, hand, sizes, event.weekday)
     if isinstance(event, Drew | DrawSeen):
         tile = event.tile if viewer == event.seat else None
         return DrawSeen(event.seat, tile, event.replacement, event.wall_left)
@@ -176,6 +177,7 @@ class SeatView(NamedTuple):
     flip: int | None = None
     hands: tuple[tuple[int, ...], ...] | None = None
     net: tuple[int, ...] | None = None
+    weekday: int | None = None  # the day of the deal, 1 Monday … 7 Sunday (星期鸡, §13.12)
 
     # ----- what the policy and the legality read -----
 
@@ -275,6 +277,7 @@ def view_of(r: Round, viewer: Viewer) -> SeatView:
         r.flip,
         tuple(map(tuple, r.hands)) if over else None,
         None if r.result is None else tuple(r.result.net),
+        r.weekday,
     )
 
 
@@ -336,6 +339,7 @@ def start(opts: RuleOptions, viewer: Viewer, deal: Event) -> SeatView:
         melds=((), (), (), ()),
         discards=((), (), (), ()),
         declared=(False, False, False, False),
+        weekday=seen.weekday,
     )
 
 

@@ -184,6 +184,7 @@ def round_view(
         "claim_tile": None if v.claim_tile is None else NAMES[v.claim_tile],
         "claim_from": v.claim_from,
         "commitment": commitment,
+        "weekday": v.weekday,
     }
 
 
