@@ -24,6 +24,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "round": ("第{n}/{of}局", "Round {n}/{of}"),
     "wall": ("余{n}张", "wall {n}"),
     "base": ("底{n}", "base {n}"),
+    "xingqi_today": ("星期鸡 {tiles}", "weekday chickens {tiles}"),
     "dealer": ("庄", "dealer"),
     "streak": ("连{n}", "streak {n}"),
     "auto": ("托管", "托管 auto"),

@@ -401,7 +401,10 @@ def _table_event(view: View, m: Any) -> View:
             fair = not check_deal(
                 r.commitment, reveal, dealer=r.dealer, seat=view.seat, hand=view.dealt
             )
-        res = ResultV(r.round_no, m.result, tuple(m.scores), r.dealer, r.winners, r.discards, fair)
+        weekday = r.seat_view.weekday if r.seat_view is not None else None
+        res = ResultV(
+            r.round_no, m.result, tuple(m.scores), r.dealer, r.winners, r.discards, fair, weekday
+        )
         table = view.table
         if table is not None:
             table = replace(table, scores=tuple(m.scores))

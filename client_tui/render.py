@@ -22,6 +22,8 @@ from client_tui.i18n import Lang
 from client_tui.option_form import summary
 from client_tui.view import MeldV, RoundV, TableV, View
 from protocol.messages import printable
+from rules.chickens import weekday_kinds
+from rules.tiles import tile_name
 
 HAND_KEYS = "1234567890-=[]"
 """The key that discards the tile at each hand position (the drawn tile takes the last one)."""
@@ -260,11 +262,24 @@ def header_text(view: View, lang: Lang, ascii: bool) -> Text:
             out.append(" " + lang.t("streak", n=r.streak))
         out.append(" · " + lang.t("wall", n=r.wall_left))
         out.append(" · " + lang.t("base", n=r.base))
+        today = weekday_chickens(r)
+        if today:
+            out.append(" · " + lang.t("xingqi_today", tiles=""))
+            out.append_text(tl.tiles_text(today, ascii, sep=" " if ascii else ""))
     if view.watching:
         out.append(" · " + lang.t("spectating"), style=Style(color="cyan"))
     out.append("  ")
     out.append_text(conn_badge(view, lang))
     return out
+
+
+def weekday_chickens(r: RoundV) -> list[str]:
+    """This deal's 星期鸡 tiles (`xingqiji` and the day `round_started` said), from the seat
+    view: empty without them."""
+    sv = r.seat_view
+    if sv is None:
+        return []
+    return [tile_name(k) for k in weekday_kinds(sv.opts, sv.weekday)]
 
 
 def conn_badge(view: View, lang: Lang) -> Text:

@@ -173,13 +173,16 @@ def flip_chickens(flip: str | None, chickens: str) -> tuple[tuple[str, ChickenKi
     return ((tile_name(nxt), ChickenKind.FANPAI),)
 
 
-def flip_chickens_under(o: RuleOptions, result: RoundResult) -> tuple[tuple[str, ChickenKind], ...]:
+def flip_chickens_under(
+    o: RuleOptions, result: RoundResult, weekday: int | None = None
+) -> tuple[tuple[str, ChickenKind], ...]:
     """What the flip makes a chicken of under the table's options (§6, §13.10–13): 翻牌鸡 or
-    摇摆鸡 by `flip_chickens`, 本鸡, a standing kind turned gold (金鸡), and the 星期鸡 the
-    tallies show (the weekday is not on the wire). Nothing under 吹风鸡 (a blown round)."""
+    摇摆鸡 by `flip_chickens`, 本鸡, a standing kind turned gold (金鸡), and the 星期鸡 of the
+    deal's `weekday` (and any the tallies show, for a round whose day the client was not told).
+    Nothing under 吹风鸡 (a blown round)."""
     if result.flip is None or blown(o, result.flip):
         return ()
-    made = rules_flip_chickens(o, parse_tile(result.flip), None)
+    made = rules_flip_chickens(o, parse_tile(result.flip), weekday)
     out = [
         (tile_name(k), ChickenKind.JIN if k in made.gold else what)
         for k, (_, what) in made.extra.items()
@@ -383,7 +386,8 @@ def build_sheet(res: ResultV, rules: str | RuleOptions = "guiyang") -> Sheet:
     if isinstance(rules, str):
         flip_makes, blown_away = flip_chickens(result.flip, rules), False
     else:
-        flip_makes, blown_away = flip_chickens_under(rules, result), blown(rules, result.flip)
+        flip_makes = flip_chickens_under(rules, result, res.weekday)
+        blown_away = blown(rules, result.flip)
     winners = _winners(result)
     how = {w.seat: w.how for w in winners}
     payments = tuple(

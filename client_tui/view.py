@@ -200,6 +200,7 @@ class ResultV:
     winners: tuple[WinV, ...] = ()
     discards: tuple[tuple[DiscardV, ...], ...] = ()
     fair: bool | None = None
+    weekday: int | None = None  # the day of the deal (the 星期鸡), as `round_started` said
 
     @property
     def net(self) -> tuple[int, ...]:

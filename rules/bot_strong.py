@@ -48,6 +48,7 @@ OTHER_READY_COST = 3.0  # 查叫 + chickens a non-ready seat pays one ready play
 FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27)
 DEAL_IN_WEIGHT = 1.0  # deal-in risk counts this much of its estimated cost
 DEAL_IN_COST = 7.0  # a discard win against the seat, in 平胡 units (七对 7, 大对子 5, 清一色 10)
+SCALE_DEAL_IN = False  # experiment: the cost scaled by the table's 大对子/七对/清一色 values
 THREAT_PER_DISCARD = 0.035  # an opponent's readiness grows with its discards
 THREAT_PER_MELD = 0.12  # and with its melds
 THREAT_CAP = 0.7
@@ -441,6 +442,10 @@ class _Context:
         self.standing = standing_values(self.opts)
         unit = self.opts.patterns.pinghu
         self.unit = unit
+        self.deal_in_cost = DEAL_IN_COST * unit
+        if SCALE_DEAL_IN:
+            p = self.opts.patterns
+            self.deal_in_cost = DEAL_IN_COST * (p.daduizi + p.qidui + p.qingyise) / 22
         self.decl_bonus = 0
         if self.opts.declare == "baoting":
             self.decl_bonus = self.opts.baoting_bonus
@@ -746,7 +751,7 @@ class _Context:
             else:
                 armed = any(m.kind in ("an", "bu") for m in melds)
             p_wait = pair_wait + (run_wait if armed or v.declared[seat] else 0.0)
-            risk += threat * p_wait * DEAL_IN_COST * self.unit
+            risk += threat * p_wait * self.deal_in_cost
         return DEAL_IN_WEIGHT * risk
 
     # --- appraising every move (hints; additive: the decisions above do not use it) ---

@@ -10,8 +10,8 @@ seat's `SeatView` alone, so a hint tells a player nothing their own view does no
     win               pattern                   win now (the pattern's Chinese name)
     ready_waits       waits, live, win          ready on `waits` kinds, `live` copies unseen
     declare           waits, live, win          报听 with this discard
-    releases_chicken  tile, ready               lets a standing chicken go
-    keeps_chicken     tile, ready               keeps a standing chicken
+    releases_chicken  tile, ready               lets a known chicken go (standing, 星期鸡)
+    keeps_chicken     tile, ready               keeps a known chicken
     ready_chance      ready                     the chance of getting ready
     gang              ready                     a 豆 and a 通行证
     pong              ready                     碰 and discard
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from rules.actions import Action
 from rules.bot import best_discards
 from rules.bot_strong import Appraisal, appraise, unseen_counts
-from rules.chickens import standing_values
+from rules.chickens import known_chickens
 from rules.hand import wait_mask
 from rules.patterns import best_pattern
 from rules.tiles import NUM_KINDS, tile_name
@@ -94,7 +94,7 @@ def _hint(v: SeatView, a: Appraisal) -> Hint:
             "win": _pct(a.win),
         }
         return Hint(act, value, "declare" if act.act == "ready" else "ready_waits", params)
-    chickens = standing_values(v.opts)
+    chickens = known_chickens(v.opts, v.weekday)
     if act.tile in chickens:
         return Hint(act, value, "releases_chicken", {"tile": tile_name(act.tile), **ready})
     # A chicken the hand could spare as well as this tile (no further from ready) is kept.
