@@ -48,7 +48,6 @@ OTHER_READY_COST = 3.0  # 查叫 + chickens a non-ready seat pays one ready play
 FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27)
 DEAL_IN_WEIGHT = 1.0  # deal-in risk counts this much of its estimated cost
 DEAL_IN_COST = 7.0  # a discard win against the seat, in 平胡 units (七对 7, 大对子 5, 清一色 10)
-SCALE_DEAL_IN = False  # experiment: the cost scaled by the table's 大对子/七对/清一色 values
 THREAT_PER_DISCARD = 0.035  # an opponent's readiness grows with its discards
 THREAT_PER_MELD = 0.12  # and with its melds
 THREAT_CAP = 0.7
@@ -443,9 +442,6 @@ class _Context:
         unit = self.opts.patterns.pinghu
         self.unit = unit
         self.deal_in_cost = DEAL_IN_COST * unit
-        if SCALE_DEAL_IN:
-            p = self.opts.patterns
-            self.deal_in_cost = DEAL_IN_COST * (p.daduizi + p.qidui + p.qingyise) / 22
         self.decl_bonus = 0
         if self.opts.declare == "baoting":
             self.decl_bonus = self.opts.baoting_bonus
