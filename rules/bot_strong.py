@@ -36,7 +36,7 @@ from rules.hand import is_win_counts, wait_mask
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
 from rules.round import Round, may_declare
-from rules.tiles import COPIES, NUM_KINDS
+from rules.tiles import COPIES, NUM_KINDS, WUGUJI
 from rules.view import MeldSeen, SeatView, legal_actions_for, view_of
 from rules.wall import seed_to_int
 
@@ -132,13 +132,16 @@ def first_chickens(v: SeatView) -> tuple[frozenset[int], frozenset[int]]:
     done = frozenset(k for k in standing for row in v.discards for d in row if d.tile == k)
     if not done:
         return done, frozenset()
-    mine: set[int] = set()
     rows = v.discards
-    for k in done:
-        seat, i = next((s, i) for s, i in discard_order(v) if rows[s][i].tile == k)
-        if seat == v.viewer and not rows[seat][i].claimed:
-            mine.add(k)
-    return done, frozenset(mine)
+    firsts: list[tuple[int, int, int]] = []  # (kind, seat, row index) of each kind's first
+    for s, i in discard_order(v):
+        k = rows[s][i].tile
+        if k in done and all(k != f[0] for f in firsts):
+            firsts.append((k, s, i))
+    if v.opts.chongfeng_scope == "round":  # only the round's first chicken discard (§13.4)
+        firsts = firsts[:1]
+    mine = frozenset(k for k, s, i in firsts if s == v.viewer and not rows[s][i].claimed)
+    return done, mine
 
 
 # ----- hand states: shanten, useful draws, waits (shared by every decision) -----
@@ -677,6 +680,9 @@ class _Context:
             exposed[discarded] += 1
             counts[discarded] += mine
             claim_cost = self._claim_cost(discarded, chongfeng)
+        if not mine:  # a 冲锋 tile counts for its discarder all the same (§13 fine points)
+            for k in chongfeng:
+                counts[k] += 1
         units = _chicken_units(opts, self.known, counts, chongfeng)
         dou = _dou_units(opts, melds) if opts.dou_need_ready else 0.0
         exposed_cost = COLLECTORS * _exposed_units(opts, exposed, chongfeng) + claim_cost
@@ -685,7 +691,9 @@ class _Context:
         else:  # every seat's chickens score at any win (chuan; §13.5)
             ready_gain = dou - claim_cost + 3 * (units - _flip_units(opts))
             exposed_cost -= 3 * (units - _flip_units(opts))
-        draw_units = units - _flip_units(opts) if opts.draw_chickens else 0.0
+        draw_units = 0.0
+        if opts.draw_chickens:  # 荒庄 has no flip: no 星期鸡 either
+            draw_units = _chicken_units(opts, self.standing, counts, chongfeng) - _flip_units(opts)
         dealer = v.dealer == self.seat
         # 坐庄/连庄 (§13.14): 1 + the streak on a payment with the dealer.
         dealer_extra = 1 + v.streak if opts.dealer_scoring == "lianzhuang" else 0
@@ -703,17 +711,21 @@ class _Context:
     def _claim_cost(self, discarded: int, chongfeng: set[int]) -> float:
         """What discarding a chicken kind risks by a 碰 (the live pairs): a claimed chicken is
         the claimer's, three of its units paid by us if the claimer is ready, and for the first
-        standing chicken discarded, 责任鸡 (2 per standing unit). An unclaimed first one is a
-        冲锋鸡: it joins `chongfeng`."""
+        standing chicken discarded, guiyang's 责任鸡 (`zeren_extra` per 1s, twice per 8p). An
+        unclaimed first one is a 冲锋鸡: it joins `chongfeng`."""
         each = self.known.get(discarded, 0)
         if not each:
             return 0.0
+        o = self.opts
         p = _claim_chance(self.unseen[discarded], len(self.pool)) * CLAIM_FACTOR
         standing = self.standing.get(discarded, 0)
         first = bool(standing) and discarded not in self.first_done
-        if first and not (self.opts.chongfeng_scope == "round" and self.first_done):
+        if first and not (o.chongfeng_scope == "round" and self.first_done):
             chongfeng.add(discarded)
-        return p * each * (3 * 0.6 + (2 * 0.6 if first else 0) + 3 * 0.5)
+        zeren = 0.0  # per unit of the tile, as the other two terms
+        if first and o.chickens == "guiyang":
+            zeren = o.zeren_extra * (2 if discarded == WUGUJI else 1) / each
+        return p * each * (3 * 0.6 + zeren * 0.6 + 3 * 0.5)
 
     def _deal_in_risk(self, k: int) -> float:
         """The expected cost of discarding `k` into an opponent's win, counted at

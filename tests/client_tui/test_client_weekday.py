@@ -9,7 +9,7 @@ from typing import Any
 from client_tui.i18n import Lang
 from client_tui.reducer import reduce
 from client_tui.render import header_text
-from client_tui.sheet import build_sheet
+from client_tui.sheet import build_sheet, flip_chickens_under, settlement_of
 from client_tui.view import View
 from rules.bot import Bot
 from rules.kinds import ChickenKind
@@ -59,15 +59,34 @@ def test_the_header_names_the_days_chickens_only_under_the_option() -> None:
     assert "(星期鸡 开)" in line and " · 星期鸡 " not in line
 
 
+def flipped(weekday: int | None) -> tuple[Round, list[View]]:
+    """The first bot round with a flip (a winner, the wall not empty) whose flip makes no 5."""
+    for seed in range(60):
+        r, views = played(XQ, weekday, seed)
+        if r.flip is not None and (r.flip + 1) % 9 != 4:
+            return r, views
+    raise AssertionError("no round of 60 had such a flip")
+
+
 def test_the_sheet_lists_the_days_chickens_with_what_the_flip_makes() -> None:
-    for seed in range(40):  # a round with a flip (a winner, the wall not empty)
-        r, views = played(XQ, 5, seed)
-        if r.flip is not None:
-            break
-    else:
-        raise AssertionError("no round of 40 had a flip")
+    _, views = flipped(5)
     res = views[-1].result
-    assert res is not None and res.weekday == 5
+    assert res is not None and res.weekday == 5  # the day round_started said
     sheet = build_sheet(res, make_options("guiyang", XQ))
     days = {tile for tile, what in sheet.flip_makes if what is ChickenKind.XINGQI}
     assert days == {"5m", "5p", "5s"}
+
+
+def test_the_sheet_reads_the_day_not_only_the_tallies() -> None:
+    """A round whose tallies hold no 星期鸡 (dealt without a day): the sheet names the day's
+    chickens only when it is told the day."""
+    _, views = flipped(None)
+    res = views[-1].result
+    assert res is not None and res.weekday is None
+    result = settlement_of(res)
+    assert not any(ln.kind is ChickenKind.XINGQI for c in result.chickens for ln in c.lines)
+    told = flip_chickens_under(make_options("guiyang", XQ), result, 2)
+    by_flip = {t for t, what in told if what is not ChickenKind.XINGQI}
+    assert {t for t, what in told if what is ChickenKind.XINGQI} == {"2m", "2p", "2s"} - by_flip
+    untold = flip_chickens_under(make_options("guiyang", XQ), result, None)
+    assert not [t for t, what in untold if what is ChickenKind.XINGQI]
