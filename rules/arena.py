@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rules.actions import Action
+from rules.chickens import standing_values
 from rules.options import RuleOptions
 from rules.round import Phase, Round
-from rules.tiles import YAOJI
 from rules.view import SeatView, view_of
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
@@ -182,11 +182,10 @@ def tally(r: Round, seat: int, d: Diagnostics) -> None:
 
 
 def _has_chongfeng(r: Round, kind: int) -> bool:
-    """Whether the preset makes the first discard of `kind` a 冲锋鸡 (chuan has none, anshun
-    only 幺鸡)."""
-    if r.opts.chickens == "chuan":
-        return False
-    return r.opts.chickens == "guiyang" or kind == YAOJI
+    """Whether the options make the first discard of `kind` a 冲锋鸡: a standing chicken kind
+    (chuan has none, anshun only 幺鸡, guiyang 乌骨鸡 too unless `wuguji` is off). (Under
+    `chongfeng_scope round` this counts every kind's first: a statistic, not a payment.)"""
+    return kind in standing_values(r.opts)
 
 
 def play_deal(
