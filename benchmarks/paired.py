@@ -1,0 +1,100 @@
+"""Tune the strong bot: two variants of its constants, each against three `normal`, on the same deals.
+
+    python benchmarks/paired.py '{"LEADERS": 4}' '{}' --deals 1000 --seed 50
+
+Each variant sets module constants of `rules.bot_strong` (by name, JSON) in the worker processes,
+then plays `rules.arena.play_deals` (every deal four times, the strong seat in each seat, the same
+walls and the same opponents for both variants). The difference is taken per deal, so the luck of
+the deal cancels and a change that alters few games is measured sharply (`changed`: deals whose
+points differ). Prints one JSON object: both variants' points/round and the difference, each as
+[mean, 95 % low, 95 % high] clustered by deal. Use seeds other than the measurement's (1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout
+
+Job = tuple[dict[str, Any], str, int, list[int]]
+
+
+def _play(job: Job) -> list[tuple[int, float]]:
+    variant, preset, seed, deals = job
+    import rules.bot_strong as strong
+
+    for name, value in variant.items():
+        setattr(strong, name, value)
+    from rules.arena import play_deals
+    from rules.levels import policy_for
+    from rules.options import make_options
+
+    results = play_deals(
+        make_options(preset), seed, deals, policy_for, "strong", "normal", time.process_time
+    )
+    return [(r.deal, r.challenger_points) for r in results]
+
+
+def points(
+    variant: dict[str, Any], preset: str, seed: int, deals: int, workers: int
+) -> list[float]:
+    """The strong seat's points/round per deal, deals 0 … deals-1, under `variant`."""
+    chunks = [list(range(i, deals, 4 * workers)) for i in range(4 * workers)]
+    with Pool(workers) as pool:
+        parts = pool.map(_play, [(variant, preset, seed, c) for c in chunks])
+    by_deal = dict(x for part in parts for x in part)
+    return [by_deal[d] for d in range(deals)]
+
+
+def estimate(xs: list[float]) -> list[float]:
+    """[mean, low, high]: the mean with its 95 % interval (normal approximation)."""
+    n = len(xs)
+    mean = sum(xs) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    half = 1.96 * sd / math.sqrt(n)
+    return [mean, mean - half, mean + half]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("a", help='variant A: JSON of rules.bot_strong constants, e.g. {"LEADERS": 4}')
+    p.add_argument("b", help="variant B (the committed bot: {})")
+    p.add_argument("--preset", default="guiyang")
+    p.add_argument("--seed", type=int, default=50)
+    p.add_argument("--deals", type=int, default=1000)
+    p.add_argument("--workers", type=int, default=2)
+    args = p.parse_args()
+    a, b = json.loads(args.a), json.loads(args.b)
+    import rules.bot_strong as strong
+
+    unknown = sorted(name for name in {**a, **b} if not name.isupper() or not hasattr(strong, name))
+    if unknown:
+        p.error(f"rules.bot_strong has no constant {', '.join(unknown)}")
+    start = time.monotonic()
+    pa = points(a, args.preset, args.seed, args.deals, args.workers)
+    pb = points(b, args.preset, args.seed, args.deals, args.workers)
+    diff = [x - y for x, y in zip(pa, pb, strict=True)]
+    out = {
+        "a": a,
+        "b": b,
+        "preset": args.preset,
+        "seed": args.seed,
+        "deals": args.deals,
+        "a_points": estimate(pa),
+        "b_points": estimate(pb),
+        "difference": estimate(diff),
+        "changed": sum(1 for d in diff if d != 0),
+        "elapsed_s": round(time.monotonic() - start),
+    }
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
