@@ -55,8 +55,9 @@ PAIR_WAIT_ONE = 0.05  # a kind with an unseen copy: a 单钓/七对 wait of a re
 PAIR_WAIT_TWO = 0.05  # with two or more: a 双碰 (大对子) wait too
 RUN_WAIT = 0.07  # an opponent with a 通行证 may also wait on a run (middle ranks)
 RUN_WAIT_EDGE = 0.03  # 1 and 9
-# A gang may leave a hand not yet ready this many steps further (a 豆, the pass): 9, any gang of a
-# hand not ready (+0.06 points/round, paired, over 0: one ready is kept ready).
+# A gang may leave a hand not yet ready this many steps further (a 豆, the pass): 9 takes every
+# gang of a hand not ready (+0.06 points/round in a paired arena run); a ready hand takes only
+# one that keeps it ready.
 GANG_SLACK = 9
 # Where every 豆 scores whoever wins (chuan, `dou_need_ready` false), a 豆 is worth 1-6 平胡
 # whether or not the hand gets ready: a gang is then taken even when it leaves the hand this
