@@ -227,8 +227,8 @@ def _tally(
     return tally
 
 
-_TAGS = {
-    ChickenKind.FANPAI: "翻牌",
+_TAGS = {  # the plain 翻牌鸡 is untagged in a detail line (`1m×3=3`: RULES.md's worked scripts)
+    ChickenKind.FANPAI: "",
     ChickenKind.YAOBAI: "摇摆",
     ChickenKind.BENJI: "本鸡",
     ChickenKind.XINGQI: "星期",

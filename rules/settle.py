@@ -497,7 +497,7 @@ def _settle_draw(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> Settleme
             best = ready_pattern(o, r.hands[q], r.melds[q])
             assert best is not None, "a ready seat has a best wait"
             pattern, value = best
-            detail = f"查叫: seat {q} is ready, best wait {value}"
+            detail = f"查叫: seat {q} is ready, best wait {pattern.value} {value}"
             details = {"pattern": PATTERN_KIND[pattern].value, "pattern_units": value}
             for p in unready:
                 ledger.pay(p, q, PaymentKind.CHAJIAO, value, detail, details)

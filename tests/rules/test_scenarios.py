@@ -41,3 +41,21 @@ def test_scenario(path: Path) -> None:
 
 def test_at_least_the_shared_scenarios_are_here() -> None:
     assert len(SCRIPTS) >= 12
+
+
+SHARED = [
+    p
+    for p in SCRIPTS
+    if p.stem.startswith(("guiyang_0", "guiyang_1"))
+    and "error" not in json.loads(p.read_text(encoding="utf-8"))["expected"]
+]
+
+
+@pytest.mark.parametrize("path", SHARED, ids=[p.stem for p in SHARED])
+def test_the_worked_scripts_payments_are_exact_to_the_line(path: Path) -> None:
+    """The twelve worked scripts of ../shared/scenarios (copied here): every payment as they
+    write it, its readable `detail` line included, in their order."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out = replay_json(run_script(data))
+    fields = ("from", "to", "item", "amount", "detail")
+    assert [{k: p[k] for k in fields} for p in out["payments"]] == data["expected"]["payments"]
