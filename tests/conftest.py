@@ -9,11 +9,8 @@ to wait for a server: a process is ready when it says so on its output.
 from __future__ import annotations
 
 import json
-import os
-import select
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +19,7 @@ import pytest
 
 from server.app import Server
 from server.testkit import running_server
+from tests.deadline import read_until
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -87,17 +85,7 @@ class Serve:
             stderr=subprocess.STDOUT,
             bufsize=0,
         )
-        assert self.proc.stdout is not None
-        fd, self.head = self.proc.stdout.fileno(), b""
-        deadline = time.monotonic() + timeout
-        while READY not in self.head or not self.head.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise AssertionError(f"the server did not come up: {self.head!r}")
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise AssertionError(f"the server exited: {self.head!r}")
-            self.head += chunk
+        self.head = read_until(self.proc, READY, timeout)
 
     def output(self, timeout: float = 30) -> str:
         """Wait for the process to end; everything it printed."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import select
 import socket
 import sqlite3
 import subprocess
@@ -20,6 +18,7 @@ from typing import Any
 import pytest
 
 from clients.client import Client
+from tests.deadline import poll, read_until
 
 ROOT = Path(__file__).resolve().parents[2]
 READY = b"zhuoji serving on "
@@ -52,17 +51,7 @@ class Proc:
             stderr=subprocess.STDOUT,
             bufsize=0,
         )
-        assert self.proc.stdout is not None
-        fd, self.head = self.proc.stdout.fileno(), b""
-        deadline = time.monotonic() + 60
-        while READY not in self.head or not self.head.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise AssertionError(f"the server did not come up: {self.head!r}")
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise AssertionError(f"the server exited: {self.head!r}")
-            self.head += chunk
+        self.head = read_until(self.proc, READY, 60)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -242,10 +231,11 @@ def test_admin_backup_during_a_loadtest_is_a_copy_verify_accepts(
     )
     try:
         # Wait (with a deadline) until every match is being played, then back up.
-        deadline = time.monotonic() + 120
-        while _progress(db) < (6, 100):
-            assert time.monotonic() < deadline and load.poll() is None, _progress(db)
-            time.sleep(0.2)  # a poll interval, not a wait for something
+        def playing() -> bool:
+            assert load.poll() is None, f"the load test ended early: {_progress(db)}"
+            return not _progress(db) < (6, 100)
+
+        poll(playing, "every match being played", 120, lambda: str(_progress(db)), every=0.2)
         copy = tmp_path / "copy.db"
         run = admin(config, "backup", str(copy))
         assert run.returncode == 0, run.stderr

@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import select
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from clients.bot_player import BotPlayer
 from clients.client import Client, play
 from rules.tiles import tile_name
+from tests.deadline import read_until
 
 ROOT = Path(__file__).resolve().parents[2]
 READY = b"zhuoji serving on "
@@ -67,18 +65,11 @@ class Serving:
             stderr=self._log_file,
             bufsize=0,
         )
-        assert self.proc.stdout is not None
-        fd, head = self.proc.stdout.fileno(), b""
-        deadline = time.monotonic() + 60
-        while READY not in head or not head.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                self.kill()
-                raise AssertionError(f"the server did not come up: {head!r} {log.read_text()}")
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise AssertionError(f"the server exited: {head!r} {log.read_text()}")
-            head += chunk
+        try:
+            read_until(self.proc, READY, 60, log.read_text)
+        except AssertionError:
+            self.kill()
+            raise
         self.url = f"ws://127.0.0.1:{self.port}"
 
     def stop(self) -> str:

@@ -12,18 +12,18 @@ import contextlib
 import itertools
 import os
 import re
-import select
 import shlex
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.deadline import poll, read_until
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
@@ -95,18 +95,6 @@ class Tmux:
         poll(lambda: self.pane(target, "pane_dead") == "1", what, timeout)
 
 
-def poll(
-    cond: Callable[[], bool], what: str, timeout: float, detail: Callable[[], str] = str
-) -> None:
-    """Check `cond` every 50 ms until it holds; fail naming `what` after `timeout` seconds.
-    (tmux and a child process give no event to wait on: this is the deadline-bound poll.)"""
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}:\n{detail()}")
-        time.sleep(0.05)
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     """`python -m zhuoji serve` on a free loopback port; its URL once it listens."""
@@ -129,17 +117,12 @@ def server(tmp_path: Path) -> Iterator[str]:
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        text=True,
+        bufsize=0,
     )
     try:
-        assert proc.stdout is not None
-        deadline = time.monotonic() + 30
-        line = ""
-        while "zhuoji serving" not in line:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, left))
-            assert ready and proc.poll() is None, f"the server did not start: {line!r}"
-            line = proc.stdout.readline()
+        # Unbuffered: a buffered readline could swallow the serving line with the log line
+        # before it, and select would then wait on an empty pipe.
+        read_until(proc, b"zhuoji serving", 30)
         yield f"ws://127.0.0.1:{port}"
     finally:
         proc.send_signal(signal.SIGINT)
