@@ -11,7 +11,7 @@ import pytest
 
 from protocol.messages import Watch
 from server.credentials import token_key
-from server.table_core import Timing
+from server.table.settings import Timing
 from tests.server.test_table_core import Shell, host_and_bots
 
 PAUSE, CLOSE = 600.0, 7200.0
@@ -37,7 +37,7 @@ def test_a_table_nobody_is_at_plays_on_then_pauses_and_wakes_with_its_clocks_as_
     token = shell.of("host", "joined")[0]["token"]
     left_at = shell.now
     shell.input(shell.core.gone("host", shell.now, left=False))
-    assert shell.core.empty_since == left_at
+    assert shell.core.idle.empty_since == left_at
     # Before the pause the match goes on: the seat is played after its grace, the bots move.
     shell.run_until(left_at + PAUSE - BOT)
     due = shell.core.next_wakeup()  # the next move, a bot's
@@ -58,7 +58,7 @@ def test_a_table_nobody_is_at_plays_on_then_pauses_and_wakes_with_its_clocks_as_
     # The player comes back: the table wakes, and the move due has what it had left.
     back = shell.now
     shell.input(shell.core.resume("host2", token_key(token), token, None, shell.now))
-    assert not shell.core.paused and shell.core.empty_since is None
+    assert not shell.core.paused and shell.core.idle.empty_since is None
     if due > left_at + PAUSE:  # not already due at the pause
         after = shell.core.next_wakeup()
         assert after == pytest.approx(back + (due - (left_at + PAUSE)))
@@ -74,7 +74,7 @@ def test_a_spectator_arriving_wakes_a_paused_table_too() -> None:
     shell.input(shell.core.join("eve", "看客", Watch(table="7"), shell.now, busy=False))
     assert not shell.core.paused and shell.core.next_wakeup() is not None
     shell.input(shell.core.gone("eve", shell.now, left=True))
-    assert shell.core.empty_since == shell.now, "the idle limits count again from now"
+    assert shell.core.idle.empty_since == shell.now, "the idle limits count again from now"
 
 
 def test_a_table_nobody_comes_back_to_is_closed_as_abandoned() -> None:

@@ -1,6 +1,6 @@
 """Leak audit: every frame a seat or a spectator is sent, against what that viewer may know.
 
-The oracle is independent of the projection (`server.projection`). A `Truth` follows the engine's
+The oracle is independent of the projection (`server.table.projection`). A `Truth` follows the engine's
 full events (every hand, every draw, every 暗杠 tile) and keeps where each tile is: in a seat's
 concealed hand, in a seat's 暗杠, in the river, in an open meld, flipped, or still in the live wall
 (offline it is checked against the engine's own state at every step; on loopback the stored events
@@ -61,8 +61,8 @@ from rules.options import PRESETS
 from rules.round import Phase, Round, legal_actions
 from rules.script import run_script
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
-from server.projection import ErrorItem, PromptItem, SnapshotItem, view_for, view_key
 from server.store import load_round_script, table_events
+from server.table.projection import ErrorItem, PromptItem, SnapshotItem, view_for, view_key
 from server.testkit import running_server
 
 TILE = re.compile(r"^[1-9][mps]$")

@@ -26,8 +26,9 @@ from rules.levels import policy_for
 from rules.round import Phase
 from server.credentials import hash_password, token_key
 from server.store import Store
-from server.table_core import AUTO_LEVEL, SPECTATORS_EVERY, TableCore, Timing
-from server.table_restore import restore_core
+from server.table.core import SPECTATORS_EVERY, TableCore
+from server.table.restore import restore_core
+from server.table.settings import AUTO_LEVEL, Timing
 from tests.server.test_table_core import Shell, host_and_bots
 
 PASSWORD = "芝麻"

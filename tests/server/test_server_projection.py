@@ -6,7 +6,7 @@ from rules.actions import Action
 from rules.options import make_options
 from rules.round import Round
 from rules.tiles import parse_tiles, tiles_str
-from server.projection import (
+from server.table.projection import (
     ErrorItem,
     PromptItem,
     SnapshotItem,

@@ -19,7 +19,8 @@ from rules.round import Phase
 from server import store as st
 from server.credentials import new_salt, new_token
 from server.resume import RebuildError, rebuild_round
-from server.table_core import Settings, TableCore, Timing
+from server.table.core import TableCore
+from server.table.settings import Settings, Timing
 
 
 class Unrestorable(Exception):
@@ -75,7 +76,7 @@ def restore_core(
         seat.token_key = keys[i] if i < len(keys) and seat.kind == "human" else None
         seat.gone_at = now
         seat.away = seat.kind == "human"
-        seat.bank = settings.bank_seconds
+        seat.clock.bank = settings.bank_seconds
         seat.restored_seq = stored.seq
     if row["state"] != "playing":
         core.state = row["state"]

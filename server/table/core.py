@@ -26,7 +26,7 @@ for a connection (hashable; the core only compares it and hands it back in effec
 
 Outputs. The effects (`Effect`), to be performed in order: `Write` (store these; nothing after
 it may be performed unless it succeeded), `Send` (one frame, already projected for its
-viewers by `server.projection`, to some members), `Bind`/`Unbind` (a member's place at this
+viewers by `server.table.projection`, to some members), `Bind`/`Unbind` (a member's place at this
 table, which the shell keeps for routing), `Close`, `IssueToken`/`DropToken` (the server's
 token registry), `Accepted` (a move answered a prompt: it costs no rate-limit token),
 `Remove` (the table is done) and `StartRematch` (open a new table for these seats). After
@@ -36,7 +36,7 @@ the rest waits.
 
 An event's frames are not in the effects of the input that made it but of the next tick (due
 at once): the shell gives that tick only after performing the input's writes, so what a player
-sees is on disk and an event's time out is when it really went (`server.table_pace`).
+sees is on disk and an event's time out is when it really went (`server.table.fanout`).
 
 The deadlines:
 - a prompt's clock: `turn_seconds` plus what is left of the seat's `bank_seconds` for the
@@ -97,12 +97,27 @@ from rules.actions import Action, IllegalAction
 from rules.fairdeal import commitment
 from rules.levels import LevelPolicy, policy_for
 from rules.match import Match
-from rules.options import RuleOptions
 from rules.round import Phase, Round, legal_actions, step
 from rules.tiles import parse_tile, tile_name
 from server import store as st
 from server.credentials import new_salt, new_token, password_matches, token_key
-from server.projection import (
+from server.table.clock import Idleness, SeatClock
+from server.table.effects import (
+    Accepted,
+    Bind,
+    Close,
+    DropToken,
+    Effect,
+    IssueToken,
+    RematchSeat,
+    Remove,
+    Send,
+    StartRematch,
+    Unbind,
+    Write,
+)
+from server.table.fanout import EARLY, Pacer, Stamp
+from server.table.projection import (
     ErrorItem,
     Item,
     PromptItem,
@@ -111,13 +126,12 @@ from server.projection import (
     view_for,
     view_key,
 )
-from server.table_pace import EARLY, Pacer, Stamp
+from server.table.settings import Settings, Timing
 
 LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
 WINDOW_PHASES = (Phase.CLAIM, Phase.ROB)
 WINDOW = -1  # the stamp's "seat" of a claim window's opening event
-AUTO_LEVEL = "strong"  # the policy that plays a seat in 托管 or after a timeout (`rules.levels`)
 SPECTATORS_EVERY = 0.5  # seconds: at most one `spectators` count frame per table this often
 
 M = TypeVar("M", bound=Hashable)
@@ -127,135 +141,6 @@ def weekday_of(wall: float) -> int:
     """Monday 1 … Sunday 7 of the server's local date at `wall` (epoch seconds): the deal's
     weekday for 星期鸡 (RULES.md §13.12)."""
     return datetime.fromtimestamp(wall).isoweekday()
-
-
-# ----- effects -----
-
-
-@dataclass(frozen=True, slots=True)
-class Write:
-    """Store these statements in one transaction before performing any later effect."""
-
-    ops: list[st.Op]
-
-
-@dataclass(frozen=True, slots=True)
-class Send(Generic[M]):
-    """One frame (a projected dict, the same for each of them) to these members."""
-
-    to: tuple[M, ...]
-    frame: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Bind(Generic[M]):
-    """The member is now at this table, in `seat` (None: watching)."""
-
-    member: M
-    seat: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Unbind(Generic[M]):
-    """The member is no longer at this table."""
-
-    member: M
-
-
-@dataclass(frozen=True, slots=True)
-class Close(Generic[M]):
-    member: M
-    code: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class IssueToken:
-    """A seat token (its `token_key`) now leads to this table."""
-
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class DropToken:
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted(Generic[M]):
-    """The member's move answered its prompt (it does not count against its rate limit)."""
-
-    member: M
-
-
-@dataclass(frozen=True, slots=True)
-class Remove:
-    """The table is done: the server forgets it (its record stays in the database)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StartRematch(Generic[M]):
-    """Every player asked to play again: the server opens a new table with these `settings`
-    and seats (`RematchSeat`, seats 0–3) and hands it to `TableCore.rematch`. The members are
-    no longer at this table (they were unbound just before)."""
-
-    settings: Settings
-    seats: tuple[RematchSeat[M], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RematchSeat(Generic[M]):
-    name: str | None
-    kind: str  # human | bot
-    member: M | None  # a human's connection (None: it went meanwhile)
-    level: str | None = None  # a bot's level: the same bot comes along
-
-
-Effect = (
-    Write
-    | Send[Any]
-    | Bind[Any]
-    | Unbind[Any]
-    | Close[Any]
-    | IssueToken
-    | DropToken
-    | Accepted[Any]
-    | Remove
-    | StartRematch[Any]
-)
-
-
-# ----- what the core holds -----
-
-
-@dataclass
-class Timing:
-    """The server's time limits (seconds)."""
-
-    disconnect_grace: float = 20.0
-    finished_linger: float = 600.0
-    bot_delay: float = 0.0
-    auto_level: str = AUTO_LEVEL  # the bot level that plays 托管 seats and timeouts
-    idle_pause: float = 600.0  # nobody connected this long: the table pauses (0: never)
-    idle_close: float = 7200.0  # nobody connected this long: it is closed (0: never)
-
-
-@dataclass
-class Settings:
-    """What `create_table` fixed."""
-
-    name: str
-    preset: str
-    overrides: dict[str, Any]
-    options: RuleOptions
-    base: int
-    rounds: int
-    turn_seconds: float
-    bank_seconds: float
-    claim_min_ms: int
-    password_hash: str | None = field(default=None, repr=False)  # `hash_password`
-    bot_delay: float | None = None  # seconds the bots wait before moving (None: the server's)
-    next_round_seconds: float = 30.0  # the longest wait between rounds (0: no limit)
 
 
 @dataclass
@@ -270,10 +155,7 @@ class SeatState(Generic[M]):
     auto: bool = False
     auto_requested: bool = False
     gone_at: float | None = None  # when the connection dropped
-    bank: float = 0.0
-    prompted_seq: int = -1  # the decision (its seq) this seat was last prompted for
-    prompt_at: float = 0.0  # when that prompt went out (inf: it waits to go out)
-    answered_seq: int = -1  # the decision (its seq) this seat last answered
+    clock: SeatClock = field(default_factory=SeatClock)  # its move clock (`server.table.clock`)
     # After a restart: the last seq stored. A client of the run before may have seen later
     # events that never reached the disk (a power loss with `synchronous=NORMAL`), so its first
     # resume quoting a later seq gets a snapshot, not events that reuse those numbers.
@@ -356,14 +238,13 @@ class TableCore(Generic[M]):
         self._wait_sent: tuple[Any, ...] | None = None
         self.linger_until: float | None = None
         self.creator: M | None = None  # who created it (a waiting table goes when they leave)
-        self.empty_since: float | None = None  # playing with nobody connected since then
-        self.paused_at: float | None = None  # idle: paused since then (nothing plays)
+        self.idle = Idleness(timing.idle_pause, timing.idle_close)  # nobody connected
         self.pacer: Pacer[Send[M]] = Pacer(settings.claim_min_ms / 1000)
         self._out: list[Effect] = []
         self._now = 0.0  # the time of the input being handled (deadlines)
         self._wall = 0.0  # the same on the wall clock (what the records say)
 
-    # ----- after a restart (`server.table_restore` rebuilt it) -----
+    # ----- after a restart (`server.table.restore` rebuilt it) -----
 
     def resumed(self, now: float, *, wall: float | None = None) -> list[Effect]:
         """Go on after a restart: everyone is told the seats wait, the server's bots come back
@@ -453,6 +334,11 @@ class TableCore(Generic[M]):
         return seat.kind == "human" and seat.member is None and self.state != "waiting"
 
     @property
+    def _timed(self) -> bool:
+        """Whether moves have a time limit (a turn's time or a bank)."""
+        return self.s.turn_seconds > 0 or self.s.bank_seconds > 0
+
+    @property
     def _hold(self) -> bool:
         """Whether claim windows are held open for `claim_min_ms`."""
         return self.s.claim_min_ms > 0
@@ -487,13 +373,10 @@ class TableCore(Generic[M]):
             times.append(self.linger_until)
         if self.frozen:
             return min(times, default=None)
-        if self.state == "playing" and self.empty_since is not None:
-            if self.timing.idle_close > 0:
-                times.append(self.empty_since + self.timing.idle_close)
-            if self.paused_at is not None:
+        if self.state == "playing":
+            times += self.idle.wakeups()
+            if self.idle.paused:
                 return min(times, default=None)
-            if self.timing.idle_pause > 0:
-                times.append(self.empty_since + self.timing.idle_pause)
         if self.between and self.state == "playing":
             if self.next_round_at is not None:
                 times.append(self.next_round_at)
@@ -1006,7 +889,7 @@ class TableCore(Generic[M]):
             self._error(member, codes.NOT_PLAYING, "no round is being played", msg.type)
             return
         seat = self.seats[index]
-        if msg.seq == seat.answered_seq:
+        if msg.seq == seat.clock.answered_seq:
             self._error(member, codes.DUPLICATE, f"you already answered {msg.seq}", msg.type)
             return
         if msg.seq != self.decision_seq:
@@ -1030,14 +913,9 @@ class TableCore(Generic[M]):
         # A move the table accepted answers a prompt the server sent: it does not count
         # against the rate limit, so a quick bot at a quick table is never cut off.
         self._emit(Accepted(member))
-        self._spend_bank(seat, answered, now)
+        seat.clock.spend(answered, now, self.s.turn_seconds)
         seat.quiet_auto = False
         self._advance(now)
-
-    def _spend_bank(self, seat: SeatState[M], answered: int, now: float) -> None:
-        elapsed = now - seat.prompt_at
-        if seat.prompted_seq == answered and elapsed > self.s.turn_seconds:
-            seat.bank = max(0.0, seat.bank - (elapsed - self.s.turn_seconds))
 
     # ----- inputs: time -----
 
@@ -1104,7 +982,7 @@ class TableCore(Generic[M]):
             if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
                 continue
             seat = self.seats[index]
-            if seat.prompted_seq != self.decision_seq:
+            if seat.clock.prompted_seq != self.decision_seq:
                 continue
             deadline, bot_at = self._seat_deadlines(index)
             if deadline is not None and deadline <= now + EARLY:
@@ -1187,7 +1065,7 @@ class TableCore(Generic[M]):
         if self._window_held(now):
             step(r, action)  # on a copy: only to check it
             self.held[index] = (action, reason, answered, phase)
-            self.seats[index].answered_seq = answered
+            self.seats[index].clock.answered_seq = answered
             return
         new = r.apply(action)
         self._record(action, new, answered, phase, now, reason=reason)
@@ -1222,7 +1100,7 @@ class TableCore(Generic[M]):
 
     def _play_bot(self, index: int, now: float) -> None:
         """A server bot's move, chosen by its policy."""
-        self._spend_bank(self.seats[index], self.decision_seq, now)
+        self.seats[index].clock.spend(self.decision_seq, now, self.s.turn_seconds)
         self._play_policy(index, None, now)
 
     def freeze(self, now: float, *, wall: float | None = None) -> list[Effect]:
@@ -1272,8 +1150,7 @@ class TableCore(Generic[M]):
         """The table waited `seconds` for a write (a storage fault): nobody's clock ran
         meanwhile, so the prompts and disconnection grace standing are pushed back by as much."""
         for seat in self.seats:
-            if not math.isinf(seat.prompt_at):
-                seat.prompt_at += seconds
+            seat.clock.shift(seconds)
             if seat.gone_at is not None:
                 seat.gone_at += seconds
 
@@ -1281,29 +1158,23 @@ class TableCore(Generic[M]):
 
     def _idle(self, now: float) -> bool:
         """Whether the table is paused for want of anyone connected (it may close here)."""
-        if self.empty_since is None or self.state != "playing":
+        if self.state != "playing":
             return False
-        t = self.timing
-        if t.idle_close > 0 and self.empty_since + t.idle_close <= now + EARLY:
-            self.paused_at = None
+        verdict = self.idle.check(now)
+        if verdict == "close":
             self._end_match("abandoned", now)
-            return True
-        if self.paused_at is None and t.idle_pause > 0:
-            if self.empty_since + t.idle_pause <= now + EARLY:
-                self.paused_at = now
-        return self.paused_at is not None
+        return verdict != "running"
 
     def _wake(self, now: float) -> None:
         """Someone is back: a paused table goes on, every clock as it stood at the pause."""
-        if self.paused_at is not None:
-            self._shift(max(0.0, now - self.paused_at))
-        self.empty_since = self.paused_at = None
+        paused = self.idle.wake(now)
+        if paused:
+            self._shift(paused)
 
     def _shift(self, seconds: float) -> None:
         """Push every deadline standing `seconds` later (the time nobody's clock ran)."""
         for seat in self.seats:
-            if not math.isinf(seat.prompt_at):
-                seat.prompt_at += seconds
+            seat.clock.shift(seconds)
             if seat.gone_at is not None:
                 seat.gone_at += seconds
             if seat.bot_arrives is not None:
@@ -1314,11 +1185,11 @@ class TableCore(Generic[M]):
 
     def idle_seconds(self, now: float) -> float | None:
         """How long nobody has been connected to this playing table (None: someone is)."""
-        return None if self.empty_since is None else max(0.0, now - self.empty_since)
+        return self.idle.seconds(now)
 
     @property
     def paused(self) -> bool:
-        return self.paused_at is not None
+        return self.idle.paused
 
     # ----- inputs: the server's host (`zhuoji admin`) -----
 
@@ -1343,7 +1214,7 @@ class TableCore(Generic[M]):
         elif self.state == "playing" and not self.frozen:
             for member in list(self.members):
                 self._error(member, codes.TABLE_CLOSED, why, None)
-            self.paused_at = None
+            self.idle.paused_at = None
             self._end_match("abandoned", now)
             self.linger_until = now
         else:
@@ -1411,8 +1282,7 @@ class TableCore(Generic[M]):
         self.round_done = False
         self.action_idx = 0
         for seat in self.seats:
-            seat.bank = self.s.bank_seconds
-            seat.answered_seq = seat.prompted_seq = -1
+            seat.clock.new_round(self.s.bank_seconds)
         # Fair deal: commit to the whole deal order with a secret salt, revealed at the end.
         self.salt = self._new_salt()
         self.commitment = commitment(r.deal_order, self.salt)
@@ -1488,7 +1358,7 @@ class TableCore(Generic[M]):
                         }
                     )
                 )
-            self.seats[action.seat].answered_seq = answered
+            self.seats[action.seat].clock.answered_seq = answered
             by = reason or ("bot" if self.seats[action.seat].kind == "bot" else "player")
             self.tally["action:" + by] += 1
             ops.append(
@@ -1704,25 +1574,23 @@ class TableCore(Generic[M]):
         if r is None or r.phase is Phase.OVER or self.state != "playing":
             return
         for index in self._asked():
-            if self.seats[index].prompted_seq == self.decision_seq:
+            if self.seats[index].clock.prompted_seq == self.decision_seq:
                 yield index
 
     def _seat_deadlines(self, index: int) -> tuple[float | None, float | None]:
         """(when the seat's clock runs out, when a server bot in it moves); neither while its
         prompt waits to go out."""
-        seat = self.seats[index]
-        if math.isinf(seat.prompt_at):
+        seat, clock = self.seats[index], self.seats[index].clock
+        if clock.waiting:
             return None, None
-        deadline: float | None = None
-        if self.s.turn_seconds > 0 or self.s.bank_seconds > 0:
-            deadline = seat.prompt_at + self.s.turn_seconds + seat.bank
+        deadline = clock.deadline(self.s.turn_seconds) if self._timed else None
         if not seat.connected:
-            since = max(seat.prompt_at, seat.gone_at or seat.prompt_at)
+            since = max(clock.prompt_at, seat.gone_at or clock.prompt_at)
             grace = since + self.timing.disconnect_grace
             deadline = grace if deadline is None else min(deadline, grace)
         bot_at = None
         if seat.kind == "bot" and seat.bot_here and not seat.auto:
-            bot_at = seat.prompt_at + self.bot_delay
+            bot_at = clock.prompt_at + self.bot_delay
             r = self.round
             if r is not None and r.phase in WINDOW_PHASES and self.window_until is not None:
                 bot_at = max(bot_at, self._window_middle())
@@ -1738,16 +1606,16 @@ class TableCore(Generic[M]):
             if self._plays_at_once(index):
                 continue  # the server answers for it (in a held window: at its middle)
             seat = self.seats[index]
-            fresh = seat.prompted_seq != self.decision_seq
-            if fresh:
-                seat.prompted_seq, seat.prompt_at = self.decision_seq, math.inf
-            elif index != resend:
+            fresh = seat.clock.prompt(self.decision_seq)
+            if not fresh and index != resend:
                 continue
             sends: list[Send[M]] = []
             if seat.member is not None:
-                start = now if math.isinf(seat.prompt_at) else seat.prompt_at
-                clock = self.s.turn_seconds > 0 or self.s.bank_seconds > 0
-                deadline = start + self.s.turn_seconds + seat.bank if clock else None
+                deadline = (
+                    seat.clock.deadline(self.s.turn_seconds, sending_at=now)
+                    if self._timed
+                    else None
+                )
                 item = PromptItem(
                     self.id,
                     self.decision_seq,
@@ -1755,7 +1623,7 @@ class TableCore(Generic[M]):
                     actions_of(r, index),
                     _choice(r.default_action(index)),
                     None if deadline is None else max(0, int((deadline - now) * 1000)),
-                    None if deadline is None else int(seat.bank * 1000),
+                    None if deadline is None else int(seat.clock.bank * 1000),
                 )
                 frame = view_for(item, index)
                 if frame is not None:
@@ -1783,14 +1651,11 @@ class TableCore(Generic[M]):
                 self.window_open_at = now
                 self.window_until = now + self.s.claim_min_ms / 1000
             return
-        if self.seats[index].prompted_seq == seq:
-            self.seats[index].prompt_at = now
+        self.seats[index].clock.started(seq, now)
 
     def _done(self) -> list[Effect]:
-        if self.members or self.state != "playing" or self.frozen:
-            self.empty_since = self.paused_at = None
-        elif self.empty_since is None:
-            self.empty_since = self._now  # the last one left: the idle limits count from now
+        anyone = bool(self.members) or self.state != "playing" or self.frozen
+        self.idle.update(anyone=anyone, now=self._now)
         self._wait_changed()
         out, self._out = self._out, []
         return out
