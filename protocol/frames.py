@@ -5,7 +5,7 @@ The server keeps its table events as dicts (the log it stores, replays and proje
 events from the engine, and `table`, `match_started`, `seat_status`, … numbered by the table);
 `encode` validates such a dict against its model before it leaves, so no frame goes out that the
 protocol does not define. Frames that are not logged are built here directly. A frame is encoded
-once per viewer class (`server.projection.view_key`), not once per connection.
+once per viewer class (`server.table.projection.view_key`), not once per connection.
 
 The text holds exactly the fields that were given (`exclude_unset`): an `error` without `ref`
 has no `ref` key, a `drew` with `tile` null keeps it, as before.
