@@ -101,6 +101,7 @@ from rules.round import Phase, Round, legal_actions, step
 from rules.tiles import parse_tile, tile_name
 from server import store as st
 from server.credentials import new_salt, new_token, password_matches, token_key
+from server.table.between import Between, Wait
 from server.table.clock import Idleness, SeatClock
 from server.table.effects import (
     Accepted,
@@ -127,6 +128,7 @@ from server.table.projection import (
     view_key,
 )
 from server.table.settings import Settings, Timing
+from server.table.window import ClaimWindow, HeldAnswer
 
 LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
@@ -166,8 +168,6 @@ class SeatState(Generic[M]):
     # A claim window timed out: the seat's later claims are answered by the policy at once
     # until it moves again. Not announced (nor 托管): that would tell who could claim.
     quiet_auto: bool = False
-    next_ready: bool = False  # between rounds: the player sent `next_round`
-    rematch: bool = False  # after the match: the player asked for a rematch
 
     @property
     def connected(self) -> bool:
@@ -217,10 +217,7 @@ class TableCore(Generic[M]):
         # or not anyone may claim; answers meanwhile are checked and held (`held`), and played
         # when it closes. So the round a member can ask about (`sync`, `act`) is the same
         # whoever holds what.
-        self.held: dict[int, tuple[Action, str | None, int, str]] = {}
-        self.window_pending = False  # the window's event waits to go out
-        self.window_open_at: float | None = None  # when it went out
-        self.window_until: float | None = None  # when it may close (None: not held)
+        self.window: ClaimWindow[Action] = ClaimWindow(settings.claim_min_ms / 1000)
         # Spectators come and go unstored: a coalesced count frame (`spectators`).
         self.spectators_shown = 0
         self.spectators_due: float | None = None
@@ -228,14 +225,12 @@ class TableCore(Generic[M]):
         self.watcher_names: dict[M, str | None] = {}
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         # Between rounds (`between`): the round to come starts when no seat holds it up, or at
-        # `next_round_at` (None: no limit). `_wait_sent` is the last `between_rounds` state sent.
-        self.between = False
+        # `next_round_at` (None: no limit); after the match, the rematch vote.
+        self.between = Between(timing.disconnect_grace)
         # What happened, counted for the server's metrics (the shell takes and clears it after
         # each input): "action:<by>" (player, bot, auto, timeout, disconnected), "round" (a
         # round ended), "resume:<how>" (events, snapshot, refused).
         self.tally: Counter[str] = Counter()
-        self.next_round_at: float | None = None
-        self._wait_sent: tuple[Any, ...] | None = None
         self.linger_until: float | None = None
         self.creator: M | None = None  # who created it (a waiting table goes when they leave)
         self.idle = Idleness(timing.idle_pause, timing.idle_close)  # nobody connected
@@ -262,7 +257,7 @@ class TableCore(Generic[M]):
         if self.round is not None:
             self.round.hold_empty_windows = self._hold
             if self.round.phase in WINDOW_PHASES:
-                self.window_open_at = self.window_until = now  # its minimum ran before
+                self.window.ran_before(now)
             self._advance(now)
         elif self.match.over:
             self._end_match("finished", now)
@@ -377,16 +372,8 @@ class TableCore(Generic[M]):
             times += self.idle.wakeups()
             if self.idle.paused:
                 return min(times, default=None)
-        if self.between and self.state == "playing":
-            if self.next_round_at is not None:
-                times.append(self.next_round_at)
-            if self._all_ready(self._now):
-                times.append(self._now)
-            for seat in self.seats:  # an absent player stops holding the round up
-                if seat.kind == "human" and seat.member is None and seat.gone_at is not None:
-                    at = seat.gone_at + self.timing.disconnect_grace
-                    if at > self._now + EARLY:
-                        times.append(at)
+        if self.state == "playing":
+            times += self.between.wakeups(self.seats, self._now)
         for seat in self.seats:
             if seat.kind == "bot" and not seat.bot_here and seat.bot_arrives is not None:
                 times.append(seat.bot_arrives)
@@ -395,15 +382,9 @@ class TableCore(Generic[M]):
         if self.spectators_due is not None:
             times.append(self.spectators_due)
         r = self.round
-        if (
-            r is not None
-            and self.state == "playing"
-            and r.phase in WINDOW_PHASES
-            and self.window_until is not None
-        ):
-            times.append(self.window_until)
-            if any(self._plays_at_once(s) for s in self._asked()):
-                times.append(self._window_middle())
+        if r is not None and self.state == "playing" and r.phase in WINDOW_PHASES:
+            machine = any(self._plays_at_once(s) for s in self._asked())
+            times += self.window.wakeups(machine_waits=machine)
         return min(times, default=None)
 
     # ----- inputs: membership -----
@@ -788,8 +769,7 @@ class TableCore(Generic[M]):
             self._hand_seat(member, msg, now)
         elif isinstance(msg, NextRound):
             index = self._seated(member, msg.type)
-            if index is not None and self.between and not self.seats[index].next_ready:
-                self.seats[index].next_ready = True
+            if index is not None and self.between.mark_ready(index):
                 self._emit(Accepted(member))  # it answers the wait, as a move its prompt
         elif isinstance(msg, Rematch):
             self._rematch_vote(member)
@@ -939,8 +919,8 @@ class TableCore(Generic[M]):
                 self._came_back(index, now)
         if self.spectators_due is not None and self.spectators_due <= now + EARLY:
             self._send_spectators(now)
-        if self._next_round_due(now):
-            self.between, self.next_round_at = False, None
+        if self.state == "playing" and self.between.due(self.seats, now):
+            self.between.end()
             self._start_round(now)
         self._moves_due(now)
         return self._done()
@@ -970,8 +950,8 @@ class TableCore(Generic[M]):
         if r is None or r.phase is Phase.OVER or self.state != "playing":
             return
         moved = False
-        if r.phase in WINDOW_PHASES and self.window_until is not None:
-            if self._window_middle() <= now + EARLY:
+        if r.phase in WINDOW_PHASES and self.window.timed():
+            if self.window.middle() <= now + EARLY:
                 for index in self._asked():
                     if self.round is not r or r.phase not in WINDOW_PHASES:
                         break  # the window closed (it was no longer held)
@@ -999,34 +979,20 @@ class TableCore(Generic[M]):
             elif bot_at is not None and bot_at <= now + EARLY:
                 self._play_bot(index, now)
                 moved = True
-        if (
-            self.round is r
-            and r.phase in WINDOW_PHASES
-            and self.window_until is not None
-            and self.window_until <= now + EARLY
-        ):
+        if self.round is r and r.phase in WINDOW_PHASES and self.window.due(now):
             self._close_window(now)
             moved = True
         if moved:
             self._advance(now)
-
-    def _window_middle(self) -> float:
-        """When the machine answers a held claim window (bots, 托管): after its event has gone
-        out, so that no frame waits on a policy's thinking, and before it closes."""
-        opened = self.window_open_at
-        assert opened is not None
-        return opened + self.s.claim_min_ms / 2000
 
     def _close_window(self, now: float) -> None:
         """The claim window's minimum is over: the answers held are played, in order, and a
         window nobody could claim in closes."""
         r = self.round
         assert r is not None
-        self.window_open_at = self.window_until = None
-        held, self.held = self.held, {}
-        for action, reason, answered, phase in held.values():
-            new = r.apply(action)  # checked when it was held; the round has not moved since
-            self._record(action, new, answered, phase, now, reason=reason)
+        for held in self.window.close():
+            new = r.apply(held.action)  # checked when it was held; the round has not moved since
+            self._record(held.action, new, held.answered, held.phase, now, reason=held.reason)
         if r.phase in WINDOW_PHASES and not r.awaiting():
             mark = len(r.events)
             r.resolve_window()
@@ -1045,16 +1011,14 @@ class TableCore(Generic[M]):
         r = self.round
         if r is None:
             return []
-        return [s for s in r.awaiting() if s not in self.held]
+        return [s for s in r.awaiting() if s not in self.window.held]
 
     def _window_held(self, now: float) -> bool:
         """A claim window whose minimum is still running (answers wait for its end)."""
         r = self.round
         if r is None or r.phase not in WINDOW_PHASES or not self._hold:
             return False
-        if self.window_pending:
-            return True
-        return self.window_until is not None and now + EARLY < self.window_until
+        return self.window.holds(now)
 
     def _move(self, index: int, action: Action, reason: str | None, now: float) -> None:
         """Play a seat's move, or (in a held claim window) check it and hold it until the
@@ -1064,7 +1028,7 @@ class TableCore(Generic[M]):
         answered, phase = self.decision_seq, r.phase.value
         if self._window_held(now):
             step(r, action)  # on a copy: only to check it
-            self.held[index] = (action, reason, answered, phase)
+            self.window.hold(index, HeldAnswer(action, reason, answered, phase))
             self.seats[index].clock.answered_seq = answered
             return
         new = r.apply(action)
@@ -1117,8 +1081,7 @@ class TableCore(Generic[M]):
             return self._done()
         self.frozen = True
         self.state = "abandoned"
-        self.between = False
-        self.next_round_at = None
+        self.between.end()
         self._emit(
             Write([st.op_end_table(self.id, "abandoned", self.scores, self.round_no, self._wall)])
         )
@@ -1179,8 +1142,7 @@ class TableCore(Generic[M]):
                 seat.gone_at += seconds
             if seat.bot_arrives is not None:
                 seat.bot_arrives += seconds
-        if self.next_round_at is not None:
-            self.next_round_at += seconds
+        self.between.shift(seconds)
         self.pacer.hold_until += seconds
 
     def idle_seconds(self, now: float) -> float | None:
@@ -1277,8 +1239,7 @@ class TableCore(Generic[M]):
         seed = str(self.match.round_seed(self.round_no))
         self.round = r
         r.hold_empty_windows = self._hold  # claim windows close by the core's clock
-        self.held = {}
-        self.window_pending, self.window_open_at, self.window_until = False, None, None
+        self.window.reset()
         self.round_done = False
         self.action_idx = 0
         for seat in self.seats:
@@ -1417,55 +1378,29 @@ class TableCore(Generic[M]):
         """The settlement sheet is up: wait for the players (`next_round`), at most
         `next_round_seconds`. The round starts at a tick, never inside the input that ended
         the last one (a table of bots and 托管 seats plays one round per step)."""
-        self.between = True
-        limit = self.s.next_round_seconds
-        self.next_round_at = now + limit if limit > 0 else None
-        for seat in self.seats:
-            seat.next_ready = False
-
-    def _ready(self, index: int, now: float) -> bool:
-        """Whether seat `index` lets the next round (or the rematch) start."""
-        seat = self.seats[index]
-        if seat.kind != "human":
-            return True
-        if self.state != "playing":  # the rematch: each player asks for it
-            return seat.rematch and seat.member is not None
-        if seat.auto:
-            return True
-        if seat.member is None:
-            gone = seat.gone_at
-            return gone is None or gone + self.timing.disconnect_grace <= now + EARLY
-        return seat.next_ready
+        self.between.begin(now, self.s.next_round_seconds)
 
     def _all_ready(self, now: float) -> bool:
-        return all(self._ready(i, now) for i in range(4))
+        """Whether no seat holds up the next round (or the rematch, after the match)."""
+        return self.between.all_ready(self.seats, now, playing=self.state == "playing")
 
-    def _wait_state(self, now: float) -> tuple[Any, ...] | None:
-        """What `between_rounds` says now (None: no wait): (round, ready, deadline, rematch)."""
+    def _wait_state(self, now: float) -> Wait | None:
+        """What `between_rounds` says now (None: no wait)."""
         if self.frozen:
             return None
-        if self.state == "playing" and self.between:
-            return (
-                self.round_no + 1,
-                tuple(self._ready(i, now) for i in range(4)),
-                self.next_round_at,
-                False,
-            )
-        if self.state == "finished" and any(s.rematch for s in self.seats):
-            return (1, tuple(self._ready(i, now) for i in range(4)), None, True)
-        return None
+        return self.between.wait(self.seats, now, round_no=self.round_no, state=self.state)
 
-    def _wait_frame(self, state: tuple[Any, ...]) -> dict[str, Any]:
-        round_no, ready, deadline, rematch = state
+    def _wait_frame(self, wait: Wait) -> dict[str, Any]:
+        deadline = wait.deadline
         left = None if deadline is None else max(0, int((deadline - self._now) * 1000))
         return {
             "type": "between_rounds",
             "table": self.id,
             "seq": self.seq,
-            "round_no": round_no,
-            "ready": list(ready),
+            "round_no": wait.round_no,
+            "ready": list(wait.ready),
             "deadline_ms": left,
-            "rematch": rematch,
+            "rematch": wait.rematch,
         }
 
     def _send_wait(self, to: tuple[M, ...]) -> None:
@@ -1477,17 +1412,10 @@ class TableCore(Generic[M]):
     def _wait_changed(self) -> None:
         """After every input: everyone at the table is told when the wait changed."""
         state = self._wait_state(self._now)
-        if state == self._wait_sent:
+        if not self.between.changed(state):
             return
-        self._wait_sent = state
         if state is not None and self.members:
             self._paced([Send(tuple(self.members), self._wait_frame(state))], event=False)
-
-    def _next_round_due(self, now: float) -> bool:
-        if not (self.between and self.state == "playing"):
-            return False
-        at = self.next_round_at
-        return (at is not None and at <= now + EARLY) or self._all_ready(now)
 
     def _rematch_vote(self, member: M) -> None:
         index = self._seated(member, "rematch")
@@ -1496,7 +1424,7 @@ class TableCore(Generic[M]):
         if self.state != "finished":
             self._error(member, codes.NOT_FINISHED, "the match is not over", "rematch")
             return
-        self.seats[index].rematch = True
+        self.between.votes.add(index)
         self._maybe_rematch()
 
     def _maybe_rematch(self) -> None:
@@ -1511,7 +1439,8 @@ class TableCore(Generic[M]):
             if mover is not None:
                 self.members.pop(mover, None)
                 self._emit(Unbind(mover))
-            seat.member, seat.away, seat.rematch = None, False, False
+            seat.member, seat.away = None, False
+        self.between.votes.clear()
         self._emit(StartRematch(self.s, tuple(seats)))
         self._remove_if_idle()
 
@@ -1545,8 +1474,7 @@ class TableCore(Generic[M]):
 
     def _end_match(self, reason: str, now: float) -> None:
         self.state = "finished" if reason == "finished" else "abandoned"
-        self.between = False
-        self.next_round_at = None
+        self.between.end()
         event = self._event(
             {
                 "type": "match_ended",
@@ -1592,8 +1520,8 @@ class TableCore(Generic[M]):
         if seat.kind == "bot" and seat.bot_here and not seat.auto:
             bot_at = clock.prompt_at + self.bot_delay
             r = self.round
-            if r is not None and r.phase in WINDOW_PHASES and self.window_until is not None:
-                bot_at = max(bot_at, self._window_middle())
+            if r is not None and r.phase in WINDOW_PHASES and self.window.timed():
+                bot_at = max(bot_at, self.window.middle())
         return deadline, bot_at
 
     def _send_prompts(self, now: float, *, resend: int | None = None) -> None:
@@ -1646,10 +1574,8 @@ class TableCore(Generic[M]):
         """A prompt went out: its seat's clock starts (if it still waits on that decision)."""
         index, seq = stamp
         if index == WINDOW:
-            if seq == self.decision_seq and self.window_pending:
-                self.window_pending = False
-                self.window_open_at = now
-                self.window_until = now + self.s.claim_min_ms / 1000
+            if seq == self.decision_seq and self.window.pending:
+                self.window.opened(now)
             return
         self.seats[index].clock.started(seq, now)
 
@@ -1704,7 +1630,7 @@ class TableCore(Generic[M]):
                 and event["seq"] == self.decision_seq
             )
             if window:
-                self.window_pending, self.window_open_at, self.window_until = True, None, None
+                self.window.announced()
             self._broadcast(
                 event,
                 exclude=exclude,

@@ -343,7 +343,7 @@ def test_a_window_nobody_could_claim_open_at_a_stop_closes_after_the_restart(
             (r := shell.core.round) is not None
             and r.phase is Phase.CLAIM
             and not r.claim_options
-            and shell.core.window_until is not None
+            and shell.core.window.until is not None
             and r.discard_count[0] + r.discard_count[1] > 3
         )
     )

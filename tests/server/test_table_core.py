@@ -733,9 +733,9 @@ def test_zero_seconds_waits_for_everyone_and_an_absent_player_for_the_grace() ->
     shell.input(shell.core.gone("host", gone_at, left=False))
     assert shell.core.next_wakeup() == gone_at + 5
     shell.run_until(gone_at + 4.9)
-    assert shell.core.between and shell.core.round_no == 2
+    assert shell.core.between.active and shell.core.round_no == 2
     shell.run_until(gone_at + 5)
-    assert shell.core.round_no == 3 and not shell.core.between
+    assert shell.core.round_no == 3 and not shell.core.between.active
 
 
 def test_a_restart_during_the_wait_resumes_the_wait(tmp_path: Path) -> None:
@@ -743,7 +743,7 @@ def test_a_restart_during_the_wait_resumes_the_wait(tmp_path: Path) -> None:
     shell = Shell(db=db, rounds=2, next_round_seconds=30, timing=Timing(disconnect_grace=5.0))
     host_and_bots(shell)
     play_round(shell)
-    assert shell.core.between
+    assert shell.core.between.active
     token = shell.of("host", "joined")[0]["token"]
     store = Store(db)
     try:
@@ -758,7 +758,7 @@ def test_a_restart_during_the_wait_resumes_the_wait(tmp_path: Path) -> None:
     again = Shell(timing=Timing(disconnect_grace=5.0))
     again.core, again.now = core, now
     again.input(core.resumed(now))
-    assert core.between and core.round is None and core.round_no == 1
+    assert core.between.active and core.round is None and core.round_no == 1
     assert core.next_wakeup() == now + 5, "the player away is waited for, as ever"
     again.now = now + 2
     again.input(core.resume("host", token_key(token), token, None, again.now))

@@ -4,8 +4,11 @@ each on its own on a fake clock: none reads a clock or calls back into the core.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
+from server.table.between import Between, Wait
 from server.table.clock import Idleness, SeatClock
+from server.table.window import ClaimWindow, HeldAnswer
 
 # ----- a seat's clock -----
 
@@ -74,3 +77,91 @@ def test_a_limit_of_zero_never_comes() -> None:
     idle.update(anyone=False, now=0.0)
     assert idle.wakeups() == [] and idle.check(1e9) == "running"
     assert idle.wake(5.0) == 0.0
+
+
+# ----- the claim window -----
+
+
+def test_a_window_holds_answers_from_its_event_until_its_minimum_is_over() -> None:
+    w: ClaimWindow[str] = ClaimWindow(minimum=0.5)
+    assert not w.holds(0.0) and not w.timed() and w.wakeups(machine_waits=True) == []
+    w.announced()
+    assert w.holds(0.0) and w.holds(1e9), "its minimum has not started: it waits to go out"
+    w.opened(100.0)
+    assert w.wakeups(machine_waits=False) == [100.5]
+    assert w.wakeups(machine_waits=True) == [100.5, 100.25]  # the machine answers mid-way
+    assert w.holds(100.49) and not w.due(100.49)
+    w.hold(2, HeldAnswer("peng", None, 7, "claim"))
+    w.hold(1, HeldAnswer("pass", "auto", 7, "claim"))
+    assert w.due(100.5) and not w.holds(100.5)
+    assert [(a.action, a.reason) for a in w.close()] == [("peng", None), ("pass", "auto")]
+    assert w.held == {} and not w.timed()
+
+
+def test_after_a_restart_a_window_may_close_at_once_and_a_new_round_has_none() -> None:
+    w: ClaimWindow[str] = ClaimWindow(minimum=0.5)
+    w.ran_before(10.0)
+    assert w.due(10.0) and w.middle() == 10.25
+    w.hold(0, HeldAnswer("pass", None, 3, "claim"))
+    w.reset()
+    assert (w.held, w.pending, w.open_at, w.until) == ({}, False, None, None)
+
+
+# ----- between rounds and the rematch vote -----
+
+
+@dataclass
+class _Seat:
+    kind: str
+    member: object | None = "conn"
+    auto: bool = False
+    gone_at: float | None = None
+
+
+def test_the_next_round_waits_for_players_at_their_seats_only() -> None:
+    b = Between(grace=20.0)
+    player, away, auto = _Seat("human"), _Seat("human", None, gone_at=100.0), _Seat("human")
+    auto.auto = True
+    seats = [player, away, auto, _Seat("bot", None)]
+    b.begin(now=100.0, limit=0.0)
+    assert b.next_round_at is None  # no limit
+    assert [b.ready(i, s, 101.0, playing=True) for i, s in enumerate(seats)] == [
+        False,  # at the table, has not said
+        False,  # away, within the grace
+        True,  # 托管
+        True,  # a bot
+    ]
+    assert b.wakeups(seats, 101.0) == [120.0]  # when the away player stops holding it up
+    assert b.mark_ready(0) and not b.mark_ready(0)  # news once
+    assert not b.due(seats, 119.0) and b.due(seats, 120.0)
+    b.end()
+    assert not b.active and not b.due(seats, 1e9) and b.wakeups(seats, 1e9) == []
+    assert not b.mark_ready(1), "no wait: nothing to be ready for"
+
+
+def test_the_wait_has_a_limit_and_is_announced_when_it_changes() -> None:
+    b = Between(grace=20.0)
+    seats = [_Seat("human"), _Seat("bot"), _Seat("bot"), _Seat("bot")]
+    b.begin(now=100.0, limit=30.0)
+    assert b.wakeups(seats, 100.0) == [130.0] and b.due(seats, 130.0)
+    wait = b.wait(seats, 100.0, round_no=2, state="playing")
+    assert wait == Wait(3, (False, True, True, True), 130.0, False)
+    assert b.changed(wait) and not b.changed(wait)
+    b.shift(5.0)
+    assert b.next_round_at == 135.0
+    b.end()
+    assert b.wait(seats, 100.0, round_no=2, state="playing") is None
+
+
+def test_a_rematch_needs_every_player_asking_and_there() -> None:
+    b = Between(grace=20.0)
+    seats = [_Seat("human"), _Seat("human"), _Seat("bot"), _Seat("bot")]
+    assert b.wait(seats, 0.0, round_no=4, state="finished") is None  # nobody asked
+    b.votes.add(0)
+    assert b.wait(seats, 0.0, round_no=4, state="finished") == Wait(
+        1, (True, False, True, True), None, True
+    )
+    b.votes.add(1)
+    assert b.all_ready(seats, 0.0, playing=False)
+    seats[1].member = None  # asked, then went
+    assert not b.all_ready(seats, 0.0, playing=False)
