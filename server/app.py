@@ -51,8 +51,8 @@ from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import hash_password, token_key
 from server.metrics import Metrics
 from server.store import Op, Store
-from server.table.core import LOG_KEEP
 from server.table.effects import RematchSeat
+from server.table.fanout import LOG_KEEP
 from server.table.inputs import Command, Create, Gone, Join, Leave, OpenRematch, Resume, Stop
 from server.table.projection import ErrorItem, view_for
 from server.table.settings import Settings, Timing

@@ -73,19 +73,21 @@ The deadlines:
 
 from __future__ import annotations
 
-import math
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar, cast
 
-from protocol import codes
+from pydantic import BaseModel
+
+from protocol import codes, frames
 from protocol.codes import Close as CloseCode
 from protocol.messages import (
     Act,
     AddBot,
     Auto,
+    BetweenRounds,
     HandSeat,
     NextRound,
     Rematch,
@@ -117,26 +119,26 @@ from server.table.effects import (
     Unbind,
     Write,
 )
-from server.table.fanout import EARLY, Pacer, Stamp
+from server.table.fanout import EARLY, EventLog, Pacer, SpectatorCount, Stamp, view_groups
 from server.table.projection import (
     ErrorItem,
+    Frame,
     Item,
     PromptItem,
     SnapshotItem,
     Viewer,
     view_for,
-    view_key,
 )
 from server.table.settings import Settings, Timing
 from server.table.window import ClaimWindow, HeldAnswer
 
-LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
 WINDOW_PHASES = (Phase.CLAIM, Phase.ROB)
 WINDOW = -1  # the stamp's "seat" of a claim window's opening event
-SPECTATORS_EVERY = 0.5  # seconds: at most one `spectators` count frame per table this often
 
 M = TypeVar("M", bound=Hashable)
+# Why the server played a seat's move (`auto_played`; a counter of the metrics).
+AutoReason = Literal["timeout", "disconnected", "auto"]
 
 
 def weekday_of(wall: float) -> int:
@@ -196,11 +198,10 @@ class TableCore(Generic[M]):
         self.seats: list[SeatState[M]] = [SeatState() for _ in range(4)]
         self.members: dict[M, int | None] = {}  # who is at the table: seat, or None (watching)
         self.state = "waiting"  # waiting | playing | finished | abandoned
-        self.seq = 0
+        self.events = EventLog(table_id)  # the numbered events (`seq`), the last kept
         # The seq of the last round event: the decision the round waits on. A prompt quotes it,
         # and stays good while other events (a seat's connection, a spectator) come and go.
         self.decision_seq = 0
-        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
         self.round: Round | None = None
         # Rounds, running scores and the deal passing (§8.3) are the rules core's `Match`.
         self.match = Match(settings.options, settings.rounds, seed=seed, base=settings.base)
@@ -219,9 +220,7 @@ class TableCore(Generic[M]):
         # whoever holds what.
         self.window: ClaimWindow[Action] = ClaimWindow(settings.claim_min_ms / 1000)
         # Spectators come and go unstored: a coalesced count frame (`spectators`).
-        self.spectators_shown = 0
-        self.spectators_due: float | None = None
-        self.spectators_sent_at = -math.inf
+        self.spectator_count = SpectatorCount()
         self.watcher_names: dict[M, str | None] = {}
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         # Between rounds (`between`): the round to come starts when no seat holds it up, or at
@@ -245,7 +244,7 @@ class TableCore(Generic[M]):
         """Go on after a restart: everyone is told the seats wait, the server's bots come back
         at the next tick, and the match continues where it stood."""
         self._begin(now, wall)
-        event = self._event({"type": "table", "info": self.info()})
+        event = self._logged(frames.table_update(self.id, self.seq + 1, self.info()))
         self._commit([event], [], now, round_no=0)
         for index, seat in enumerate(self.seats):
             if seat.kind == "bot":
@@ -270,6 +269,11 @@ class TableCore(Generic[M]):
         return self._done()
 
     # ----- reading -----
+
+    @property
+    def seq(self) -> int:
+        """The number of the table's last event."""
+        return self.events.seq
 
     @property
     def round_no(self) -> int:
@@ -379,8 +383,8 @@ class TableCore(Generic[M]):
                 times.append(seat.bot_arrives)
         for index in self._prompted():
             times += [t for t in self._seat_deadlines(index) if t is not None]
-        if self.spectators_due is not None:
-            times.append(self.spectators_due)
+        if self.spectator_count.due is not None:
+            times.append(self.spectator_count.due)
         r = self.round
         if r is not None and self.state == "playing" and r.phase in WINDOW_PHASES:
             machine = any(self._plays_at_once(s) for s in self._asked())
@@ -583,17 +587,7 @@ class TableCore(Generic[M]):
         return token
 
     def _welcome(self, member: M, seat: int | None, token: str | None) -> None:
-        self._frame(
-            member,
-            {
-                "type": "joined",
-                "table": self.id,
-                "seq": self.seq,
-                "seat": seat,
-                "token": token,
-                "resume": "snapshot",
-            },
-        )
+        self._frame(member, frames.joined(self.id, self.seq, seat, token, "snapshot"))
         self._send(member, seat, self._snapshot())
         self._send_wait((member,))
 
@@ -635,31 +629,14 @@ class TableCore(Generic[M]):
             and (last_seq > seat.restored_seq)
         )
         seat.restored_seq = None
-        catch_up = (
-            last_seq is not None
-            and not unknown
-            and (
-                last_seq == self.seq
-                or (bool(self.log) and self.log[0]["seq"] - 1 <= last_seq < self.seq)
-            )
-        )
+        missed = None if last_seq is None or unknown else self.events.since(last_seq)
+        catch_up = missed is not None
         self.tally["resume:events" if catch_up else "resume:snapshot"] += 1
-        self._frame(
-            member,
-            {
-                "type": "joined",
-                "table": self.id,
-                "seq": self.seq,
-                "seat": index,
-                "token": token,
-                "resume": "events" if catch_up else "snapshot",
-            },
-        )
-        if catch_up:
-            assert last_seq is not None
-            for event in self.log:
-                if event["seq"] > last_seq:
-                    self._send(member, index, event)
+        how: Literal["events", "snapshot"] = "events" if catch_up else "snapshot"
+        self._frame(member, frames.joined(self.id, self.seq, index, token, how))
+        if missed is not None:
+            for event in missed:
+                self._send(member, index, event)
         else:
             self._send(member, index, self._snapshot())
         self._send_wait((member,))
@@ -697,7 +674,7 @@ class TableCore(Generic[M]):
         self._emit(Unbind(member))
         if index is None:
             if left:
-                self._frame(member, {"type": "left", "table": self.id})
+                self._frame(member, frames.left(self.id))
             if not self.frozen:
                 self._spectators_changed(now)
         else:
@@ -706,7 +683,7 @@ class TableCore(Generic[M]):
                 return self._done()
             seat.member = None
             if left:
-                self._frame(member, {"type": "left", "table": self.id})
+                self._frame(member, frames.left(self.id))
             if self.frozen:
                 pass
             elif self.state == "waiting" and member == self.creator:
@@ -835,7 +812,7 @@ class TableCore(Generic[M]):
     def _start_match(self, now: float) -> None:
         self.state = "playing"
         names = [seat.name or "" for seat in self.seats]
-        event = self._event({"type": "match_started", "rounds": self.s.rounds, "names": names})
+        event = self._logged(frames.match_started(self.id, self.seq + 1, self.s.rounds, names))
         keys = [s.token_key for s in self.seats]
         self._commit(
             [event],
@@ -917,7 +894,8 @@ class TableCore(Generic[M]):
             if seat.kind == "bot" and arrives is not None and arrives <= now + EARLY:
                 seat.bot_arrives, seat.bot_here = None, True
                 self._came_back(index, now)
-        if self.spectators_due is not None and self.spectators_due <= now + EARLY:
+        due = self.spectator_count.due
+        if due is not None and due <= now + EARLY:
             self._send_spectators(now)
         if self.state == "playing" and self.between.due(self.seats, now):
             self.between.end()
@@ -927,18 +905,18 @@ class TableCore(Generic[M]):
 
     def _spectators_changed(self, now: float) -> None:
         """A spectator came or went: the count goes out once the last one is old enough."""
-        if self.spectators_due is None:
-            self.spectators_due = max(now, self.spectators_sent_at + SPECTATORS_EVERY)
+        self.spectator_count.changed(now)
 
     def _send_spectators(self, now: float) -> None:
         """The spectator count to every member, unstored and unnumbered (it carries the
         table's current `seq`, as a snapshot does), if it changed since the last one."""
-        self.spectators_due = None
-        count = len(self.spectators)
-        if count == self.spectators_shown or self.frozen:
+        if self.frozen:
+            self.spectator_count.due = None
             return
-        self.spectators_shown, self.spectators_sent_at = count, now
-        frame = {"type": "spectators", "table": self.id, "seq": self.seq, "count": count}
+        count = len(self.spectators)
+        if not self.spectator_count.take(now, count):
+            return
+        frame = frames.spectators(self.id, self.seq, count)
         if self.members:
             self._paced([Send(tuple(self.members), frame)], event=False)
 
@@ -966,7 +944,7 @@ class TableCore(Generic[M]):
                 continue
             deadline, bot_at = self._seat_deadlines(index)
             if deadline is not None and deadline <= now + EARLY:
-                reason = "disconnected" if not seat.connected else "timeout"
+                reason: AutoReason = "disconnected" if not seat.connected else "timeout"
                 if r.phase is Phase.TURN:
                     if not seat.auto:
                         seat.auto = True
@@ -992,7 +970,8 @@ class TableCore(Generic[M]):
         assert r is not None
         for held in self.window.close():
             new = r.apply(held.action)  # checked when it was held; the round has not moved since
-            self._record(held.action, new, held.answered, held.phase, now, reason=held.reason)
+            reason = cast(AutoReason | None, held.reason)  # one of them, as it was held
+            self._record(held.action, new, held.answered, held.phase, now, reason=reason)
         if r.phase in WINDOW_PHASES and not r.awaiting():
             mark = len(r.events)
             r.resolve_window()
@@ -1020,7 +999,7 @@ class TableCore(Generic[M]):
             return False
         return self.window.holds(now)
 
-    def _move(self, index: int, action: Action, reason: str | None, now: float) -> None:
+    def _move(self, index: int, action: Action, reason: AutoReason | None, now: float) -> None:
         """Play a seat's move, or (in a held claim window) check it and hold it until the
         window closes. Raises IllegalAction, changing nothing, if the move is illegal."""
         r = self.round
@@ -1043,7 +1022,7 @@ class TableCore(Generic[M]):
             self.auto_policies[index] = policy
         return policy
 
-    def _play_policy(self, index: int, reason: str | None, now: float) -> None:
+    def _play_policy(self, index: int, reason: AutoReason | None, now: float) -> None:
         """The seat's move by its policy; its default (`Round.default_action`) only if the
         policy fails or picks an illegal move."""
         r = self.round
@@ -1097,13 +1076,8 @@ class TableCore(Generic[M]):
                     self.seq,
                 ),
             )
-        event = self._event(
-            {
-                "type": "match_ended",
-                "scores": list(self.scores),
-                "rounds_played": self.round_no,
-                "reason": "abandoned",
-            }
+        event = self._logged(
+            frames.match_ended(self.id, self.seq + 1, self.scores, self.round_no, "abandoned")
         )
         self._broadcast(event, stored=False)  # not logged: it goes with the errors
         self.linger_until = now + self.timing.finished_linger
@@ -1206,7 +1180,7 @@ class TableCore(Generic[M]):
             self._error(
                 member, codes.KICKED, f"the server's host removed you from seat {index}", None
             )
-            self._frame(member, {"type": "left", "table": self.id})
+            self._frame(member, frames.left(self.id))
             self.members.pop(member, None)
             self._emit(Unbind(member))
             seat.member = None
@@ -1282,10 +1256,12 @@ class TableCore(Generic[M]):
         return event
 
     def _event(self, d: dict[str, Any]) -> dict[str, Any]:
-        self.seq += 1
-        d["table"] = self.id
-        d["seq"] = self.seq
-        return d
+        return self.events.number(d)
+
+    def _logged(self, frame: BaseModel) -> dict[str, Any]:
+        """A table event made by its builder (`protocol.frames`, numbered `seq + 1`), as the
+        log keeps it."""
+        return self._event(frames.logged(frame))
 
     def _record(
         self,
@@ -1295,7 +1271,7 @@ class TableCore(Generic[M]):
         phase: str,
         now: float,
         *,
-        reason: str | None,
+        reason: AutoReason | None,
     ) -> None:
         """Number, store and send what an applied action caused (`action` None: a claim
         window nobody could claim in closed).
@@ -1310,13 +1286,8 @@ class TableCore(Generic[M]):
         if action is not None:
             if reason is not None and phase == "turn":
                 pre.append(
-                    self._event(
-                        {
-                            "type": "auto_played",
-                            "seat": action.seat,
-                            "act": action.act,
-                            "reason": reason,
-                        }
+                    self._logged(
+                        frames.auto_played(self.id, self.seq + 1, action.seat, action.act, reason)
                     )
                 )
             self.seats[action.seat].clock.answered_seq = answered
@@ -1390,18 +1361,12 @@ class TableCore(Generic[M]):
             return None
         return self.between.wait(self.seats, now, round_no=self.round_no, state=self.state)
 
-    def _wait_frame(self, wait: Wait) -> dict[str, Any]:
+    def _wait_frame(self, wait: Wait) -> BetweenRounds:
         deadline = wait.deadline
         left = None if deadline is None else max(0, int((deadline - self._now) * 1000))
-        return {
-            "type": "between_rounds",
-            "table": self.id,
-            "seq": self.seq,
-            "round_no": wait.round_no,
-            "ready": list(wait.ready),
-            "deadline_ms": left,
-            "rematch": wait.rematch,
-        }
+        return frames.between_rounds(
+            self.id, self.seq, wait.round_no, wait.ready, left, wait.rematch
+        )
 
     def _send_wait(self, to: tuple[M, ...]) -> None:
         """The wait as it stands, to these members (one who just came in)."""
@@ -1472,16 +1437,11 @@ class TableCore(Generic[M]):
         self._start_match(now)
         return self._done()
 
-    def _end_match(self, reason: str, now: float) -> None:
+    def _end_match(self, reason: Literal["finished", "abandoned"], now: float) -> None:
         self.state = "finished" if reason == "finished" else "abandoned"
         self.between.end()
-        event = self._event(
-            {
-                "type": "match_ended",
-                "scores": list(self.scores),
-                "rounds_played": self.round_no,
-                "reason": reason,
-            }
+        event = self._logged(
+            frames.match_ended(self.id, self.seq + 1, self.scores, self.round_no, reason)
         )
         op = st.op_end_table(self.id, self.state, self.scores, self.round_no, self._wall)
         self._commit([event], [op], now, round_no=0)
@@ -1595,13 +1555,13 @@ class TableCore(Generic[M]):
         )
 
     def _table_changed(self, now: float, exclude: M | None = None) -> None:
-        event = self._event({"type": "table", "info": self.info()})
+        event = self._logged(frames.table_update(self.id, self.seq + 1, self.info()))
         self._commit([event], [], now, round_no=0, exclude=exclude)
 
     def _seat_changed(self, index: int, now: float) -> None:
         seat = self.seats[index]
-        event = self._event(
-            {"type": "seat_status", "seat": index, "connected": seat.connected, "auto": seat.auto}
+        event = self._logged(
+            frames.seat_status(self.id, self.seq + 1, index, seat.connected, seat.auto)
         )
         self._commit([event], [], now, round_no=self.round_no)
 
@@ -1616,7 +1576,7 @@ class TableCore(Generic[M]):
     ) -> None:
         """Log the events, write them (with `ops`), then send each member its view (paced:
         after a claim-hold event the next event waits `claim_min_ms`)."""
-        self.log.extend(events)
+        self.events.keep(events)
         ops = ops + [st.op_insert_event(self.id, round_no, e, self._wall) for e in events]
         self._emit(Write(ops))
         r = self.round
@@ -1649,19 +1609,7 @@ class TableCore(Generic[M]):
     ) -> None:
         """Every member its view of an event; each distinct view is made once. A `stored`
         event's frames wait for its write (the next tick) and for any claim hold."""
-        groups: dict[object, tuple[Viewer, list[M]]] = {}
-        for member, viewer in self.members.items():
-            if member != exclude:
-                key = view_key(item, viewer)
-                if key in groups:
-                    groups[key][1].append(member)
-                else:
-                    groups[key] = (viewer, [member])
-        sends = []
-        for viewer, members in groups.values():
-            frame = view_for(item, viewer)
-            if frame is not None:
-                sends.append(Send(tuple(members), frame))
+        sends = [Send(to, frame) for frame, to in view_groups(item, self.members, exclude)]
         self._paced(sends, event=stored, claim=claim, stamp=stamp)
 
     def _send(self, member: M, viewer: Viewer, item: Item) -> None:
@@ -1669,7 +1617,7 @@ class TableCore(Generic[M]):
         if frame is not None:
             self._frame(member, frame)
 
-    def _frame(self, member: M, frame: dict[str, Any]) -> None:
+    def _frame(self, member: M, frame: Frame) -> None:
         """A frame for one member (a reply): in order behind the others."""
         self._paced([Send((member,), frame)], event=False)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from server import store as st
+from server.table.projection import Frame
 from server.table.settings import Settings
 
 M = TypeVar("M", bound=Hashable)
@@ -32,7 +33,7 @@ class Send(Generic[M]):
     """One frame (a projected dict, the same for each of them) to these members."""
 
     to: tuple[M, ...]
-    frame: dict[str, Any]
+    frame: Frame
 
 
 @dataclass(frozen=True, slots=True)

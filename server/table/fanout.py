@@ -40,7 +40,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from server.table.projection import Item, Viewer, view_for, view_key
+from server.table.projection import Frame, Item, Viewer, view_for, view_key
 
 T = TypeVar("T")
 M = TypeVar("M", bound=Hashable)
@@ -141,7 +141,7 @@ class EventLog:
 
 def view_groups(
     item: Item, members: Mapping[M, Viewer], exclude: M | None = None
-) -> list[tuple[dict[str, Any], tuple[M, ...]]]:
+) -> list[tuple[Frame, tuple[M, ...]]]:
     """Each distinct view of `item` once, with the members who see it (none for a view that
     shows nothing): an event's frame is made once per class of viewer, not per member."""
     groups: dict[object, tuple[Viewer, list[M]]] = {}

@@ -63,8 +63,8 @@ def restore_core(
         salts=salts,
     )
     core.state = "playing"
-    core.seq = stored.seq
-    core.log.extend(stored.log)
+    core.events.seq = stored.seq
+    core.events.keep(stored.log)
     seats = row.get("seats") or []
     keys = row.get("tokens") or []
     for i, seat in enumerate(core.seats):
@@ -125,10 +125,10 @@ def _rebuild(core: TableCore[Any], stored: st.StoredTable) -> None:
         raise RebuildError(f"the stored scores {stored_scores} are not the rounds' {m.scores}")
     if m.round_no > core.s.rounds:
         raise RebuildError(f"{m.round_no} rounds of {core.s.rounds}")
-    round_seqs = [e["seq"] for e in core.log if e["type"] in ROUND_EVENT_TYPES]
+    round_seqs = [e["seq"] for e in core.events.events if e["type"] in ROUND_EVENT_TYPES]
     core.decision_seq = round_seqs[-1] if round_seqs else core.seq
     # Each seat's 托管 as last announced (a seat coming back takes it off, as ever).
-    for event in core.log:
+    for event in core.events.events:
         if event["type"] == "seat_status":
             core.seats[event["seat"]].auto = event["auto"]
 

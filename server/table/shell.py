@@ -25,11 +25,12 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 
 from protocol import frames
+from protocol.messages import Error
 from rules.options import OptionsError
 from rules.round import Round
 from server import store as st
 from server.conn import Conn, send_many
-from server.table.core import LOG_KEEP, SeatState, TableCore
+from server.table.core import SeatState, TableCore
 from server.table.effects import (
     Accepted,
     Bind,
@@ -64,7 +65,7 @@ from server.table.inputs import (
 from server.table.restore import Unrestorable, restore_core, settings_from_row
 from server.table.settings import Settings
 
-__all__ = ["LOG_KEEP", "Settings", "Table", "dumps"]
+__all__ = ["Table", "dumps"]
 
 log = logging.getLogger("zhuoji.table")
 
@@ -324,11 +325,9 @@ class Table:
     async def _perform(self, effects: list[Effect]) -> None:
         for effect in effects:
             if isinstance(effect, Send):
-                if effect.frame.get("type") == "error":
+                if isinstance(effect.frame, Error):
                     for member in effect.to:
-                        self.server.refused(
-                            member, effect.frame["code"], effect.frame.get("ref"), self.id
-                        )
+                        self.server.refused(member, effect.frame.code, effect.frame.ref, self.id)
                 if len(effect.to) == 1:
                     effect.to[0].send(dumps(effect.frame))
                 elif effect.to:

@@ -26,10 +26,12 @@ from rules.levels import policy_for
 from rules.round import Phase
 from server.credentials import hash_password, token_key
 from server.store import Store
-from server.table.core import SPECTATORS_EVERY, TableCore
+from server.table.core import TableCore
+from server.table.effects import Send
+from server.table.fanout import SPECTATORS_EVERY
 from server.table.restore import restore_core
 from server.table.settings import AUTO_LEVEL, Timing
-from tests.server.test_table_core import Shell, host_and_bots
+from tests.server.test_table_core import Shell, fields, host_and_bots
 
 PASSWORD = "芝麻"
 
@@ -138,7 +140,7 @@ def test_the_creator_hands_an_away_seat_to_a_spectator() -> None:
     assert shell.core.info()["spectators"] == 1
     # The old token takes nothing back now.
     back = shell.input(shell.core.resume("guest2", token_key(old), old, None, shell.now))
-    assert [e.frame["code"] for e in back if hasattr(e, "frame")] == ["bad_token"]
+    assert [fields(e.frame)["code"] for e in back if isinstance(e, Send)] == ["bad_token"]
 
 
 def test_a_seat_dropped_in_a_round_comes_back_with_its_token_and_its_hand() -> None:
@@ -363,6 +365,6 @@ def test_a_window_nobody_could_claim_open_at_a_stop_closes_after_the_restart(
     again.perform(core.resumed(now))
     again.settle()
     assert core.round.phase is not Phase.CLAIM or core.round.claim_tile != before.round.claim_tile
-    kinds = [e["type"] for e in core.log if e["seq"] > before.seq]
+    kinds = [e["type"] for e in core.events.events if e["seq"] > before.seq]
     following = [k for k in kinds if k not in ("table", "seat_status")]
     assert following[0] in ("drew", "exhausted"), kinds

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from protocol import frames
 from protocol.messages import Act, AddBot, Auto, TakeSeat, Watch, parse_client
 from rules.levels import policy_for
 from rules.options import make_options
@@ -35,6 +36,7 @@ from server.table.effects import (
     Unbind,
     Write,
 )
+from server.table.projection import Frame
 from server.table.restore import restore_core
 from server.table.settings import AUTO_LEVEL, Settings, Timing
 
@@ -57,6 +59,11 @@ def settings(**fields: Any) -> Settings:
     return Settings(options=make_options(base["preset"], base["overrides"]), **base)
 
 
+def fields(frame: Frame) -> dict[str, Any]:
+    """A frame's JSON fields, whether a projected event (a dict) or a model."""
+    return frame if isinstance(frame, dict) else frames.logged(frame)
+
+
 class Shell:
     """A fake shell: a fake clock, the frames each member got, the statements written, the
     server's token registry, and whether the table asked to be removed."""
@@ -72,7 +79,7 @@ class Shell:
             settings(**fields),
             seed="core-test",
             timing=timing or Timing(),
-            tokens=lambda: f"token-{next(counter)}",
+            tokens=lambda: f"token-{next(counter):012d}",  # a valid token (the frames check)
             salts=lambda: "5a" * 16,
         )
         self.frames: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -87,9 +94,10 @@ class Shell:
     def perform(self, effects: list[Effect]) -> list[Effect]:
         for e in effects:
             if isinstance(e, Send):
+                frame = fields(e.frame)
                 for member in e.to:
-                    self.frames[member].append(e.frame)
-                    self.sent.append((self.now, member, e.frame))
+                    self.frames[member].append(frame)
+                    self.sent.append((self.now, member, frame))
             elif isinstance(e, Write):
                 self.ops += e.ops
                 if self.db is not None:
@@ -354,7 +362,7 @@ def test_a_second_connection_with_the_token_replaces_the_first() -> None:
     assert shell.closed == ["host"] and shell.bound == {"again": 0}
     assert shell.core.seats[0].member == "again"
     wrong = shell.input(shell.core.resume("thief", "nope", "nope", None, shell.now))
-    assert any(isinstance(e, Send) and e.frame["code"] == "bad_token" for e in wrong)
+    assert any(isinstance(e, Send) and fields(e.frame)["code"] == "bad_token" for e in wrong)
 
 
 def test_a_bot_moves_at_its_prompt_plus_the_bot_delay() -> None:
@@ -428,11 +436,11 @@ def test_refusals_change_nothing_and_say_why() -> None:
     ]
     for frame, code in cases:
         effects = shell.command("host", frame)
-        errors = [e.frame for e in effects if isinstance(e, Send)]
+        errors = [fields(e.frame) for e in effects if isinstance(e, Send)]
         assert [(f["type"], f["code"]) for f in errors] == [("error", code)], frame
         assert (shell.core.seq, len(shell.ops)) == before
     outsider = shell.input(shell.core.command("nobody", Auto(type="auto", on=True), shell.now))
-    assert [e.frame["code"] for e in outsider if isinstance(e, Send)] == ["not_at_table"]
+    assert [fields(e.frame)["code"] for e in outsider if isinstance(e, Send)] == ["not_at_table"]
 
 
 def test_a_frozen_table_tells_everyone_records_its_end_and_refuses_the_rest() -> None:
@@ -445,10 +453,12 @@ def test_a_frozen_table_tells_everyone_records_its_end_and_refuses_the_rest() ->
     assert shell.of("host", "error")[-1]["code"] == "table_frozen"
     assert shell.of("host", "match_ended")[-1]["reason"] == "abandoned"
     refused = shell.command("host", {"type": "sync"})
-    assert [e.frame["code"] for e in refused if isinstance(e, Send)] == ["table_frozen"]
+    assert [fields(e.frame)["code"] for e in refused if isinstance(e, Send)] == ["table_frozen"]
     act = Act(type="act", seq=shell.core.decision_seq, act="pass")
     assert [
-        e.frame["code"] for e in shell.core.command("host", act, shell.now) if isinstance(e, Send)
+        fields(e.frame)["code"]
+        for e in shell.core.command("host", act, shell.now)
+        if isinstance(e, Send)
     ] == ["table_frozen"]
     assert shell.core.next_wakeup() is not None  # only to go away after the linger
 

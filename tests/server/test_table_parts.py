@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from server.table.between import Between, Wait
 from server.table.clock import Idleness, SeatClock
+from server.table.fanout import LOG_KEEP, EventLog, SpectatorCount, view_groups
 from server.table.window import ClaimWindow, HeldAnswer
 
 # ----- a seat's clock -----
@@ -165,3 +166,39 @@ def test_a_rematch_needs_every_player_asking_and_there() -> None:
     assert b.all_ready(seats, 0.0, playing=False)
     seats[1].member = None  # asked, then went
     assert not b.all_ready(seats, 0.0, playing=False)
+
+
+# ----- the fan-out -----
+
+
+def test_the_log_numbers_events_and_catches_up_only_what_it_still_holds() -> None:
+    log = EventLog("7")
+    events = [log.number({"type": "seat_status"}) for _ in range(LOG_KEEP + 10)]
+    assert [e["seq"] for e in events[:2]] == [1, 2] and events[0]["table"] == "7"
+    log.keep(events)
+    assert log.seq == LOG_KEEP + 10
+    assert log.since(log.seq) == []
+    assert [e["seq"] for e in log.since(log.seq - 2) or []] == [log.seq - 1, log.seq]
+    assert log.since(10) is not None and log.since(9) is None, "older than the log: a snapshot"
+    assert log.since(log.seq + 1) is None, "a seq it never gave"
+
+
+def test_an_event_is_projected_once_per_class_of_viewer() -> None:
+    members = {"a": 0, "b": None, "c": None, "d": 1}
+    item = {"type": "seat_status", "table": "7", "seq": 3, "seat": 0, "connected": True}
+    item["auto"] = False
+    groups = view_groups(item, members, exclude="d")
+    # A public event: the same frame for everyone but the one excluded.
+    assert [sorted(to) for _, to in groups] == [["a", "b", "c"]]
+    assert groups[0][0]["type"] == "seat_status"
+
+
+def test_the_spectator_count_is_coalesced_and_sent_only_when_it_changed() -> None:
+    c = SpectatorCount(every=0.5)
+    c.changed(now=10.0)
+    c.changed(now=10.2)
+    assert c.due == 10.0
+    assert c.take(now=10.0, count=2) and c.due is None
+    c.changed(now=10.1)
+    assert c.due == 10.5  # no sooner than `every` after the last one
+    assert not c.take(now=10.5, count=2), "the same count again is no news"
