@@ -50,7 +50,9 @@ from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import hash_password, token_key
 from server.metrics import Metrics
-from server.store import Op, Store
+from server.storage.record_sql import ops_of
+from server.storage.records import Record
+from server.store import Store
 from server.table.effects import RematchSeat
 from server.table.fanout import LOG_KEEP
 from server.table.inputs import Command, Create, Gone, Join, Leave, OpenRematch, Resume, Stop
@@ -203,9 +205,10 @@ class Server:
 
     # ----- ids, tokens, seeds -----
 
-    async def write(self, ops: list[Op]) -> None:
-        """A table's write (`TableHost`): the store's group commit."""
-        await self.store.write(ops)
+    async def write(self, records: list[Record]) -> None:
+        """A table's write (`TableHost`): its records' statements, in the store's group
+        commit."""
+        await self.store.write(ops_of(records))
 
     def seat_token(self, key: str, table: Table) -> None:
         """A seat token (its `token_key`) now leads to `table` (`TableHost`)."""

@@ -1,10 +1,15 @@
-"""One table as a state machine without I/O: seats, spectators, the match, and its clocks.
+"""One table as a state machine without I/O: who may do what now, and in what order.
 
-`TableCore` holds everything about a table: its four seats and spectators, the rules core's
-`Match` and the round being played, the numbered event log, the server's own bots, and every
-time limit as a deadline. It never reads a clock, never waits, never writes or sends: it is told
-what happened and what time it is, and answers with what must be done. `server.table.Table` is
-the thin asyncio shell that feeds it and performs its answers (as websockets' `protocol.py` is
+`TableCore` coordinates a table: the rules core's `Match` and the round being played, the
+server's own bots, and what each input means for them. Its state lives in small values that
+never call back into it, each with its own logic and tests (`tests/server/test_table_parts.py`):
+the seats and their tokens (`seating`), each seat's clock and the table's idleness (`clock`),
+the claim window (`window`), between rounds and the rematch vote (`between`), and the fan-out —
+the numbered log, the pacing of frames and the view groups (`fanout`). `next_wakeup()` is the
+earliest of their deadlines. It never reads a clock, never waits, never writes or sends: it is
+told what happened and what time it is, and answers with what must be done (`effects`: typed
+records to store, frames built by `protocol.frames` to send). `server.table.shell.Table` is the
+thin asyncio shell that feeds it and performs its answers (as websockets' `protocol.py` is
 driven by its connection classes).
 
 Inputs. Each is a method that takes `now` (seconds on a steady clock: the shell passes the event
@@ -21,10 +26,10 @@ for a connection (hashable; the core only compares it and hands it back in effec
                                                   next_round, rematch
     rematch(seats, now)                           a new table's match for a rematch's seats
     tick(now)                                     time passed (see `next_wakeup`)
-    resumed(now)                                  go on after a restart (`table_restore`)
+    resumed(now)                                  go on after a restart (`restore`)
     freeze(now)                                   a broken invariant or a failed write: stop
 
-Outputs. The effects (`Effect`), to be performed in order: `Write` (store these; nothing after
+Outputs. The effects (`Effect`), to be performed in order: `Write` (store these records; nothing after
 it may be performed unless it succeeded), `Send` (one frame, already projected for its
 viewers by `server.table.projection`, to some members), `Bind`/`Unbind` (a member's place at this
 table, which the shell keeps for routing), `Close`, `IssueToken`/`DropToken` (the server's
@@ -75,7 +80,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -101,10 +105,21 @@ from rules.levels import LevelPolicy, policy_for
 from rules.match import Match
 from rules.round import Phase, Round, legal_actions, step
 from rules.tiles import parse_tile, tile_name
-from server import store as st
 from server.credentials import new_salt, new_token, password_matches, token_key
+from server.storage.records import (
+    ActionPlayed,
+    EventLogged,
+    MatchStarted,
+    Record,
+    RoundDealt,
+    RoundEnded,
+    SeatsChanged,
+    TableCreated,
+    TableEnded,
+    TokensChanged,
+)
 from server.table.between import Between, Wait
-from server.table.clock import Idleness, SeatClock
+from server.table.clock import Idleness
 from server.table.effects import (
     Accepted,
     Bind,
@@ -129,6 +144,7 @@ from server.table.projection import (
     Viewer,
     view_for,
 )
+from server.table.seating import Seats, SeatState
 from server.table.settings import Settings, Timing
 from server.table.window import ClaimWindow, HeldAnswer
 
@@ -145,35 +161,6 @@ def weekday_of(wall: float) -> int:
     """Monday 1 … Sunday 7 of the server's local date at `wall` (epoch seconds): the deal's
     weekday for 星期鸡 (RULES.md §13.12)."""
     return datetime.fromtimestamp(wall).isoweekday()
-
-
-@dataclass
-class SeatState(Generic[M]):
-    name: str | None = None
-    kind: str = "empty"  # empty | human | bot
-    level: str | None = None  # a bot's level: easy | normal | strong
-    token_key: str | None = None  # the SHA-256 digest of the seat's token (`token_key`)
-    member: M | None = None  # a human's connection
-    bot_here: bool = False  # a server bot has taken the seat
-    bot_arrives: float | None = None  # when a server bot takes the seat
-    auto: bool = False
-    auto_requested: bool = False
-    gone_at: float | None = None  # when the connection dropped
-    clock: SeatClock = field(default_factory=SeatClock)  # its move clock (`server.table.clock`)
-    # After a restart: the last seq stored. A client of the run before may have seen later
-    # events that never reached the disk (a power loss with `synchronous=NORMAL`), so its first
-    # resume quoting a later seq gets a snapshot, not events that reuse those numbers.
-    restored_seq: int | None = None
-    # The connection dropped during the match (it did not `leave`): the player has not seen
-    # the end yet, so a finished table waits for them (up to `finished_linger`).
-    away: bool = False
-    # A claim window timed out: the seat's later claims are answered by the policy at once
-    # until it moves again. Not announced (nor 托管): that would tell who could claim.
-    quiet_auto: bool = False
-
-    @property
-    def connected(self) -> bool:
-        return self.member is not None or self.bot_here
 
 
 class TableCore(Generic[M]):
@@ -195,7 +182,7 @@ class TableCore(Generic[M]):
         self.timing = timing
         self._new_token = tokens
         self._new_salt = salts
-        self.seats: list[SeatState[M]] = [SeatState() for _ in range(4)]
+        self.seats: Seats[M] = Seats()  # who sits where, and their tokens
         self.members: dict[M, int | None] = {}  # who is at the table: seat, or None (watching)
         self.state = "waiting"  # waiting | playing | finished | abandoned
         self.events = EventLog(table_id)  # the numbered events (`seq`), the last kept
@@ -342,25 +329,25 @@ class TableCore(Generic[M]):
         """Whether claim windows are held open for `claim_min_ms`."""
         return self.s.claim_min_ms > 0
 
-    def row(self, now: float) -> dict[str, Any]:
-        """The table's database row as created."""
-        return {
-            "id": self.id,
-            "name": self.s.name,
-            "preset": self.s.preset,
-            "options": self.s.overrides,
-            "base": self.s.base,
-            "rounds": self.s.rounds,
-            "turn_seconds": self.s.turn_seconds,
-            "bank_seconds": self.s.bank_seconds,
-            "claim_min_ms": self.s.claim_min_ms,
-            "bot_delay": self.s.bot_delay,
-            "next_round_seconds": self.s.next_round_seconds,
-            "has_password": self.s.password_hash is not None,
-            "password_hash": self.s.password_hash,
-            "seed": self.seed,
-            "created_at": now,
-        }
+    def _created(self) -> TableCreated:
+        """The table's record as created."""
+        s = self.s
+        return TableCreated(
+            id=self.id,
+            name=s.name,
+            preset=s.preset,
+            options=s.overrides,
+            base=s.base,
+            rounds=s.rounds,
+            turn_seconds=s.turn_seconds,
+            bank_seconds=s.bank_seconds,
+            claim_min_ms=s.claim_min_ms,
+            bot_delay=s.bot_delay,
+            next_round_seconds=s.next_round_seconds,
+            password_hash=s.password_hash,
+            seed=self.seed,
+            created_at=self._wall,
+        )
 
     def next_wakeup(self) -> float | None:
         """When the core next has something to do by itself (call `tick` then), or None."""
@@ -399,7 +386,7 @@ class TableCore(Generic[M]):
         """The table row is stored, then the creator takes seat 0."""
         self._begin(now, wall)
         self.creator = member
-        self._emit(Write([st.op_insert_table(self.row(self._wall))]))
+        self._emit(Write([self._created()]))
         self._join(member, name, TakeSeat(table=self.id, seat=0), now, creator=True, busy=False)
         return self._done()
 
@@ -508,23 +495,13 @@ class TableCore(Generic[M]):
         seat.member, seat.gone_at, seat.away = member, None, False
         self.members[member] = index
         self._emit(Bind(member, index))
-        self._emit(Write([self._seats_op()]))
+        self._emit(Write([self._seats_record()]))
         self._welcome(member, index, token)
         self._came_back(index, now)
 
-    def _seat_rows(self) -> list[dict[str, Any]]:
-        """The seats as stored: name and kind, and a bot's level (a restart brings it back)."""
-        rows: list[dict[str, Any]] = []
-        for s in self.seats:
-            row: dict[str, Any] = {"name": s.name, "kind": s.kind}
-            if s.kind == "bot":
-                row["level"] = s.level or "normal"
-            rows.append(row)
-        return rows
-
-    def _seats_op(self) -> st.Op:
+    def _seats_record(self) -> SeatsChanged:
         """The seats' names and token digests as stored (what a restarted server knows)."""
-        return st.op_set_seats(self.id, self._seat_rows(), [s.token_key for s in self.seats])
+        return SeatsChanged(self.id, self.seats.rows(), self.seats.token_keys())
 
     def _hand_seat(self, member: M, msg: HandSeat, now: float) -> None:
         """The table's creator (the player in seat 0) hands an away seat to a spectator."""
@@ -569,16 +546,11 @@ class TableCore(Generic[M]):
 
     def _free_seat(self, member: M, wanted: int | None, ref: str) -> int | None:
         """The seat asked for, or the first free one; None (and an error) if there is none."""
-        if wanted is not None:
-            if self.seats[wanted].kind == "empty":
-                return wanted
-            self._error(member, codes.SEAT_TAKEN, f"seat {wanted} is taken", ref)
-            return None
-        free = [i for i, seat in enumerate(self.seats) if seat.kind == "empty"]
-        if free:
-            return free[0]
-        self._error(member, codes.TABLE_FULL, "all four seats are taken", ref)
-        return None
+        index = self.seats.free(wanted)
+        if index is None:
+            code, message = self.seats.refusal(wanted)
+            self._error(member, code, message, ref)
+        return index
 
     def _issue_token(self, seat: SeatState[M]) -> str:
         token = self._new_token()
@@ -606,7 +578,7 @@ class TableCore(Generic[M]):
         if self._refused_frozen(member, "resume"):
             self.tally["resume:refused"] += 1
             return self._done()
-        index = next((i for i, s in enumerate(self.seats) if s.token_key == key), None)
+        index = self.seats.holding(key)
         if index is None or self.seats[index].kind != "human":
             self.tally["resume:refused"] += 1
             self._error(member, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
@@ -691,7 +663,7 @@ class TableCore(Generic[M]):
             elif self.state == "waiting":
                 # Before the start a seat is only a reservation: free it.
                 self._drop_token(seat)
-                self.seats[index] = SeatState()
+                self.seats.vacate(index)
                 self._table_changed(now)
             else:
                 seat.gone_at = now
@@ -719,7 +691,7 @@ class TableCore(Generic[M]):
             self.linger_until = None
             if self.state == "waiting":  # never started: recorded as abandoned
                 self.state = "abandoned"
-                self._emit(Write([st.op_end_table(self.id, "abandoned", [0] * 4, 0, self._wall)]))
+                self._emit(Write([TableEnded(self.id, "abandoned", [0] * 4, 0, self._wall)]))
             self._emit(Remove())
 
     # ----- inputs: commands from members -----
@@ -795,7 +767,7 @@ class TableCore(Generic[M]):
             return
         self._drop_token(seat)
         self.bots.pop(msg.seat, None)
-        self.seats[msg.seat] = SeatState()
+        self.seats.vacate(msg.seat)
         self._table_changed(now)
 
     def _start(self, member: M, now: float) -> None:
@@ -813,10 +785,10 @@ class TableCore(Generic[M]):
         self.state = "playing"
         names = [seat.name or "" for seat in self.seats]
         event = self._logged(frames.match_started(self.id, self.seq + 1, self.s.rounds, names))
-        keys = [s.token_key for s in self.seats]
+        keys = self.seats.token_keys()
         self._commit(
             [event],
-            [st.op_start_table(self.id, self._seat_rows(), keys, self._wall)],
+            [MatchStarted(self.id, self.seats.rows(), keys, self._wall)],
             now,
             round_no=0,
         )
@@ -1062,7 +1034,7 @@ class TableCore(Generic[M]):
         self.state = "abandoned"
         self.between.end()
         self._emit(
-            Write([st.op_end_table(self.id, "abandoned", self.scores, self.round_no, self._wall)])
+            Write([TableEnded(self.id, "abandoned", list(self.scores), self.round_no, self._wall)])
         )
         for member, viewer in list(self.members.items()):
             self._send(
@@ -1137,7 +1109,7 @@ class TableCore(Generic[M]):
         for seat in self.seats:
             self._drop_token(seat)
         self.state = "abandoned"
-        self._emit(Write([st.op_end_table(self.id, "abandoned", [0] * 4, 0, self._wall)]))
+        self._emit(Write([TableEnded(self.id, "abandoned", [0] * 4, 0, self._wall)]))
         self.linger_until = now
 
     def close_by_host(self, now: float, *, wall: float | None = None) -> list[Effect]:
@@ -1189,14 +1161,14 @@ class TableCore(Generic[M]):
                 self._close_waiting(now, "the table's creator was removed: the table is closed")
                 return self._done()
             self._drop_token(seat)
-            self.seats[index] = SeatState()
+            self.seats.vacate(index)
             self._table_changed(now)
             self._remove_if_idle()
             return self._done()
         self._drop_token(seat)
         seat.token_key, seat.away, seat.gone_at = None, False, now
         seat.auto = True
-        self._emit(Write([st.op_set_tokens(self.id, [s.token_key for s in self.seats])]))
+        self._emit(Write([TokensChanged(self.id, self.seats.token_keys())]))
         self._seat_changed(index, now)
         self._advance(now)
         return self._done()
@@ -1223,7 +1195,7 @@ class TableCore(Generic[M]):
         self.commitment = commitment(r.deal_order, self.salt)
         events = [self._engine_event(e.to_dict()) for e in r.events]
         hands = events[0]["hands"]
-        op = st.op_insert_round(
+        dealt = RoundDealt(
             self.id,
             self.round_no,
             seed,
@@ -1237,7 +1209,7 @@ class TableCore(Generic[M]):
             self.commitment,
             r.weekday,
         )
-        self._commit(events, [op], now, round_no=self.round_no)
+        self._commit(events, [dealt], now, round_no=self.round_no)
         self._advance(now)
 
     def _engine_event(self, d: dict[str, Any]) -> dict[str, Any]:
@@ -1282,7 +1254,7 @@ class TableCore(Generic[M]):
         r = self.round
         assert r is not None
         pre: list[dict[str, Any]] = []
-        ops: list[st.Op] = []
+        records: list[Record] = []
         if action is not None:
             if reason is not None and phase == "turn":
                 pre.append(
@@ -1293,8 +1265,8 @@ class TableCore(Generic[M]):
             self.seats[action.seat].clock.answered_seq = answered
             by = reason or ("bot" if self.seats[action.seat].kind == "bot" else "player")
             self.tally["action:" + by] += 1
-            ops.append(
-                st.op_insert_action(
+            records.append(
+                ActionPlayed(
                     self.id,
                     self.round_no,
                     self.action_idx,
@@ -1313,10 +1285,12 @@ class TableCore(Generic[M]):
         events = pre + [self._engine_event(e.to_dict()) for e in new]
         if r.phase is Phase.OVER:
             result = events[-1]["result"]
-            ops += st.op_end_round(
-                self.id, self.round_no, result, result["net"], self.scores, self._wall
+            records.append(
+                RoundEnded(
+                    self.id, self.round_no, result, result["net"], list(self.scores), self._wall
+                )
             )
-        self._commit(events, ops, now, round_no=self.round_no)
+        self._commit(events, records, now, round_no=self.round_no)
 
     def _advance(self, now: float) -> None:
         """Play 托管 seats at once (by the policy); then prompt the others, or finish the
@@ -1416,7 +1390,7 @@ class TableCore(Generic[M]):
         as they were (each player gets `joined` with a new token; 托管 is off: they asked to
         play), and the match starts."""
         self._begin(now, wall)
-        self._emit(Write([st.op_insert_table(self.row(self._wall))]))
+        self._emit(Write([self._created()]))
         tokens: list[tuple[M, int, str]] = []
         for index, (seat, was) in enumerate(zip(self.seats, seats, strict=True)):
             seat.name, seat.kind = was.name, was.kind
@@ -1443,8 +1417,8 @@ class TableCore(Generic[M]):
         event = self._logged(
             frames.match_ended(self.id, self.seq + 1, self.scores, self.round_no, reason)
         )
-        op = st.op_end_table(self.id, self.state, self.scores, self.round_no, self._wall)
-        self._commit([event], [op], now, round_no=0)
+        end = TableEnded(self.id, self.state, list(self.scores), self.round_no, self._wall)
+        self._commit([event], [end], now, round_no=0)
         # The server's bots are done and leave their seats; humans may look at the result
         # until they leave.
         for index, seat in enumerate(self.seats):
@@ -1568,7 +1542,7 @@ class TableCore(Generic[M]):
     def _commit(
         self,
         events: list[dict[str, Any]],
-        ops: list[st.Op],
+        records: list[Record],
         now: float,
         *,
         round_no: int,
@@ -1577,8 +1551,8 @@ class TableCore(Generic[M]):
         """Log the events, write them (with `ops`), then send each member its view (paced:
         after a claim-hold event the next event waits `claim_min_ms`)."""
         self.events.keep(events)
-        ops = ops + [st.op_insert_event(self.id, round_no, e, self._wall) for e in events]
-        self._emit(Write(ops))
+        logged: list[Record] = [EventLogged(self.id, round_no, e, self._wall) for e in events]
+        self._emit(Write(records + logged))
         r = self.round
         for event in events:
             claim = event["type"] in CLAIM_HOLD_TYPES

@@ -14,7 +14,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from server import store as st
+from server.storage.records import Record
 from server.table.projection import Frame
 from server.table.settings import Settings
 
@@ -25,7 +25,7 @@ M = TypeVar("M", bound=Hashable)
 class Write:
     """Store these statements in one transaction before performing any later effect."""
 
-    ops: list[st.Op]
+    records: list[Record]
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Protocol, TypeVar
 
-from server import store as st
 from server.conn import Conn
 from server.metrics import Metrics
+from server.storage.records import Record
 from server.table.effects import RematchSeat
 from server.table.settings import Settings, Timing
 
@@ -30,7 +30,7 @@ class TableHost(Protocol[Table]):
         """A new match's seed (`[server] seed` makes them reproducible)."""
         ...
 
-    async def write(self, ops: list[st.Op]) -> None:
+    async def write(self, records: list[Record]) -> None:
         """Store these in one transaction; raises if the store refused them."""
         ...
 

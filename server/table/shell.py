@@ -30,7 +30,8 @@ from rules.options import OptionsError
 from rules.round import Round
 from server import store as st
 from server.conn import Conn, send_many
-from server.table.core import SeatState, TableCore
+from server.storage.records import Record
+from server.table.core import TableCore
 from server.table.effects import (
     Accepted,
     Bind,
@@ -63,6 +64,7 @@ from server.table.inputs import (
     Tick,
 )
 from server.table.restore import Unrestorable, restore_core, settings_from_row
+from server.table.seating import SeatState
 from server.table.settings import Settings
 
 __all__ = ["Table", "dumps"]
@@ -333,7 +335,7 @@ class Table:
                 elif effect.to:
                     send_many(effect.to, dumps(effect.frame))
             elif isinstance(effect, Write):
-                await self._write(effect.ops)
+                await self._write(effect.records)
             elif isinstance(effect, Bind):
                 effect.member.table, effect.member.seat = self, effect.seat
             elif isinstance(effect, Unbind):
@@ -354,12 +356,12 @@ class Table:
             elif isinstance(effect, StartRematch):
                 self.server.rematch(self, effect.settings, effect.seats)
 
-    async def _write(self, ops: list[st.Op]) -> None:
+    async def _write(self, records: list[Record]) -> None:
         """The one way the table reaches the store; raises if the write was refused. During a
         storage fault it waits until the ops are stored (the store retries), and the clocks
         standing are pushed back by the wait."""
         began = self.loop.time()
-        await self.server.write(ops)
+        await self.server.write(records)
         waited = self.loop.time() - began
         if waited > STORAGE_WAIT:
             self.core.storage_waited(waited)

@@ -25,6 +25,7 @@ from rules.actions import Action
 from rules.levels import policy_for
 from rules.round import Phase
 from server.credentials import hash_password, token_key
+from server.storage.records import ActionPlayed, SeatsChanged
 from server.store import Store
 from server.table.core import TableCore
 from server.table.effects import Send
@@ -93,8 +94,8 @@ def test_a_player_takes_back_their_away_seat_by_name_and_the_tables_password() -
     assert shell.bound["back"] == 1
     assert seat_info(shell, 1) == {**seat_info(shell, 1), "connected": True, "away": False}
     # What a restarted server would know: the new token's digest is stored.
-    stored = [p for sql, p in shell.ops if sql.startswith("UPDATE tables SET seats")]
-    assert stored and token_key(joined["token"]) in stored[-1][1]
+    stored = shell.stored(SeatsChanged)
+    assert stored and token_key(joined["token"]) in stored[-1].tokens
     # Taken: a second try is refused.
     shell.input(shell.core.join("again", "guest", msg, shell.now, busy=False))
     assert error_codes(shell, "again") == ["seat_taken"]
@@ -167,9 +168,9 @@ def test_tuoguan_plays_the_best_bot_levels_moves() -> None:
     shell.command("host", {"type": "auto", "on": True})
     assert r.phase is Phase.OVER and shell.core.bot_fallbacks == 0
     policy = policy_for(AUTO_LEVEL, "7:0:auto")
-    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
     mine = 0
-    for _table, _round, _idx, seat, act, tile, _phase, _auto, _at in actions:
+    for a in shell.stored(ActionPlayed):
+        seat, act, tile = a.seat, a.act, a.tile
         move = Action.from_dict({"seat": seat, "act": act, "tile": tile})
         if seat == 0:
             chosen = policy.choose(replay, 0)
@@ -202,9 +203,7 @@ def test_a_tuoguan_seat_scores_as_the_bots_over_500_rounds() -> None:
     half = 1.96 * statistics.stdev(diff) / math.sqrt(rounds)
     print(f"托管 − bots: {mean:+.2f} ± {half:.2f} per round over {rounds} rounds")
     assert abs(mean) <= half + 0.5, (mean, half)
-    claims = Counter(
-        p[4] for sql, p in shell.ops if sql.startswith("INSERT INTO actions") and p[3] == 0
-    )
+    claims = Counter(a.act for a in shell.stored(ActionPlayed) if a.seat == 0)
     assert claims["pong"] + claims["hu"] > 0, "托管 claims what the policy claims"
 
 
@@ -296,10 +295,10 @@ def test_a_tuoguan_seats_claim_answers_are_not_announced() -> None:
             "add_gang_declared",
             "won",
         ), follows
-    answered = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions") and p[3] == 0]
-    in_windows = [p for p in answered if p[6] in ("claim", "rob")]
+    answered = [a for a in shell.stored(ActionPlayed) if a.seat == 0]
+    in_windows = [a for a in answered if a.phase in ("claim", "rob")]
     assert in_windows, "the 托管 seat answered claim windows"
-    turns = [p for p in answered if p[6] == "turn"]
+    turns = [a for a in answered if a.phase == "turn"]
     to_host = [f for f in shell.frames["host"] if f["type"] == "auto_played"]
     assert len(to_host) == len(turns), "one announcement per turn move, none else"
 

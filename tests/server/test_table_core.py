@@ -9,7 +9,7 @@ import ast
 import itertools
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -21,6 +21,8 @@ from rules.round import Phase
 from rules.tiles import tile_name
 from server.credentials import token_key
 from server.dbfile import open_database as connect
+from server.storage.record_sql import ops_of
+from server.storage.records import ActionPlayed, EventLogged, Record, TableCreated
 from server.store import Store
 from server.table.core import TableCore
 from server.table.effects import (
@@ -41,6 +43,7 @@ from server.table.restore import restore_core
 from server.table.settings import AUTO_LEVEL, Settings, Timing
 
 ROOT = Path(__file__).resolve().parents[2]
+R = TypeVar("R")
 
 
 def settings(**fields: Any) -> Settings:
@@ -84,7 +87,7 @@ class Shell:
         )
         self.frames: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.sent: list[tuple[float, str, dict[str, Any]]] = []  # (when, to, frame)
-        self.ops: list[tuple[str, Any]] = []
+        self.records: list[Record] = []  # what the core asked to store, in order
         self.tokens: set[str] = set()
         self.bound: dict[str, int | None] = {}
         self.closed: list[str] = []
@@ -99,11 +102,11 @@ class Shell:
                     self.frames[member].append(frame)
                     self.sent.append((self.now, member, frame))
             elif isinstance(e, Write):
-                self.ops += e.ops
+                self.records += e.records
                 if self.db is not None:
                     with self.db:
                         self.db.execute("BEGIN")
-                        for sql, params in e.ops:
+                        for sql, params in ops_of(e.records):
                             self.db.execute(sql, params)
             elif isinstance(e, IssueToken):
                 self.tokens.add(e.key)
@@ -170,7 +173,11 @@ class Shell:
         return self.of(member, "prompt")[-1]
 
     def stored_events(self) -> list[str]:
-        return [p[3] for sql, p in self.ops if sql.startswith("INSERT INTO events")]
+        return [r.event["type"] for r in self.stored(EventLogged)]
+
+    def stored(self, kind: type[R]) -> list[R]:
+        """The records of one kind the core asked to store, in order."""
+        return [r for r in self.records if isinstance(r, kind)]
 
 
 def parse_client_frame(frame: dict[str, Any]) -> Any:
@@ -245,9 +252,15 @@ def test_a_prompt_not_answered_in_time_plays_the_policy_and_sets_tuoguan() -> No
     assert default.act == "discard" and default.tile is not None
     discarded = next(f for f in shell.of("host", "discarded") if f["seat"] == 0)
     assert discarded["tile"] == tile_name(default.tile)
-    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
-    # (seat, act, tile, phase, auto): stored as the server's move
-    assert actions[0][3:8] == (0, "discard", tile_name(default.tile), "turn", 1)
+    first = shell.stored(ActionPlayed)[0]
+    # Stored as the server's move.
+    assert (first.seat, first.act, first.tile, first.phase, first.auto) == (
+        0,
+        "discard",
+        tile_name(default.tile),
+        "turn",
+        True,
+    )
 
 
 def test_the_bank_pays_for_the_time_past_the_turn() -> None:
@@ -334,10 +347,10 @@ def test_a_disconnected_seat_is_played_after_the_grace_and_its_player_comes_back
     shell.run_until(gone_at + 19.9)
     assert shell.core.round is not None and shell.core.round.awaiting() == [0]
     shell.run_until(gone_at + 20)
-    played = [p for sql, p in shell.ops if sql.startswith("INSERT INTO events")]
+    played = [r.event["type"] for r in shell.stored(EventLogged)]
     reasons = [f["reason"] for f in shell.of("watcher", "auto_played")]
     assert reasons[0] == "disconnected" and set(reasons[1:]) <= {"auto"}  # then 托管
-    assert any(p[3] == "auto_played" for p in played), "stored before it was sent"
+    assert "auto_played" in played, "stored before it was sent"
     assert shell.core.seats[0].auto
     # Back with the token: 托管 ends (it was not asked for), the seat is told, a prompt comes
     # when it is asked to move.
@@ -385,8 +398,8 @@ def test_a_bot_moves_at_its_prompt_plus_the_bot_delay() -> None:
     shell.run_until(moved_at + 2.0)
     assert len(r.events) > events
     assert not any(m.startswith("Bot") for m in shell.frames), "bots get no frames"
-    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
-    assert actions[-1][3] in waiting and actions[-1][7] == 0, "a bot's move is its own"
+    last = shell.stored(ActionPlayed)[-1]
+    assert last.seat in waiting and not last.auto, "a bot's move is its own"
 
 
 def test_a_table_nobody_reads_plays_on_and_a_finished_table_lingers() -> None:
@@ -428,7 +441,7 @@ def test_refusals_change_nothing_and_say_why() -> None:
     shell = Shell()
     host_and_bots(shell)
     prompt = shell.last_prompt("host")
-    before = (shell.core.seq, len(shell.ops))
+    before = (shell.core.seq, len(shell.records))
     cases = [
         ({"type": "act", "seq": prompt["seq"] - 1, "act": "pass"}, "stale"),
         ({"type": "act", "seq": prompt["seq"], "act": "pong"}, "bad_action"),
@@ -438,7 +451,7 @@ def test_refusals_change_nothing_and_say_why() -> None:
         effects = shell.command("host", frame)
         errors = [fields(e.frame) for e in effects if isinstance(e, Send)]
         assert [(f["type"], f["code"]) for f in errors] == [("error", code)], frame
-        assert (shell.core.seq, len(shell.ops)) == before
+        assert (shell.core.seq, len(shell.records)) == before
     outsider = shell.input(shell.core.command("nobody", Auto(type="auto", on=True), shell.now))
     assert [fields(e.frame)["code"] for e in outsider if isinstance(e, Send)] == ["not_at_table"]
 
@@ -514,8 +527,7 @@ def test_a_bot_whose_policy_fails_plays_its_default_and_the_table_goes_on() -> N
     )
     shell.tick_until(lambda: shell.core.bot_fallbacks > 0, limit=30)
     assert not shell.core.frozen and shell.core.state == "playing"
-    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
-    assert 1 in [a[3] for a in actions]
+    assert 1 in [a.seat for a in shell.stored(ActionPlayed)]
 
 
 def test_frames_waiting_for_a_write_that_failed_are_never_sent() -> None:
@@ -805,7 +817,8 @@ def test_a_rematch_moves_the_seats_to_a_new_table_and_starts_its_match() -> None
     assert [s.kind for s in new.core.seats] == ["human", "bot", "bot", "bot"]
     assert new.core.state == "playing" and new.core.round_no == 1
     assert new.of("host", "match_started")[0]["names"] == ["host", "Bot-2", "Bot-3", "Bot-4"]
-    assert new.ops[0][0].startswith("INSERT INTO tables")
+    created = new.records[0]
+    assert isinstance(created, TableCreated) and created.id == "8" and created.seed == "again"
 
 
 def test_a_rematch_waits_for_every_player_and_is_refused_before_the_end() -> None:

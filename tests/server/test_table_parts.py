@@ -5,10 +5,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
+from server.dbfile import open_database
+from server.storage.record_sql import ops_of
+from server.storage.records import (
+    ActionPlayed,
+    EventLogged,
+    MatchStarted,
+    Record,
+    RoundDealt,
+    RoundEnded,
+    SeatsChanged,
+    TableCreated,
+    TableEnded,
+    TokensChanged,
+)
 from server.table.between import Between, Wait
 from server.table.clock import Idleness, SeatClock
 from server.table.fanout import LOG_KEEP, EventLog, SpectatorCount, view_groups
+from server.table.seating import Seats, SeatState
 from server.table.window import ClaimWindow, HeldAnswer
 
 # ----- a seat's clock -----
@@ -202,3 +218,67 @@ def test_the_spectator_count_is_coalesced_and_sent_only_when_it_changed() -> Non
     c.changed(now=10.1)
     assert c.due == 10.5  # no sooner than `every` after the last one
     assert not c.take(now=10.5, count=2), "the same count again is no news"
+
+
+# ----- the records a table writes -----
+
+
+def test_every_record_becomes_statements_a_real_database_takes(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "records.db")
+    tokens: list[str | None] = ["k" * 64, None, None, None]
+    seats = [{"name": "host", "kind": "human"}] + [{"name": "Bot", "kind": "bot"}] * 3
+    event = {"type": "seat_status", "table": "7", "seq": 1, "seat": 0}
+    records: list[Record] = [
+        TableCreated("7", "t", "guiyang", {}, 1, 2, 0.0, 0.0, 0, None, 30.0, None, "s", 1.0),
+        MatchStarted("7", seats, tokens, 2.0),
+        SeatsChanged("7", seats, tokens),
+        TokensChanged("7", [None] * 4),
+        RoundDealt("7", 1, "9", 0, 0, 1, [["1m"]] * 4, ["2m"], 3.0, "5a", "c0", 3),
+        ActionPlayed("7", 1, 0, 0, "discard", "1m", "turn", False, 4.0),
+        EventLogged("7", 1, event, 4.0),
+        RoundEnded("7", 1, {"outcome": "draw"}, [0, 0, 0, 0], [0, 0, 0, 0], 5.0),
+        TableEnded("7", "finished", [0, 0, 0, 0], 1, 6.0),
+    ]
+    with db:
+        db.execute("BEGIN")
+        for sql, params in ops_of(records):
+            db.execute(sql, params)
+    table = db.execute("SELECT state, tokens, rounds_played, ended_at FROM tables").fetchone()
+    assert table == ("finished", "[null, null, null, null]", 1, 6.0)
+    assert db.execute("SELECT seat, act, tile, auto FROM actions").fetchall() == [
+        (0, "discard", "1m", 0)
+    ]
+    assert db.execute("SELECT seq, type FROM events").fetchall() == [(1, "seat_status")]
+    assert db.execute("SELECT weekday, net FROM rounds").fetchone() == (3, "[0, 0, 0, 0]")
+    db.close()
+
+
+def test_no_sql_in_the_table() -> None:
+    """The table says what happened (records); the store alone knows the SQL."""
+    root = Path(__file__).resolve().parents[2] / "server" / "table"
+    for path in root.glob("*.py"):
+        text = path.read_text()
+        for word in ("INSERT INTO", "UPDATE tables", "SELECT "):
+            assert word not in text, (path.name, word)
+
+
+# ----- the seats -----
+
+
+def test_seats_find_a_free_one_say_why_not_and_find_a_token() -> None:
+    seats: Seats[str] = Seats()
+    assert len(seats) == 4 and seats.free(None) == 0 and seats.free(3) == 3
+    for i in range(4):
+        seats[i].kind, seats[i].name = ("bot", f"Bot-{i + 1}") if i else ("human", "host")
+    seats[1].level = None  # a bot stored before levels: normal
+    seats[0].token_key = "k" * 64
+    assert seats.free(None) is None and seats.refusal(None)[0] == "table_full"
+    assert seats.free(2) is None and seats.refusal(2) == ("seat_taken", "seat 2 is taken")
+    assert seats.holding("k" * 64) == 0 and seats.holding("x" * 64) is None
+    assert seats.rows()[:2] == [
+        {"name": "host", "kind": "human"},
+        {"name": "Bot-2", "kind": "bot", "level": "normal"},
+    ]
+    assert seats.token_keys() == ["k" * 64, None, None, None]
+    seats.vacate(2)
+    assert seats.free(None) == 2 and seats[2] == SeatState()
