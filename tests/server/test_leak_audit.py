@@ -267,7 +267,9 @@ def dumps(frame: Any) -> str:
     frame against its protocol model, which refuses some leaks by itself (a `round_started`
     with every hand); the audit judges the projection alone, so it must see them. (Frames
     other than logged events come from the projection as models, built by their builders.)"""
-    return json.dumps(_fields(frame), ensure_ascii=False, separators=(",", ":"))
+    if isinstance(frame, dict):
+        return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+    return frames.encode(frame)
 
 
 def walk(obj: Any) -> list[tuple[Path_, str, str]]:
