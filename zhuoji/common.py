@@ -148,14 +148,18 @@ def add_house_argument(parser: argparse.ArgumentParser, what: str) -> None:
 
 def read_house(arg: str, command: str) -> House | None:
     """The house preset `--house ARG` names, or None after printing why it cannot be used (the
-    caller exits 2): each problem on a line of its own, naming the file, the line and the key."""
+    caller exits 2): each problem on a line of its own, naming the file, the line and the key.
+    A usable house's notes (an option that changes nothing here) are printed the same way."""
     import sys
 
     from protocol.house import HouseError, load_house, resolve
 
     try:
-        return load_house(resolve(arg))
+        house = load_house(resolve(arg))
     except HouseError as err:
         for problem in err.problems:
             print(f"zhuoji {command}: {problem}", file=sys.stderr)
         return None
+    for note in house.notes:  # an option that changes nothing under this preset
+        print(f"zhuoji {command}: {note}", file=sys.stderr)
+    return house
