@@ -71,9 +71,9 @@ def printable(text: str, replacement: str = "\ufffd") -> str:
 
 def _name_schema(max_length: int, *, chosen: bool = False) -> Any:
     """The JSON Schema's view of a name (protocol/names.py): a pattern of what it may not hold in
-    the Basic Multilingual Plane, computed when the schema is built. A pattern cannot name
-    Unicode categories, so unassigned code points and the characters outside the BMP that a name
-    may not hold (tag characters, private use) are refused by the server alone."""
+    the Basic Multilingual Plane, computed when the schema is built. A JSON Schema pattern has no
+    portable escape beyond the BMP, so the refused characters there (tag characters, private use,
+    unassigned code points: `names.beyond_the_schema`) are refused by the server alone."""
 
     def extra(schema: dict[str, Any]) -> None:
         schema["pattern"] = f"^(?!\\s*$)[^{names.refused_bmp_class()}]{{1,{max_length}}}$"

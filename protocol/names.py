@@ -57,7 +57,7 @@ _BOT_LIKE = re.compile(BOT_LIKE_PATTERN)
 @cache
 def refused_bmp_class() -> str:
     """A regex class body of the Basic Multilingual Plane's characters of the refused categories
-    (unassigned ones left out) and the fillers, in `\\uXXXX` ranges: the schema's pattern.
+    (unassigned ones included) and the fillers, in `\\uXXXX` ranges: the schema's pattern.
 
     >>> refused_bmp_class().startswith("\\\\u0000-\\\\u001f\\\\u007f-\\\\u009f")
     True
@@ -66,12 +66,23 @@ def refused_bmp_class() -> str:
     for code in range(0x10000):
         char = chr(code)
         category = unicodedata.category(char)
-        if code in FILLERS or (category in REFUSED_CATEGORIES and category != "Cn"):
+        if code in FILLERS or category in REFUSED_CATEGORIES:
             if ranges and ranges[-1][1] == code - 1:
                 ranges[-1] = (ranges[-1][0], code)
             else:
                 ranges.append((code, code))
     return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+
+
+def beyond_the_schema(text: str) -> bool:
+    """Whether `text` holds a refused character outside the Basic Multilingual Plane: the one
+    part of the rule the schema's pattern cannot say (a JSON Schema pattern has no portable
+    escape for such code points), so the server alone refuses it.
+
+    >>> beyond_the_schema("\U000e0041"), beyond_the_schema("\U00020000")
+    (True, False)
+    """
+    return any(ord(char) > 0xFFFF and refused_char(char) is not None for char in text)
 
 
 def refused_char(text: str) -> tuple[int, str] | None:
