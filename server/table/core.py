@@ -96,6 +96,8 @@ from protocol.messages import (
     NextRound,
     Rematch,
     RemoveBot,
+    Start,
+    Sync,
     TakeSeat,
     Watch,
 )
@@ -135,6 +137,7 @@ from server.table.effects import (
     Write,
 )
 from server.table.fanout import EARLY, EventLog, Pacer, SpectatorCount, Stamp, view_groups
+from server.table.inputs import TableCommand
 from server.table.projection import (
     ErrorItem,
     Frame,
@@ -697,40 +700,40 @@ class TableCore(Generic[M]):
     # ----- inputs: commands from members -----
 
     def command(
-        self, member: M, msg: Any, now: float, *, wall: float | None = None
+        self, member: M, msg: TableCommand, now: float, *, wall: float | None = None
     ) -> list[Effect]:
         """A table command from a member (`add_bot`, `remove_bot`, `start`, `act`, `auto`,
-        `sync`, `hand_seat`)."""
+        `sync`, `hand_seat`, `next_round`, `rematch`)."""
         self._begin(now, wall)
         if self._refused_frozen(member, msg.type):
             return self._done()
         if member not in self.members:
             self._error(member, codes.NOT_AT_TABLE, "you are not at this table", msg.type)
-        elif isinstance(msg, Act):
-            self._act(member, msg, now)
-        elif isinstance(msg, Auto):
-            self._auto(member, msg, now)
-        elif isinstance(msg, AddBot):
-            self._add_bot(member, msg, now)
-        elif isinstance(msg, RemoveBot):
-            self._remove_bot(member, msg, now)
-        elif isinstance(msg, HandSeat):
-            self._hand_seat(member, msg, now)
-        elif isinstance(msg, NextRound):
-            index = self._seated(member, msg.type)
-            if index is not None and self.between.mark_ready(index):
-                self._emit(Accepted(member))  # it answers the wait, as a move its prompt
-        elif isinstance(msg, Rematch):
-            self._rematch_vote(member)
-        elif msg.type == "start":
-            self._start(member, now)
-        elif msg.type == "sync":
-            index = self.members[member]
-            viewer = index if index is not None and self.seats[index].member == member else None
-            self._send(member, viewer, self._snapshot())
-            self._send_wait((member,))
-        else:  # pragma: no cover - the server routes only the above here
-            raise ValueError(f"unexpected message {msg.type!r}")
+            return self._done()
+        match msg:
+            case Act():
+                self._act(member, msg, now)
+            case Auto():
+                self._auto(member, msg, now)
+            case AddBot():
+                self._add_bot(member, msg, now)
+            case RemoveBot():
+                self._remove_bot(member, msg, now)
+            case HandSeat():
+                self._hand_seat(member, msg, now)
+            case NextRound():
+                index = self._seated(member, msg.type)
+                if index is not None and self.between.mark_ready(index):
+                    self._emit(Accepted(member))  # it answers the wait, as a move its prompt
+            case Rematch():
+                self._rematch_vote(member)
+            case Start():
+                self._start(member, now)
+            case Sync():
+                index = self.members[member]
+                seated = index is not None and self.seats[index].member == member
+                self._send(member, index if seated else None, self._snapshot())
+                self._send_wait((member,))
         return self._done()
 
     def _seated(self, member: M, ref: str) -> int | None:
