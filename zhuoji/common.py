@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import re
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -109,7 +108,9 @@ def player_name(given: str | None) -> str:
     >>> player_name("\u202eevil\x9b")
     'evil'
     """
-    from protocol.messages import UNSAFE_CHARS
+    import unicodedata
+
+    from protocol import names
 
     name = given
     if not name:
@@ -117,8 +118,9 @@ def player_name(given: str | None) -> str:
             name = getpass.getuser()
         except Exception:
             name = ""
-    name = re.sub(f"[{UNSAFE_CHARS}]", "", name or "").strip()[:24]
-    return name or "player"
+    name = unicodedata.normalize("NFC", name or "")
+    name = "".join(char for char in name if names.refused_char(char) is None).strip()[:24]
+    return name if name and not names.looks_like_a_bot(name) else "player"
 
 
 def language(given: str | None) -> str:
