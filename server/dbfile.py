@@ -8,7 +8,7 @@ once it listens, its URL) into it, so a second server is refused with a line nam
 not a directory, not empty, not read-only, a SQLite file, zhuoji's (its `application_id`, or
 the tables of a file from before it was set), and not from a newer zhuoji (`user_version`).
 A file that fails a check is left exactly as it was; the refusal (`DatabaseRefused`) is one line.
-An older schema is migrated in one transaction.
+An older schema is migrated in one transaction (`server.migrations`).
 """
 
 from __future__ import annotations
@@ -22,90 +22,11 @@ import stat
 from pathlib import Path
 from typing import Any
 
-APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
-SCHEMA_VERSION = 2  # PRAGMA user_version this code writes (0: a file from before versions)
+from server.migrations import APPLICATION_ID, SCHEMA_VERSION, migrate
+from server.migrations import SCHEMA as SCHEMA  # re-exported: the schema's text
+
 BUSY_MS = 2000
 OUR_TABLES = frozenset({"tables", "rounds", "actions", "events"})
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    preset TEXT NOT NULL,
-    options TEXT NOT NULL,          -- JSON: the overrides of the preset
-    base INTEGER NOT NULL,
-    rounds INTEGER NOT NULL,
-    turn_seconds REAL NOT NULL,
-    bank_seconds REAL NOT NULL,
-    claim_min_ms INTEGER NOT NULL,
-    has_password INTEGER NOT NULL,
-    created_at REAL NOT NULL,
-    started_at REAL,
-    ended_at REAL,
-    state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
-    seats TEXT,                     -- JSON: [{"name", "kind", "level" (bots)}] × 4 once started
-    scores TEXT,                    -- JSON: 4 ints, the match result so far
-    rounds_played INTEGER NOT NULL DEFAULT 0,
-    seed TEXT,                      -- the match seed every round's wall derives from
-    password_hash TEXT,             -- pbkdf2 of the password (never the password)
-    tokens TEXT,                    -- JSON: 4 SHA-256 digests of the seat tokens, once started
-    bot_delay REAL                  -- seconds the bots wait before moving (NULL: the server's)
-    next_round_seconds REAL         -- the longest wait between rounds (0: no limit, NULL: 30)
-);
-CREATE TABLE IF NOT EXISTS rounds (
-    table_id TEXT NOT NULL REFERENCES tables(id),
-    round_no INTEGER NOT NULL,
-    seed TEXT NOT NULL,
-    dealer INTEGER NOT NULL,
-    streak INTEGER NOT NULL,
-    base INTEGER NOT NULL,
-    hands TEXT NOT NULL,            -- JSON: four lists of tiles in notation, as dealt
-    wall TEXT NOT NULL,             -- JSON: the live wall, front first
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    result TEXT,                    -- JSON: the settlement
-    net TEXT,                       -- JSON: 4 ints
-    salt TEXT,                      -- fair deal: the secret salt (hex), revealed at the end
-    commitment TEXT,                -- fair deal: SHA-256 of the salt and the deal order
-    weekday INTEGER,                -- 1 Monday … 7 Sunday: the day of the deal (星期鸡, §13.12)
-    PRIMARY KEY (table_id, round_no)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS actions (
-    table_id TEXT NOT NULL,
-    round_no INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    act TEXT NOT NULL,
-    tile TEXT,
-    phase TEXT NOT NULL,            -- turn | claim | rob: when it was played
-    auto INTEGER NOT NULL,          -- 1 when the server played it (timeout, 托管)
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, round_no, idx)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    round_no INTEGER NOT NULL,      -- 0 outside a round
-    type TEXT NOT NULL,
-    data TEXT NOT NULL,             -- JSON: the full event, private fields included
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, seq)
-) WITHOUT ROWID;
-"""
-
-# The columns each version added (a file of an older version gets them), and the application id.
-# 0 → 1: the columns added after the first release; 1 → 2: a table's own `bot_delay`, the wait
-# between rounds, and the weekday of each round's deal (for 星期鸡).
-ADDED_COLUMNS: dict[int, dict[str, list[tuple[str, str]]]] = {
-    1: {
-        "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
-        "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
-    },
-    2: {
-        "tables": [("bot_delay", "REAL"), ("next_round_seconds", "REAL")],
-        "rounds": [("weekday", "INTEGER")],
-    },
-}
 
 
 class DatabaseRefused(Exception):
@@ -290,32 +211,8 @@ def open_database(path: Path) -> sqlite3.Connection:
         db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         db.execute("PRAGMA journal_mode=WAL")
         if version < SCHEMA_VERSION or not exists:
-            migrate(db, version)
+            migrate(db, version, new=not exists)
     except sqlite3.Error as err:
         db.close()
         raise DatabaseRefused(f"cannot write to {path}: {err}") from None
     return db
-
-
-def migrate(db: sqlite3.Connection, version: int) -> None:
-    """Bring a database at `version` (0 for a new file or one from before versions) to
-    `SCHEMA_VERSION`, in one transaction."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for statement in SCHEMA.split(";"):
-            if statement.strip():
-                db.execute(statement)
-        for since, added in ADDED_COLUMNS.items():
-            if version >= since:
-                continue
-            for table, columns in added.items():
-                have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-                for name, kind in columns:
-                    if name not in have:
-                        db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
-        db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
