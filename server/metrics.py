@@ -232,6 +232,12 @@ class _Live:
             "Unfinished matches this server resumed when it started (after a restart or crash).",
             value=server.resumed,
         )
+        yield GaugeMetricFamily(
+            "zhuoji_matches_frozen_at_start",
+            "Unfinished matches that could not be rebuilt when this server started (frozen, their"
+            " records kept): not counted as resumed.",
+            value=server.frozen_at_start,
+        )
         store = server.store
         yield GaugeMetricFamily(
             "zhuoji_storage_fault",

@@ -96,6 +96,7 @@ class Store:
         self.lock.acquire()
         try:
             self._db = open_database(self.path)
+            self.lock.hold_database()  # a new file: locked once made
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
             # A log reset after a full checkpoint is cut back to this size.
@@ -618,6 +619,15 @@ def op_end_table(
     return (
         "UPDATE tables SET state=?, ended_at=?, scores=?, rounds_played=? WHERE id=?",
         (state, now, json.dumps(scores), rounds_played, table_id),
+    )
+
+
+def op_abandon_table(table_id: str, now: float) -> Op:
+    """A match ends as abandoned with its stored standings (scores, rounds played) kept as
+    they are: the freeze of a table that could not be restored, whose core never summed them."""
+    return (
+        "UPDATE tables SET state='abandoned', ended_at=? WHERE id=?",
+        (now, table_id),
     )
 
 

@@ -246,7 +246,13 @@ def run(args: argparse.Namespace) -> int:
             store.lock.note(url=url, port=bound)
             print(
                 f"zhuoji serving on {url}  (database {db}, synchronous {sync},"
-                f" {server.resumed} unfinished matches resumed)",
+                f" {server.resumed} unfinished matches resumed"
+                + (
+                    f", {server.frozen_at_start} could not be resumed (frozen; see the log)"
+                    if server.frozen_at_start
+                    else ""
+                )
+                + ")",
                 flush=True,
             )
             if house is not None:
