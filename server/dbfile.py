@@ -46,20 +46,26 @@ def lock_path(db: Path) -> Path:
 
 
 class DbLock:
-    """An exclusive lock on a database, held by one process (`flock` on `<db>.lock`).
+    """An exclusive lock on a database, held by one process: `flock` on `<db>.lock` (which
+    records the holder: its pid, its URL), and `flock` on the database file itself, so that a
+    second server reaching the same file by another path (a symlink, a hardlink, a lock file
+    deleted meanwhile) is refused too: the file's own lock goes with its inode, not its name.
+    (On Linux a `flock` does not touch SQLite's own `fcntl` locks: readers are not affected.)
 
     The lock file is never deleted (deleting it would let a second process lock a new file while
-    the first still holds the old one); the kernel drops the lock when the process ends, however
-    it ends."""
+    the first still holds the old one); the kernel drops the locks when the process ends,
+    however it ends."""
 
     def __init__(self, db: Path) -> None:
         self.db = db
         self.path = lock_path(db)
         self._fd: int | None = None
+        self._db_fd: int | None = None
         self.info: dict[str, Any] = {}
 
     def acquire(self) -> None:
-        """Take the lock, or raise DatabaseInUse naming the holder."""
+        """Take the lock (the lock file's, then the database file's if it exists: a new file
+        is locked by `hold_database` once made), or raise DatabaseInUse naming the holder."""
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as err:
@@ -71,15 +77,40 @@ class DbLock:
         except BlockingIOError:
             holder = _read_holder(fd)
             os.close(fd)
-            pid = holder.get("pid", "unknown")
-            where = f", serving {holder['url']}" if holder.get("url") else ""
-            raise DatabaseInUse(
-                f"{self.db} is in use by another zhuoji server (pid {pid}"
-                f"{where}); one server owns a database",
-                holder,
-            ) from None
+            raise _in_use(self.db, holder, "") from None
         self._fd = fd
+        try:
+            self.hold_database()
+        except BaseException:
+            self.release()
+            raise
         self.note(pid=os.getpid())
+
+    def hold_database(self) -> None:
+        """Lock the database file itself (by its inode), if it exists and is not locked yet."""
+        if self._db_fd is not None or not self.db.is_file():
+            return
+        try:
+            fd = os.open(self.db, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as err:
+            raise DatabaseRefused(f"cannot open {self.db}: {err.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            # Not closed: closing a descriptor of the file would drop every POSIX lock this
+            # process holds on it (SQLite's own, if this process has it open elsewhere), as
+            # SQLite itself avoids. A refusal is rare: the descriptor is parked.
+            _PARKED.append(fd)
+            # Held through another name: its holder's record is beside the real file, if the
+            # other name is a symlink (a hardlink's other name cannot be found from here).
+            real = self.db.resolve()
+            holder = _holder_of(lock_path(real)) if real != self.db.absolute() else {}
+            raise _in_use(
+                self.db,
+                holder,
+                " through another path (a symlink, a hardlink or a lock file deleted while it ran)",
+            ) from None
+        self._db_fd = fd
 
     def note(self, **info: Any) -> None:
         """Record more about the holder (its URL once it listens) in the lock file."""
@@ -92,12 +123,39 @@ class DbLock:
             os.pwrite(self._fd, data, 0)
 
     def release(self) -> None:
+        if self._db_fd is not None:
+            os.close(self._db_fd)
+            self._db_fd = None
         if self._fd is None:
             return
         with contextlib.suppress(OSError):
             os.ftruncate(self._fd, 0)
         os.close(self._fd)  # closing drops the flock
         self._fd = None
+
+
+_PARKED: list[int] = []  # descriptors of refused database locks (see `hold_database`)
+
+
+def _in_use(db: Path, holder: dict[str, Any], how: str) -> DatabaseInUse:
+    pid = holder.get("pid", "unknown")
+    where = f", serving {holder['url']}" if holder.get("url") else ""
+    return DatabaseInUse(
+        f"{db} is in use by another zhuoji server{how} (pid {pid}{where}); one server owns a"
+        " database",
+        holder,
+    )
+
+
+def _holder_of(path: Path) -> dict[str, Any]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return {}
+    try:
+        return _read_holder(fd)
+    finally:
+        os.close(fd)
 
 
 def _read_holder(fd: int) -> dict[str, Any]:
