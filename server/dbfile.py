@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import sqlite3
 import stat
@@ -207,9 +208,46 @@ def check_file(path: Path) -> bool:
     return True
 
 
+def roll_back_journal(path: Path) -> bool:
+    """Roll back a hot rollback journal (`<db>-journal`: a writer in rollback-journal mode, a
+    backup being written to, killed mid-transaction); True if there was one. A read-only
+    connection cannot (SQLite refuses the file as read-only), so the file is opened for writing
+    and read once, which makes SQLite restore the pages the journal holds: the file comes back
+    as it was before that write, as SQLite is designed to. Called under the database's lock."""
+    journal = path.with_name(path.name + "-journal")
+    try:
+        if journal.stat().st_size == 0:
+            return False
+    except OSError:
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5)
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as err:
+        raise DatabaseRefused(
+            f"{path} has the journal of an interrupted write ({journal}) that SQLite could not"
+            f" roll back ({err}); keep the two files together, and restore from a backup only"
+            " if sqlite3 cannot open the database either"
+        ) from None
+    rolled = not journal.exists() or journal.stat().st_size == 0
+    if rolled:
+        logging.getLogger("zhuoji.store").warning(
+            "%s: rolled back the write a killed writer left unfinished (hot journal %s);"
+            " the database is as it was before that write",
+            path,
+            journal,
+            extra={"event": "journal_rolled_back"},
+        )
+    return rolled
+
+
 def inspect(path: Path) -> int:
     """The schema version of an existing file, after checking (read-only) that it is a sound
-    zhuoji database this code can serve."""
+    zhuoji database this code can serve (a hot journal rolled back first)."""
+    roll_back_journal(path)
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error as err:

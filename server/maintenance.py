@@ -104,6 +104,34 @@ def stored_stats(db: Path) -> dict[str, Any]:
     }
 
 
+def remove_stale_parts(folder: Path) -> list[Path]:
+    """Remove the hidden `.NAME.part-PID` copies (and their -wal, -shm, -journal) that backups
+    killed midway left in `folder`: those whose process is gone. Returns what was removed."""
+    removed = []
+    for part in folder.glob(".*.part-*"):
+        head, _, pid = part.name.rpartition(".part-")
+        if not head or not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            part.unlink()
+            removed.append(part)
+    for extra in folder.glob(".*.part-*-*"):  # a -wal, -shm or -journal left beside one
+        if not extra.with_name(extra.name.rsplit("-", 1)[0]).exists():
+            with contextlib.suppress(OSError):
+                extra.unlink()
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def backup(db: Path, target: Path) -> dict[str, Any]:
     """Copy the database to `target` (which must not exist) with the online backup API."""
     target = target.expanduser()
@@ -113,6 +141,7 @@ def backup(db: Path, target: Path) -> dict[str, Any]:
         raise MaintenanceError(f"{target.parent} is not a directory")
     if target.resolve() == db.resolve():
         raise MaintenanceError("the backup cannot be the database itself")
+    remove_stale_parts(target.parent)
     tmp = target.with_name(f".{target.name}.part-{os.getpid()}")
     began = time.monotonic()
     src = _reader(db)
@@ -123,7 +152,10 @@ def backup(db: Path, target: Path) -> dict[str, Any]:
             raise MaintenanceError(f"cannot write {target}: {err}") from None
         try:
             src.backup(dst)  # pages=-1: the whole file in one step, one consistent snapshot
-            dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            # WAL mode like the live database (a server or a tool writing to the copy later
+            # leaves a write-ahead log, never a hot rollback journal); the log is folded in
+            # and removed when the copy is closed, so the copy is one self-contained file.
+            dst.execute("PRAGMA journal_mode=WAL")
             check = dst.execute("PRAGMA integrity_check(1)").fetchone()[0]
             tables = dst.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
         finally:
