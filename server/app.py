@@ -276,6 +276,10 @@ class Server:
                 return connection.respond(
                     HTTPStatus.SERVICE_UNAVAILABLE, f"storage unavailable: {fault}\n"
                 )
+            if self.store.integrity is not None:
+                return connection.respond(
+                    HTTPStatus.SERVICE_UNAVAILABLE, f"database corrupt: {self.store.integrity}\n"
+                )
             return connection.respond(HTTPStatus.OK, f"ok {len(self.tables)} tables\n")
         if path == "/metrics":
             body, content_type = self.metrics.render(request.headers.get("Accept"))

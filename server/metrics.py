@@ -248,6 +248,17 @@ class _Live:
             "zhuoji_storage_faults", "Storage fault episodes so far.", value=store.faults
         )
         yield GaugeMetricFamily(
+            "zhuoji_db_integrity_ok",
+            "0 once a periodic integrity check (PRAGMA quick_check) found the live database"
+            " corrupt (/healthz answers 503), else 1.",
+            value=0 if store.integrity is not None else 1,
+        )
+        yield CounterMetricFamily(
+            "zhuoji_db_integrity_checks",
+            "Integrity checks run so far.",
+            value=store.integrity_checks,
+        )
+        yield GaugeMetricFamily(
             "zhuoji_db_wal_bytes",
             "The size of the database's write-ahead log.",
             value=store.wal_bytes(),

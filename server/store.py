@@ -81,6 +81,7 @@ class Store:
         retry_max: float = 5.0,
         idle_truncate: float = 10.0,
         wal_limit: int = 64 << 20,
+        integrity_every: float = 600.0,
     ) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL"):
             raise ValueError(f"synchronous must be OFF, NORMAL or FULL, got {synchronous!r}")
@@ -113,6 +114,12 @@ class Store:
         self.on_commit: Callable[[float, int], None] | None = None
         self.rescued: Path | None = None  # a copy saved after the file was deleted
         self.faults = 0  # fault episodes so far
+        # `PRAGMA quick_check` of the live file every `integrity_every` seconds (0: only at a
+        # clean stop), on the checkpoint thread: None while it finds nothing wrong.
+        self.integrity: str | None = None
+        self.integrity_checks = 0
+        self._integrity_every = integrity_every
+        self._integrity_at = time.monotonic()
         self._retry_max = retry_max
         self._retry_delay = RETRY_FIRST
         self._retry: asyncio.TimerHandle | None = None
@@ -324,6 +331,44 @@ class Store:
                 continue
             if self.fault is None:
                 self.checkpoint(truncate=time.monotonic() - self._last_write > idle_truncate)
+            due = self._integrity_at + self._integrity_every
+            if self._integrity_every > 0 and time.monotonic() >= due:
+                self.check_integrity()
+                self._integrity_at = time.monotonic()
+
+    def check_integrity(self) -> str | None:
+        """`PRAGMA quick_check` of the file as it is now (a fresh connection: no page cached
+        from before); what is wrong (one line), or None. The first finding is logged at ERROR
+        and kept in `integrity` (`/healthz` answers 503, the metric says 0): corruption written
+        into the live file is noticed while serving, not after the stop."""
+        try:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=5)
+            try:
+                found = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as err:
+            if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+                return self.integrity  # busy: the next check will do
+            found = str(err)
+        except sqlite3.Error:
+            return self.integrity
+        self.integrity_checks += 1
+        problem = (
+            None
+            if found == "ok"
+            else " ".join(found.replace("*** in database main ***", "").split())
+        )
+        if problem is not None and self.integrity is None:
+            log.error(
+                "integrity check failed: %s is corrupt (%s); the server goes on, but stop it,"
+                " keep the file aside and restore the last good backup (docs/OPERATIONS.md)",
+                self.path,
+                problem,
+                extra={"event": "integrity_failed"},
+            )
+        self.integrity = problem
+        return problem
 
     def checkpoint(self, *, truncate: bool = False) -> bool:
         """Copy the write-ahead log into the database (`PASSIVE`: never waits for the writer);
@@ -349,8 +394,10 @@ class Store:
         except OSError:
             return 0
 
-    def close(self) -> None:
-        """Write what is still queued (one last try), checkpoint, close, release the lock."""
+    def close(self, *, check: bool = True) -> None:
+        """Write what is still queued (one last try), checkpoint, check the file's integrity
+        (`check`: a server that served; not one that failed to start), close, release the
+        lock."""
         if self._closed:
             return
         self._closed = True
@@ -378,6 +425,14 @@ class Store:
             log.error("the database was lost while serving; its last state is in %s", self.rescued)
         self._stop.set()
         self._checkpointer.join(timeout=30)
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if check and self.fault is None and self.check_integrity() is None:
+            log.info(
+                "integrity check at the stop: %s is sound",
+                self.path,
+                extra={"event": "integrity_ok"},
+            )
         with self._ckpt_lock:
             if self._ckpt is not None:
                 self._ckpt.close()

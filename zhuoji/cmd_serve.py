@@ -53,6 +53,7 @@ FLAG_KEYS: dict[str, tuple[str, str]] = {
     "db": ("server", "db"),
     "sync": ("server", "sync"),
     "retry_max": ("server", "retry_max"),
+    "integrity_every": ("server", "integrity_every"),
     "bot_delay": ("pace", "bot_delay"),
     "max_tables": ("limits", "max_tables"),
     "tables_per_connection": ("limits", "tables_per_connection"),
@@ -138,6 +139,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="during a storage fault, the longest wait between write attempts (default 5 s)",
     )
     parser.add_argument(
+        "--integrity-every",
+        type=bounded(float, 0, 86_400),
+        default=None,
+        help="seconds between integrity checks of the live database (PRAGMA quick_check),"
+        " reported in /healthz, the log and the metrics; 0: only at a clean stop (default 600)",
+    )
+    parser.add_argument(
         "--log-level",
         choices=["debug", "info", "warning", "error"],
         default=None,
@@ -212,7 +220,9 @@ def run(args: argparse.Namespace) -> int:
             return 2
     db: Path = Path(cfg.db).expanduser() if cfg.db else default_db()
     try:
-        store = Store(db, synchronous=sync, retry_max=cfg.retry_max)
+        store = Store(
+            db, synchronous=sync, retry_max=cfg.retry_max, integrity_every=cfg.integrity_every
+        )
     except DatabaseRefused as err:
         return fail(str(err))
     except (OSError, sqlite3.Error) as err:
@@ -223,7 +233,10 @@ def run(args: argparse.Namespace) -> int:
         store.close()
         return fail(f"cannot use the admin token: {err}")
 
+    served = False
+
     async def main() -> None:
+        nonlocal served
         from server.app import tune_gc
 
         server = Server.from_config(
@@ -241,6 +254,7 @@ def run(args: argparse.Namespace) -> int:
         loop.add_signal_handler(signal.SIGTERM, on_signal, True)
         loop.add_signal_handler(signal.SIGHUP, on_signal, True)
         async with server.listen(host, port) as ws_server:
+            served = True
             bound = next(iter(ws_server.sockets)).getsockname()[1]
             url = f"ws://{host}:{bound}"
             store.lock.note(url=url, port=bound)
@@ -275,5 +289,5 @@ def run(args: argparse.Namespace) -> int:
     except sqlite3.Error as err:
         return fail(f"cannot use the database {db}: {err}")
     finally:
-        store.close()
+        store.close(check=served)
     return 0
