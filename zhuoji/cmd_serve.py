@@ -168,21 +168,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def fail(message: str, code: int = 1) -> int:
-    print(f"zhuoji serve: {message}", file=sys.stderr, flush=True)
+def fail(message: str, code: int = 1, fmt: str = "plain") -> int:
+    """Refuse to start: one line on stderr, a JSON object under `--log-format json`."""
+    if fmt == "json":
+        import json
+        import time
+
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+        line = json.dumps(
+            {
+                "time": f"{stamp}.{int(now % 1 * 1000):03d}Z",
+                "level": "error",
+                "logger": "zhuoji.serve",
+                "event": "start_refused",
+                "exit": code,
+                "msg": f"zhuoji serve: {message}",
+            },
+            ensure_ascii=False,
+        )
+        print(line, file=sys.stderr, flush=True)
+    else:
+        print(f"zhuoji serve: {message}", file=sys.stderr, flush=True)
     return code
 
 
 def effective_config(args: argparse.Namespace) -> Any:
     """The settings: defaults, then `--config`, then the flags given (ConfigError if wrong)."""
-    from server.config import ServerConfig, apply_overrides, load_config
+    from server.config import ConfigError, ServerConfig, apply_overrides, load_config
 
     config = load_config(args.config) if args.config is not None else ServerConfig()
     overrides: dict[str, dict[str, Any]] = {}
     for dest, (section, key) in FLAG_KEYS.items():
         value = getattr(args, dest, None)
+        if value is not None and dest == "db":
+            if str(value) in ("", "."):
+                raise ConfigError("--db: an empty path; name the database file")
+            # Absolute: `--print-config` writes it to a file whose relative paths are taken
+            # from the file's own folder.
+            value = str(Path(value).expanduser().absolute())
         if value is not None:
-            overrides.setdefault(section, {})[key] = str(value) if dest == "db" else value
+            overrides.setdefault(section, {})[key] = value
     if getattr(args, "verbose", False):
         overrides.setdefault("log", {})["level"] = "debug"
     return apply_overrides(config, overrides) if overrides else config
@@ -202,10 +228,12 @@ def run(args: argparse.Namespace) -> int:
     from server.store import Store
     from zhuoji.version import version
 
+    fmt = getattr(args, "log_format", None) or "plain"
     try:
         config = effective_config(args)
     except ConfigError as err:
-        return fail(str(err), 2)
+        return fail(str(err), 2, fmt)
+    fmt = config.log.format
     if args.print_config:
         sys.stdout.write(to_toml(config))
         return 0
@@ -224,14 +252,14 @@ def run(args: argparse.Namespace) -> int:
             db, synchronous=sync, retry_max=cfg.retry_max, integrity_every=cfg.integrity_every
         )
     except DatabaseRefused as err:
-        return fail(str(err))
+        return fail(str(err), fmt=fmt)
     except (OSError, sqlite3.Error) as err:
-        return fail(f"cannot open the database {db}: {err}")
+        return fail(f"cannot open the database {db}: {err}", fmt=fmt)
     try:
         admin_token = cfg.admin_token or ensure_token(db)
     except (OSError, ValueError) as err:
         store.close()
-        return fail(f"cannot use the admin token: {err}")
+        return fail(f"cannot use the admin token: {err}", fmt=fmt)
 
     served = False
 
@@ -283,11 +311,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(main())
     except socket.gaierror as err:
-        return fail(f"cannot listen on {host}: {err.strerror or err}")
+        return fail(f"cannot listen on {host}: {err.strerror or err}", fmt=fmt)
     except OSError as err:
-        return fail(f"cannot listen on {host}:{port}: {err.strerror or err}")
+        return fail(f"cannot listen on {host}:{port}: {err.strerror or err}", fmt=fmt)
     except sqlite3.Error as err:
-        return fail(f"cannot use the database {db}: {err}")
+        return fail(f"cannot use the database {db}: {err}", fmt=fmt)
     finally:
         store.close(check=served)
     return 0
