@@ -188,9 +188,12 @@ class PruneReport:
     events: int = 0
     bytes_before: int = 0
     bytes_after: int = 0
+    # What could not be done (a full disk): the rows above were removed all the same.
+    incomplete: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "incomplete": self.incomplete,
             "cutoff": self.cutoff,
             "tables": self.tables,
             "rounds": self.rounds,
@@ -221,8 +224,8 @@ def prune(
     for tid, name, state, ended in rows:
         if tid in keep:
             continue
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
             counts = {}
             for part in ("rounds", "actions", "events"):
                 cur = conn.execute(f"DELETE FROM {part} WHERE table_id=?", (tid,))
@@ -237,16 +240,41 @@ def prune(
                 conn.execute("ROLLBACK")
                 continue
             conn.execute("COMMIT")
+        except sqlite3.OperationalError as err:  # a full disk, an I/O error: stop here
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            report.incomplete = (
+                f"stopped after {len(report.tables)} of the matches to remove: {err}; free some"
+                " room on the disk and run it again (what is listed was removed)"
+            )
+            break
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        # The log back into the file after each match, and cut to nothing: on a full disk the
+        # deletions need no more room than one match's pages (the file never grows from them).
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         report.tables.append({"id": tid, "name": name, "state": state, "ended_at": ended})
         report.rounds += counts["rounds"]
         report.actions += counts["actions"]
         report.events += counts["events"]
-    conn.execute("VACUUM")
-    report.bytes_after = _size(conn)
+    if report.incomplete is None:
+        try:
+            conn.execute("VACUUM")
+        except sqlite3.OperationalError as err:
+            report.incomplete = (
+                f"the file was not compacted ({err}): the removed matches' room is free inside"
+                " it for new writes, but it did not shrink; compacting (VACUUM) needs about"
+                f" {report.bytes_before:,} bytes free on the disk, beside the database and in"
+                " the temporary directory"
+            )
+    with contextlib.suppress(sqlite3.Error):  # give the log's room back to the disk
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with contextlib.suppress(sqlite3.Error):
+        report.bytes_after = _size(conn)
     return report
 
 

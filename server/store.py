@@ -329,8 +329,11 @@ class Store:
                     with contextlib.suppress(RuntimeError):  # the loop has closed
                         loop.call_soon_threadsafe(self._file_watch)
                 continue
-            if self.fault is None:
-                self.checkpoint(truncate=time.monotonic() - self._last_write > idle_truncate)
+            # During a fault too, and then cutting the log: a disk filled by the log itself
+            # gets its room back once the log is in the file (it never grows the file by more
+            # than the pages the log holds), and the writes go on.
+            idle = time.monotonic() - self._last_write > idle_truncate
+            self.checkpoint(truncate=idle or self.fault is not None)
             due = self._integrity_at + self._integrity_every
             if self._integrity_every > 0 and time.monotonic() >= due:
                 self.check_integrity()
