@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -106,6 +107,8 @@ class Store:
             self.lock.release()
             raise
         self.identity = file_identity(self.path)
+        self._shm_size = 0  # the WAL index's longest length seen (`_shm_problem`)
+        self._shm_problem()
         self.fault: str | None = None  # why the store cannot write now (None: it can)
         self.fault_since = 0.0
         self.on_fault: Callable[[str | None], None] | None = None
@@ -171,6 +174,10 @@ class Store:
         lost = self._lost()
         if lost is not None:
             self._failed(lost, lost=True)
+            return
+        shm = self._shm_problem(repair=self.fault is not None)
+        if shm is not None:
+            self._failed(shm)
             return
         if self._pending:
             try:
@@ -253,6 +260,38 @@ class Store:
             return f"the database file {self.path} was deleted while the server ran"
         return f"the database file {self.path} was replaced while the server ran"
 
+    def _shm_problem(self, *, repair: bool = False) -> str | None:
+        """Why the WAL index (`<db>-shm`, which SQLite maps into memory) cannot be used now, or
+        None. A file cut shorter than it was (a failing or full disk, another program) would
+        kill the process with SIGBUS at SQLite's next access, with no word said: it is found
+        before each commit and each checkpoint instead, and is a storage fault like a full disk.
+        With `repair` (a retry) the file is given its length back: SQLite then finds the index
+        empty and rebuilds it from the log, and the writes go on."""
+        shm = self.path.with_name(self.path.name + "-shm")
+        try:
+            size = os.stat(shm).st_size
+        except OSError:
+            return None  # none (yet): SQLite makes it
+        if size >= self._shm_size:
+            self._shm_size = size
+            return None
+        if repair:
+            try:
+                os.truncate(shm, self._shm_size)
+            except OSError as err:
+                return f"the WAL index {shm} cannot be written ({err.strerror or err})"
+            log.warning(
+                "the WAL index %s was given its length back (%d bytes); SQLite rebuilds it",
+                shm,
+                self._shm_size,
+                extra={"event": "shm_repaired"},
+            )
+            return None
+        return (
+            f"the WAL index {shm} was cut to {size} bytes of {self._shm_size} (a full or failing"
+            " disk, or another program); using it would crash the server"
+        )
+
     def _failed(self, reason: str, *, lost: bool = False) -> None:
         """A fault: keep the writes queued, retry with a growing delay; the first failure of an
         episode is logged (one line) and reported to `on_fault`."""
@@ -315,16 +354,20 @@ class Store:
         self.rescued = target
 
     def _file_watch(self) -> None:
-        """On the loop, after the checkpoint thread saw the file change."""
+        """On the loop, after the checkpoint thread saw the file change (or its WAL index)."""
         if self.fault is None and not self._closed:
             lost = self._lost()
             if lost is not None:
                 self._failed(lost, lost=True)
+                return
+            shm = self._shm_problem()
+            if shm is not None:
+                self._failed(shm)
 
     def _checkpoints(self, every: float, idle_truncate: float) -> None:
         while not self._stop.wait(every):
             loop = self._loop
-            if file_identity(self.path) != self.identity:
+            if file_identity(self.path) != self.identity or self._shm_problem() is not None:
                 if loop is not None:
                     with contextlib.suppress(RuntimeError):  # the loop has closed
                         loop.call_soon_threadsafe(self._file_watch)
@@ -406,6 +449,7 @@ class Store:
         self._closed = True
         if self._retry is not None:
             self._retry.cancel()
+        self._shm_problem(repair=True)  # a WAL index cut short would crash the last writes
         pending, self._pending = self._pending, []
         if pending:
             try:
