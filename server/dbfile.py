@@ -68,7 +68,7 @@ class DbLock:
         """Take the lock (the lock file's, then the database file's if it exists: a new file
         is locked by `hold_database` once made), or raise DatabaseInUse naming the holder."""
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as err:
             raise DatabaseRefused(
                 f"cannot create the lock file {self.path}: {err.strerror}"
@@ -285,12 +285,41 @@ def inspect(path: Path) -> int:
     return int(version)
 
 
+def warn_if_readable(path: Path) -> None:
+    """One WARNING line when an existing database can be read by other local accounts (it holds
+    the hands and the wall of every round being played): made before files were made 0600."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if mode & 0o044:
+        logging.getLogger("zhuoji.store").warning(
+            "%s can be read by other accounts on this machine (mode %o): it holds the hands and"
+            " the wall of the rounds being played; chmod 600 %s (and its -wal, -shm files)",
+            path,
+            stat.S_IMODE(mode),
+            path,
+            extra={"event": "database_readable"},
+        )
+
+
 def open_database(path: Path) -> sqlite3.Connection:
     """The server's writing connection: the file checked (`check_file`, `inspect`), then made or
     migrated to `SCHEMA_VERSION`, in WAL mode."""
     exists = check_file(path)
     version = inspect(path) if exists else 0
     mode = "rw" if exists else "rwc"
+    if not exists:
+        # Made 0600 before SQLite opens it: the hands and the wall of the round being played
+        # are in it, and SQLite gives the -wal and -shm files the database's own mode.
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+        except FileExistsError:
+            pass
+        except OSError as err:
+            raise DatabaseRefused(f"cannot make {path}: {err.strerror or err}") from None
+    else:
+        warn_if_readable(path)
     try:
         db = sqlite3.connect(
             f"file:{path}?mode={mode}",

@@ -113,7 +113,9 @@ def pinned(options: dict[str, Any], pins: dict[str, Any]) -> dict[str, Any]:
         if name == "patterns" and isinstance(value, dict):
             mine = out.get("patterns")
             mine = dict(mine) if isinstance(mine, dict) else {}
-            out["patterns"] = {**value, **mine}
+            dotted = {k.split(".", 1)[1] for k in out if k.startswith("patterns.")}
+            pins = {k: v for k, v in value.items() if k not in dotted}
+            out["patterns"] = {**pins, **mine}
         elif name not in out:
             out[name] = value
     return out
