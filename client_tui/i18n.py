@@ -35,7 +35,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "tiles_in_hand": ("手牌{n}", "{n} tiles"),
     "your_turn": ("轮到你出牌", "Your turn: discard"),
     "turn_of": ("{name} 出牌中", "{name} to play"),
-    "claim_window": ("{name} 打出 {tile}", "{name} discarded {tile}"),
+    "claim_window": ("{name} 打 {tile}", "{name} discarded {tile}"),
     "rob_window": ("{name} 补杠 {tile}", "{name} adds a 杠 with {tile}"),
     "you": ("你", "you"),
     "seat_n": ("座位{n}", "Seat {n}"),
@@ -281,7 +281,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "amount": ("数", "amount"),
     "detail": ("说明", "note"),
     "hands": ("手牌", "Hands"),
-    "discarded": ("打出", "discarded"),
+    "discarded": ("打", "discarded"),
     "win_mark_zimo": ("自摸", "自摸"),
     "win_mark_discard": ("胡", "胡"),
     "win_mark_rob": ("抢杠", "抢杠"),
@@ -432,10 +432,11 @@ TEXT: dict[str, tuple[str, str]] = {
     "history_empty": ("还没有打完的局", "no round has finished yet"),
     "why_no_history": ("还没有打完的局", "no round has finished yet"),
     "res_draw": ("荒庄", "draw (荒庄)"),
-    "res_win": ("{name} {how} {pattern}", "{name} {how} {pattern}"),
-    "how_zimo": ("自摸", "self-drawn"),
-    "how_discard": ("点炮", "on a discard"),
-    "how_rob": ("抢杠", "robbing a gang"),
+    # Who won how, for the round lists: "X 点炮" is read as "X fed the win", so the feeder is
+    # the one named with 点炮 (`阿明 胡 ← Bea 点炮`).
+    "how_zimo": ("{name} 自摸", "{name} self-drawn"),
+    "how_discard": ("{name} 胡 ← {from_name} 点炮", "{name} wins on {from_name}'s discard"),
+    "how_rob": ("{name} 抢杠胡 ← {from_name}", "{name} robs {from_name}'s 杠"),
 }
 
 # Payment kinds (the `kind` of a payment) → (zh, en).
@@ -578,6 +579,15 @@ def default_lang() -> str:
     return "zh" if code.lower().startswith("zh") else "en"
 
 
+_KIND_OF: dict[str, StrEnum] = {
+    key: member
+    for kind in (PatternKind, BonusKind, ExtraKind, ChickenKind, DouKind)
+    for member in kind
+    for key in (member.value, member.zh)
+}
+"""Every identifier of rules/kinds.py, by its value and by its Chinese name."""
+
+
 class Lang:
     """One interface language; `t(key, **fields)` looks a text up and fills it in."""
 
@@ -631,6 +641,19 @@ class Lang:
     def dou_why(self, why: str) -> str:
         pair = DOU_WHY.get(why)
         return pair[self._index] if pair is not None else why
+
+    def word(self, thing: str) -> str:
+        """A pattern or bonus as the wire names it — an identifier of rules/kinds.py (`zimo`) or
+        its Chinese name (`自摸`) — in this language; the one place a wire word becomes a display
+        word.
+
+        >>> Lang("zh").word("zimo"), Lang("zh").word("自摸"), Lang("en").word("qidui")
+        ('自摸', '自摸', '七对 seven pairs')
+        >>> Lang("en").word("新")
+        '新'
+        """
+        kind = _KIND_OF.get(thing)
+        return self.name(kind) if kind is not None else self.pattern(thing)
 
     def pattern(self, name: str) -> str:
         """A pattern's display name (its Chinese name; glossed in English)."""

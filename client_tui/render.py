@@ -21,6 +21,7 @@ from client_tui.board import fit, melds_lines, pond_faces, pond_text, pond_width
 from client_tui.i18n import Lang
 from client_tui.option_form import summary
 from client_tui.view import MeldV, RoundV, TableV, View
+from client_tui.wins import extra_bonuses
 from protocol.messages import printable
 from rules.chickens import weekday_kinds
 from rules.tiles import tile_name
@@ -355,7 +356,7 @@ def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
         for w in r.winners:
             name = view.name_of(w.seat)
             tile = tl.label(w.tile, ascii) if w.tile else ""
-            pattern = lang.pattern(w.pattern)
+            pattern = lang.word(w.pattern)
             if w.how == "zimo":
                 line = lang.t("won_zimo", name=name, pattern=pattern)
             elif w.how == "rob":
@@ -365,8 +366,9 @@ def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
                 line = lang.t(
                     "won_discard", name=name, from_name=from_name, tile=tile, pattern=pattern
                 )
-            if w.bonuses:
-                line += " + " + " ".join(w.bonuses)
+            bonuses = extra_bonuses(w.how, w.bonuses)  # 自摸 said once
+            if bonuses:
+                line += " + " + " + ".join(lang.word(b) for b in bonuses)
             parts.append(Text(line, style=Style(bold=True, color="#f0c040")))
         if r.exhausted:
             parts.append(Text(lang.t("exhausted"), style=Style(bold=True)))

@@ -104,7 +104,9 @@ def test_a_meld_says_whose_discard_it_was() -> None:
 
     view = View(seat=0)
     m = MeldV("pong", "5p", from_seat=2)
-    assert board.meld_text(view, 1, m, True, Lang("en")).plain == "碰5p×3←right"
+    # Named as the reader's table labels the feeder (seat 2 sits across from seat 0), never
+    # counted from the melder (from seat 1, seat 2 is its right).
+    assert board.meld_text(view, 1, m, True, Lang("en")).plain == "碰5p×3←across"
     assert board.meld_text(view, 0, m, False, Lang("zh")).plain == "碰五筒×3←对家"
 
 

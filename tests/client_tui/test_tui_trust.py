@@ -1,0 +1,155 @@
+"""Issue 23: what the table says is what happened. Pilot tests over an offline table (a bots'
+round projected for one seat), at the sizes where each defect showed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from client_tui.app import ZhuojiApp
+from client_tui.i18n import Lang
+from client_tui.offline import OfflineTable
+from client_tui.screens.history import outcome_text
+from client_tui.screens.sheets import summary_renderable
+from client_tui.screens.table import TableScreen
+from rules.bot import Bot
+from rules.options import PRESETS
+from rules.round import Phase, Round
+
+SEED = 219  # by wall 30: melds at three seats, claimed discards, a 报听 discard
+RELATION = {
+    "en": {1: "right", 2: "across", 3: "left"},
+    "zh": {1: "下家", 2: "对家", 3: "上家"},
+}
+YOU = {"en": "you", "zh": "你"}
+
+
+def played(viewer: int, stop: Any, seed: int = SEED, base: int = 1) -> tuple[Round, OfflineTable]:
+    r = Round.deal(PRESETS["guiyang"], seed=seed, dealer=0, base=base)
+    bots = [Bot(f"{seed}:{s}") for s in range(4)]
+    while r.phase is not Phase.OVER and not stop(r):
+        seat = r.awaiting()[0]
+        r.apply(bots[seat].choose(r, seat))
+    return r, OfflineTable(r, viewer=viewer)
+
+
+def app(lang: str) -> ZhuojiApp:
+    return ZhuojiApp(
+        "ws://offline",
+        name="me",
+        lang=lang,
+        ascii=True,
+        connect=False,
+        clock=lambda: 1000.0,
+        reveal_seconds=3600,
+    )
+
+
+def late(r: Round) -> bool:
+    return r.wall_left <= 30 and r.phase is Phase.TURN
+
+
+def expected_arrows(r: Round, viewer: int, lang: str) -> dict[int, list[str]]:
+    """Each other seat's claimed melds' arrows, named as the viewer's table labels the feeder."""
+    out: dict[int, list[str]] = {}
+    for seat in range(4):
+        if seat == viewer:
+            continue
+        for m in r.melds[seat]:
+            if m.from_seat is None:
+                continue
+            rel = (m.from_seat - viewer) % 4
+            out.setdefault(seat, []).append("←" + (YOU[lang] if rel == 0 else RELATION[lang][rel]))
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_meld_names_its_feeder_as_the_reader_sees_the_table(
+    lang: str, size: tuple[int, int]
+) -> None:
+    # Seat 1 watches: the melds at seats 0, 2 and 3 came from seats named relative to seat 1.
+    r, table = played(1, late)
+    arrows = expected_arrows(r, 1, lang)
+    # The deal must give a case where the melder's and the reader's directions differ.
+    assert any(
+        (m.from_seat - seat) % 4 != (m.from_seat - 1) % 4
+        for seat in (0, 2, 3)
+        for m in r.melds[seat]
+        if m.from_seat is not None
+    )
+    a = app(lang)
+    async with a.run_test(size=size) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        await pilot.pause()
+        screen = a.screen
+        assert isinstance(screen, TableScreen)
+        if screen.wide:
+            panels = [screen.query_one(f"#{w}").render() for w in ("w-right", "w-top", "w-left")]
+        else:
+            panels = [screen.query_one(f"#seat-{p}").render() for p in range(3)]
+        shown = "\n".join(str(p) for p in panels)
+        for seat, marks in arrows.items():
+            for mark in marks:
+                assert mark in shown, (seat, mark, shown)
+        wrong = {
+            "←" + RELATION[lang][(m.from_seat - seat) % 4]
+            for seat in (0, 2, 3)
+            for m in r.melds[seat]
+            if m.from_seat is not None and (m.from_seat - seat) % 4 != (m.from_seat - 1) % 4
+        } - {mk for marks in arrows.values() for mk in marks}
+        for mark in wrong:
+            assert mark not in shown, (mark, shown)
+
+
+def over(r: Round) -> bool:
+    return False
+
+
+async def test_zh_says_who_fed_the_win_and_zimo_once() -> None:
+    """Seed 202: Bot-3 (seat 2) wins on Bot-4's (seat 3) discard; seed 200: Bot-2 自摸."""
+    for seed, want, never in (
+        (202, "Bot-3 胡 ← Bot-4 点炮 平胡", ("Bot-3 点炮",)),
+        (200, "Bot-2 自摸 平胡", ("+ 自摸", "自摸 平胡 自摸")),
+    ):
+        _, table = played(0, over, seed=seed)
+        a = app("zh")
+        async with a.run_test(size=(120, 40)) as pilot:
+            for frame in table.opening():
+                a.apply(frame)
+            await pilot.pause()
+            status = str(a.screen.query_one("#status").render())
+            head = want.split(" 平胡")[0] if seed == 200 else "Bot-3 胡 Bot-4 的"
+            assert head in status, status
+            for bad in never:
+                assert bad not in status, status
+            # The round list and the standings word it the same way.
+            assert a.view.history, "the round's result is kept"
+            line = outcome_text(a.view.history[-1], a.view.name_of, Lang("zh")).plain
+            assert line == want, line
+            summary = summary_renderable(
+                None, a.view.history, a.view.scores, a.view.name_of, Lang("zh")
+            )
+            console = Console(width=120, record=True)
+            console.print(summary)
+            text = console.export_text()
+            assert want in text, text
+            for bad in never:
+                assert bad not in text, text
+
+
+async def test_a_discard_is_one_verb_in_zh() -> None:
+    r, table = played(0, lambda r: r.phase is Phase.CLAIM and 0 in r.awaiting())
+    a = app("zh")
+    async with a.run_test(size=(120, 40)) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        prompt = table.prompt()
+        if prompt is not None:
+            a.apply(prompt)
+        await pilot.pause()
+        status = str(a.screen.query_one("#status").render())
+        assert " 打 " in status and "打出" not in status, status
