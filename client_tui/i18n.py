@@ -547,6 +547,7 @@ NAMES: dict[str, tuple[str, str]] = {
 # How a payment line is worded: `{fields}` filled by `Lang.s(key, ...)`.
 SHEET_TEXT: dict[str, tuple[str, str]] = {
     "times": ("（{parts}）×{n}", "({parts}) × {n}"),
+    "times_base": ("（{parts}）×底分{n}", "({parts}) × base {n}"),
     "capped": ("{parts}，封顶{n}", "{parts}, capped at {n}"),
     "rob": ("抢杠包三家：{shares}", "抢杠: pays for all three: {shares}"),
     "rob_share": ("替{name}付 {parts}", "for {name}: {parts}"),

@@ -18,7 +18,7 @@ from client_tui import tiles as tl
 from client_tui.i18n import Lang
 from client_tui.render import signed
 from client_tui.screens.history import outcome_text
-from client_tui.sheet import HandRow, Sheet, payment_words
+from client_tui.sheet import HandRow, Sheet, payment_note
 from client_tui.view import MatchEndV, MeldV, ResultV
 
 BOLD = Style(bold=True)
@@ -230,7 +230,7 @@ def sheet_renderable(
         label = Text(lang.item(p.kind))
         if p.how is not None:
             label.append(" " + lang.how(p.how), style=DIM)
-        note = payment_words(p.payment, lang, name, lambda t: tl.label(t, ascii))
+        note = payment_note(p.payment, lang, name, lambda t: tl.label(t, ascii))
         pay.add_row(
             Text(f"{name(p.payer)} → {name(p.payee)}"), label, Text(str(p.amount)), Text(note)
         )

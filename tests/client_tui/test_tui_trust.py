@@ -12,7 +12,7 @@ from client_tui.app import ZhuojiApp
 from client_tui.i18n import Lang
 from client_tui.offline import OfflineTable
 from client_tui.screens.history import outcome_text
-from client_tui.screens.sheets import summary_renderable
+from client_tui.screens.sheets import SheetScreen, summary_renderable
 from client_tui.screens.table import TableScreen
 from rules.bot import Bot
 from rules.options import PRESETS
@@ -153,3 +153,42 @@ async def test_a_discard_is_one_verb_in_zh() -> None:
         await pilot.pause()
         status = str(a.screen.query_one("#status").render())
         assert " 打 " in status and "打出" not in status, status
+
+
+def body_text(a: ZhuojiApp, width: int = 110) -> str:
+    """The open sheet's body as plain lines."""
+    screen = a.screen
+    assert isinstance(screen, SheetScreen)
+    body = screen.body
+    console = Console(width=width, record=True)
+    console.print(body)
+    return console.export_text()
+
+
+@pytest.mark.parametrize(("lang", "step"), [("zh", "×底分2"), ("en", "× base 2")])
+async def test_with_base_2_every_note_adds_up_to_its_amount(lang: str, step: str) -> None:
+    """Seed 200 at 底分 2: Bot-2's 自摸; every payment's note shows the ×底分 step beside an
+    amount twice its units."""
+    r, table = played(0, over, seed=200, base=2)
+    a = app(lang)
+    async with a.run_test(size=(120, 40)) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        await pilot.pause()
+        await pilot.press("x")  # the held round end gives way to the sheet
+        await pilot.pause()
+        assert isinstance(a.screen, SheetScreen)
+        text = body_text(a)
+        assert a.view.result is not None
+        payments = a.view.result.result["payments"]
+        assert payments and all(p["amount"] % 2 == 0 for p in payments)
+        assert text.count(step) == len(payments), text
+        # The 自摸 hand payments: 平胡 1 + 自摸 1 units, paid 4 at 底分 2 (the dealer's 6 with
+        # 坐庄 1), and each note says so.
+        hand = [p for p in payments if p["kind"] == "hand"]
+        assert [p["amount"] for p in hand] == [4, 4, 6]
+        note = {
+            "zh": "（平胡 1 + 自摸 1）×底分2",
+            "en": "(平胡 plain 1 + 自摸 self-drawn 1) × base 2",
+        }
+        assert note[lang] in text, text
