@@ -235,16 +235,24 @@ class ZhuojiApp(App[int]):
         mode = self._wanted_mode(new)
         if mode != self.current_mode:
             self.switch_mode(mode)
-        if self.held is not None and asked(old, new):
-            self.end_reveal()  # a move is asked: the sheet opens now (and says so)
+        gave_way = False
+        if asked(old, new):
+            # A move is asked: the table comes first, at once. The move's clock is the server's
+            # and runs for everyone; holding it for a reader would need the server and would let
+            # one open sheet stall three players, so the sheet gives way instead (`s` brings it
+            # back) and nobody loses clock time or falls into 托管 for reading (issue 23).
+            gave_way = self.held is not None or self._sheet_open()
+            self.end_reveal(open_sheet=False)
+            while self._reading_open():
+                self.pop_screen()
         for screen in self.screen_stack:
             show = getattr(screen, "show", None)
             if show is not None:
                 show(self.displayed)
         if asked(old, new):
             self.ring()  # your turn (or a claim): heard even with the window behind another
-            if self._sheet_open():
-                self.notify(self.lang.t("prompt_behind"), timeout=4, markup=False)
+            if gave_way:
+                self.notify(self.lang.t("sheet_gave_way"), timeout=6, markup=False)
         if self.show_sheets and new.result is not None and new.result is not old.result:
             self._reveal(new)
         if not self.show_sheets and new.wait is not None and new.wait != old.wait:
@@ -378,6 +386,12 @@ class ZhuojiApp(App[int]):
             self.open_settlement()
 
     # ----- sheets -----
+
+    def _reading_open(self) -> bool:
+        """A sheet or the round list is over the table."""
+        from client_tui.screens.history import HistoryScreen
+
+        return self._sheet_open() or isinstance(self.screen, HistoryScreen)
 
     def _sheet_open(self) -> bool:
         from client_tui.screens.sheets import SheetScreen

@@ -79,7 +79,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "gang": ("杠", "杠 Kong"),
     "pass": ("过", "过 Pass"),
     "ready": ("报听", "报听 Declare"),
-    "prompt_behind": ("轮到你了：按 Enter 关闭结算", "Your move — Enter closes the sheet"),
+    "sheet_gave_way": (
+        "轮到你了：结算已关闭（按 s 再看）",
+        "Your move: the sheet gave way to the table (s shows it again)",
+    ),
     "auto_on": ("托管中：按 a 自己打", "托管: the server plays for you — a to take over"),
     "ready_on": ("报听：出牌时宣布", "报听 on: declared with the discard"),
     "discard_hint": (

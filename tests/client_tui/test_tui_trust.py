@@ -14,6 +14,7 @@ from client_tui.offline import OfflineTable
 from client_tui.screens.history import outcome_text
 from client_tui.screens.sheets import SheetScreen, summary_renderable
 from client_tui.screens.table import TableScreen
+from protocol.messages import parse_server
 from rules.bot import Bot
 from rules.options import PRESETS
 from rules.round import Phase, Round
@@ -192,3 +193,48 @@ async def test_with_base_2_every_note_adds_up_to_its_amount(lang: str, step: str
             "en": "(平胡 plain 1 + 自摸 self-drawn 1) × base 2",
         }
         assert note[lang] in text, text
+
+
+async def test_a_move_asked_over_an_open_sheet_brings_the_table_back_at_once() -> None:
+    """Seat 0 reads round 1's sheet (with the countdown to round 2 under it); round 2 is dealt
+    with seat 0 as dealer, asked to discard: the sheet gives way to the table at once."""
+    _, table = played(0, over, seed=202)
+    now = [1000.0]
+    a = ZhuojiApp(
+        "ws://offline",
+        name="me",
+        lang="en",
+        ascii=True,
+        connect=False,
+        clock=lambda: now[0],
+        reveal_seconds=0,
+    )
+    async with a.run_test(size=(80, 24)) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        await pilot.pause()
+        assert isinstance(a.screen, SheetScreen)
+        a.apply(
+            parse_server(
+                '{"type": "between_rounds", "table": "1", "seq": '
+                + str(table.seq + 1)
+                + ', "round_no": 2, "ready": [false, true, true, true], "deadline_ms": 30000,'
+                ' "rematch": false}'
+            )
+        )
+        table.seq += 1
+        await pilot.pause(0.6)
+        status = str(a.screen.query_one("#sheet-status").render())
+        assert "Round 2 starts in 30 s" in status, status
+        nxt = Round.deal(PRESETS["guiyang"], seed=203, dealer=0)
+        follow = OfflineTable(nxt, viewer=0, round_no=2)
+        follow.seq = table.seq
+        for frame in follow.events():
+            a.apply(frame)
+        prompt = follow.prompt()
+        assert prompt is not None
+        a.apply(prompt)
+        await pilot.pause()
+        assert isinstance(a.screen, TableScreen), a.screen
+        assert a.view.prompt is not None and not a.view.prompt.is_claim
+        assert a.screen.query_one("#hand").display
