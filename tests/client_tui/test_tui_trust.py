@@ -238,3 +238,83 @@ async def test_a_move_asked_over_an_open_sheet_brings_the_table_back_at_once() -
         assert isinstance(a.screen, TableScreen), a.screen
         assert a.view.prompt is not None and not a.view.prompt.is_claim
         assert a.screen.query_one("#hand").display
+
+
+async def test_q_and_a_are_not_swallowed_by_a_sheet() -> None:
+    """Over the settlement sheet, `q` asks to quit (mid-match) and `a` reaches the table (托管:
+    here offline, so the table says it is not connected); the standings close with one Esc."""
+    _, table = played(0, over, seed=202)
+    a = app("en")
+    a.reveal_seconds = 0
+    async with a.run_test(size=(80, 24)) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        await pilot.pause()
+        assert isinstance(a.screen, SheetScreen)
+        await pilot.press("q")
+        await pilot.pause()
+        assert type(a.screen).__name__ == "ConfirmScreen", a.screen_stack
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(a.screen, SheetScreen)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(a.screen, TableScreen)
+        said = [n.message for n in a._notifications]
+        assert a.lang.t("not_connected") in said, said
+        await pilot.press("m")
+        await pilot.pause()
+        a.open_summary()  # the match's end opens it again over the one open
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(a.screen, TableScreen), a.screen_stack
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_a_draw_sheet_says_why_nobody_pays_and_why_no_flip(lang: str) -> None:
+    """Seed 211: a 荒庄 with no payment at all."""
+    _, table = played(0, over, seed=211)
+    a = app(lang)
+    a.reveal_seconds = 0
+    async with a.run_test(size=(80, 24)) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        await pilot.pause()
+        assert a.view.result is not None and a.view.result.result["payments"] == []
+        text = body_text(a, 74)
+        assert a.lang.t("no_flip_draw") in text, text
+        assert a.lang.t("no_payments_draw") in text, text
+
+
+async def test_a_watcher_and_the_last_sheet_are_not_asked_to_get_ready() -> None:
+    r, _ = played(0, over, seed=202)
+    watcher = OfflineTable(r, viewer=None)
+    a = app("en")
+    a.reveal_seconds = 0
+    async with a.run_test(size=(80, 24)) as pilot:
+        for frame in watcher.opening():
+            a.apply(frame)
+        await pilot.pause()
+        assert isinstance(a.screen, SheetScreen)
+        hint = str(a.screen.query_one("#sheet-hint").render())
+        assert hint == a.lang.t("close_hint"), hint
+    _, player = played(0, over, seed=202)
+    a = app("en")
+    a.reveal_seconds = 0
+    async with a.run_test(size=(80, 24)) as pilot:
+        for frame in player.opening():
+            a.apply(frame)
+        await pilot.pause()
+        assert str(a.screen.query_one("#sheet-hint").render()) == a.lang.t("next_hint")
+        a.apply(
+            parse_server(
+                '{"type": "match_ended", "table": "1", "seq": '
+                + str(player.seq + 1)
+                + ', "scores": [0, 0, 0, 0], "rounds_played": 8, "reason": "finished"}'
+            )
+        )
+        await pilot.pause()
+        hints = [str(s.query_one("#sheet-hint").render()) for s in a.screen_stack[1:]]
+        assert a.lang.t("next_hint") not in hints, hints
