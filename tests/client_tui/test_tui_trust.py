@@ -318,3 +318,33 @@ async def test_a_watcher_and_the_last_sheet_are_not_asked_to_get_ready() -> None
         await pilot.pause()
         hints = [str(s.query_one("#sheet-hint").render()) for s in a.screen_stack[1:]]
         assert a.lang.t("next_hint") not in hints, hints
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", ("first discard only", "a * after a name marks you")),
+        ("zh", ("只能在自己的第一张出牌时宣布", "名字后的 * 是你自己")),
+    ],
+)
+async def test_help_says_baoting_is_first_discard_only_and_what_the_star_means(
+    lang: str, words: tuple[str, ...]
+) -> None:
+    a = app(lang)
+    async with a.run_test(size=(120, 40)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(a.screen, SheetScreen)
+        text = body_text(a, 110)
+        for w in words:
+            assert w in text, text
+
+
+def test_en_hints_word_the_claim_moves() -> None:
+    from client_tui.hints import move_label
+    from rules.actions import Action
+    from rules.hints import Hint
+
+    for act, word in (("pass", "过 Pass"), ("pong", "碰 Pong")):
+        hint = Hint(Action(0, act), 0.0, "keeps")  # type: ignore[arg-type]
+        assert move_label(hint, Lang("en"), True) == word
