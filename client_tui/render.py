@@ -247,30 +247,35 @@ def options_summary(t: TableV, lang: Lang) -> str:
 
 
 def header_text(view: View, lang: Lang, ascii: bool) -> Text:
-    """The table's one-line header: table, rules, round, dealer, wall, base, connection."""
+    """The table's one-line header, what matters for play first — round, dealer, wall, base,
+    the 星期鸡, watching, the connection — then the table's name, its rules and every override
+    of the preset: a narrow terminal cuts the option list, never the play (issue 23)."""
     out = Text()
     t = view.table
-    if t is not None:
-        out.append(f"{t.name}", style=Style(bold=True))
-        out.append(f" · {lang.t('preset_' + t.preset)}")
-        if t.options:  # every override of the preset, so nobody is surprised by a rule
-            out.append(f" ({options_summary(t, lang)})", style=DIM)
     r = view.round
     if r is not None and t is not None:
-        out.append(" · " + lang.t("round", n=r.round_no, of=t.rounds))
+        out.append(lang.t("round", n=r.round_no, of=t.rounds), style=Style(bold=True))
         out.append(" · " + lang.t("dealer") + " " + view.name_of(r.dealer))
         if r.streak:
             out.append(" " + lang.t("streak", n=r.streak))
         out.append(" · " + lang.t("wall", n=r.wall_left))
         out.append(" · " + lang.t("base", n=r.base))
+        if view.seat is not None:  # where the reader sits this round
+            out.append(f" · {lang.t('you')} {wind(r, view.seat, lang)}", style=Style(bold=True))
         today = weekday_chickens(r)
         if today:
             out.append(" · " + lang.t("xingqi_today", tiles=""))
             out.append_text(tl.tiles_text(today, ascii, sep=" " if ascii else ""))
     if view.watching:
         out.append(" · " + lang.t("spectating"), style=Style(color="cyan"))
-    out.append("  ")
+    out.append(" ")
     out.append_text(conn_badge(view, lang))
+    if t is not None:
+        out.append("  ")
+        out.append(f"{t.name}", style=Style(bold=True))
+        out.append(f" · {lang.t('preset_' + t.preset)}")
+        if t.options:  # every override of the preset, so nobody is surprised by a rule
+            out.append(f" ({options_summary(t, lang)})", style=DIM)
     return out
 
 

@@ -67,14 +67,16 @@ class LobbyScreen(Screen[None]):
         table = self.query_one(DataTable)
         t = self.zapp.lang.t
         for key in (
+            # What a player acts on first (state and "your seat", round, who sits); the option
+            # list last, so a narrow terminal cuts it, never the marker (issue 23).
             "col_id",
             "col_name",
-            "col_preset",
-            "col_options",
-            "col_seats",
-            "col_watchers",
             "col_state",
             "col_round",
+            "col_seats",
+            "col_watchers",
+            "col_preset",
+            "col_options",
         ):
             table.add_column(t(key), key=key)
         for bid, key in (
@@ -125,16 +127,16 @@ class LobbyScreen(Screen[None]):
                 for c in (
                     t.id,
                     t.name + (" 🔒" if t.has_password else ""),
-                    lang.t("preset_" + t.preset),
-                    rd.options_summary(t, lang),
-                    seats,
-                    str(t.spectators),
                     lang.t("state_" + t.state),
                     f"{t.round_no}/{t.rounds}",
+                    seats,
+                    str(t.spectators),
+                    lang.t("preset_" + t.preset),
+                    rd.options_summary(t, lang),
                 )
             ]
             if t.id in mine:  # a seat this client holds there: Enter takes it back
-                cells[6].append(" · " + lang.t("your_seat"), style="bold #f0c040")
+                cells[2].append(" · " + lang.t("your_seat"), style="bold #f0c040")
             table.add_row(*cells, key=t.id)
         if view.tables:
             table.move_cursor(row=min(keep, len(view.tables) - 1))

@@ -3,6 +3,7 @@ round projected for one seat), at the sizes where each defect showed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -348,3 +349,49 @@ def test_en_hints_word_the_claim_moves() -> None:
     for act, word in (("pass", "过 Pass"), ("pong", "碰 Pong")):
         hint = Hint(Action(0, act), 0.0, "keeps")  # type: ignore[arg-type]
         assert move_label(hint, Lang("en"), True) == word
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [100, 120])
+async def test_the_header_never_cuts_what_matters_for_play(lang: str, width: int) -> None:
+    """House options set, a long table name: round, dealer, wall, base and the reader's seat
+    are on screen at 100 and 120 columns; the option list is what gets cut."""
+    from client_tui.view import TableV
+
+    _, table = played(0, late)
+    a = app(lang)
+    async with a.run_test(size=(width, 32)) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        await pilot.pause()
+        assert a.view.table is not None and a.view.round is not None
+        house = TableV(
+            id=a.view.table.id,
+            name="周五晚上的家规桌 Friday house table",
+            options=(("hand_cap", 20), ("benji", True), ("xingqiji", True), ("wuguji", False)),
+            base=2,
+            seats=a.view.table.seats,
+            state="playing",
+        )
+        a.view = replace(a.view, table=house)
+        screen = a.screen
+        assert isinstance(screen, TableScreen)
+        screen.show(a.view)
+        await pilot.pause()
+        shown = screen_line(a, 0)
+        r = a.view.round
+        for must in (
+            a.lang.t("round", n=r.round_no, of=8),
+            a.lang.t("wall", n=r.wall_left),
+            a.lang.t("base", n=r.base),
+            a.lang.t("you"),
+        ):
+            assert must in shown, (must, shown)
+
+
+def screen_line(a: ZhuojiApp, y: int) -> str:
+    """What the terminal shows on row `y`."""
+    strips = a.screen._compositor.render_update(full=True)  # type: ignore[union-attr]
+    del strips
+    lines = a.screen._compositor.render_strips()
+    return "".join(seg.text for seg in lines[y])
