@@ -118,6 +118,10 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "taking_back": ("正在回到你的座位…", "Taking your seat back…"),
     "your_seat": ("你的座位", "your seat"),
+    "room_watching": (
+        "你在观战：开局由入座的玩家决定",
+        "You are watching: the seated players start",
+    ),
     # lobby
     "lobby": ("大厅", "Lobby"),
     "tables": ("牌桌", "Tables"),

@@ -395,3 +395,23 @@ def screen_line(a: ZhuojiApp, y: int) -> str:
     del strips
     lines = a.screen._compositor.render_strips()
     return "".join(seg.text for seg in lines[y])
+
+
+@pytest.mark.parametrize("viewer", [None, 0])
+async def test_a_watcher_in_the_waiting_room_sees_only_leave(viewer: int | None) -> None:
+    _, table = played(0, late)
+    table.viewer = viewer
+    a = app("en")
+    async with a.run_test(size=(100, 30)) as pilot:
+        for frame in table.opening()[:3]:  # welcome, joined, the waiting table's snapshot
+            a.apply(frame)
+        await pilot.pause()
+        screen = a.screen
+        assert isinstance(screen, TableScreen)
+        shown = {b: screen.query_one(f"#{b}").display for b in ("add-bot", "start", "leave")}
+        room = str(screen.query_one("#room-seats").render())
+        if viewer is None:
+            assert shown == {"add-bot": False, "start": False, "leave": True}
+            assert "a adds a bot" not in room and a.lang.t("room_watching") in room
+        else:
+            assert shown == {"add-bot": True, "start": True, "leave": True}
