@@ -494,6 +494,10 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         for wid, name, _key in TABLE_ROWS + CLOCK_ROWS:
             if name in house.table:
                 self.query_one(f"#{wid}", Input).value = f"{house.table[name]:g}"
+        pace = house.table.get("bot_delay")
+        delay = self.query_one("#bot_delay", Select)
+        known = {"0", "0.5", "1", "1.5"}
+        delay.value = f"{pace:g}" if pace is not None and f"{pace:g}" in known else "default"
         preset = self.query_one("#preset", Select)
         self.query_one("#options", Input).value = ""
         if preset.value == house.preset:
@@ -509,9 +513,14 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         name = self._value("house-name")
         if not name:
             self._say(self.lang.t("house_need_name"), error=True)
+            self.query_one("#house-name", Input).focus()  # where the name goes (issue 23)
             return
         try:
-            house = House(self.current_preset(), self.overrides(), self._table_settings())
+            settings = self._table_settings()
+            delay = str(self.query_one("#bot_delay", Select).value)
+            if delay != "default":  # the bot pace is a table setting too: kept with the rest
+                settings["bot_delay"] = float(delay)
+            house = House(self.current_preset(), self.overrides(), settings)
             path = save_house(name, house, self.houses)
         except (ValueError, HouseError) as err:
             self._say(str(err), error=True)
