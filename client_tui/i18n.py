@@ -274,7 +274,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "close_hint": ("Enter/Esc 关闭", "Enter/Esc closes"),
     "next_hint": (
         "Enter 看完了（准备下一局） · Esc 关闭 · s 再看结算",
-        "Enter: done reading (ready for the next round) · Esc closes · s shows it again",
+        "Enter: ready for the next round · Esc closes · s shows it again",
     ),
     "again_hint": (
         "n 原班人马再来一场 · Enter/Esc 关闭",

@@ -161,9 +161,13 @@ def sheet_renderable(
             pieces = [meld_line(m, ascii, name, hr.chickens) for m in hr.melds]
             if hr.discarded:
                 # Chickens among the seat's own discards count too: say which.
+                # The word and the first tile together, then a piece a tile: a narrow sheet
+                # wraps between tiles rather than cutting them off (issue 23).
+                first, *rest = hr.discarded
                 disc = Text(lang.t("discarded") + " ", style=DIM)
-                disc.append_text(Text(" ").join(_tile(t, ascii, hr.chickens) for t in hr.discarded))
+                disc.append_text(_tile(first, ascii, hr.chickens))
                 pieces.append(disc)
+                pieces += [_tile(t, ascii, hr.chickens) for t in rest]
             hands.add_row(who_text, _packed(hand_line(hr, ascii, lang), pieces, room))
         parts.append(hands)
     # Chickens.
