@@ -380,6 +380,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                 id=wid,
                 type="integer",
                 placeholder=lang.t("value_none") if f.nullable else "",
+                valid_empty=f.nullable,  # empty is "none" (no 封顶), not an error drawn red
                 compact=True,
             )
         yield Static(plain(lang.option_help(f.key)), classes="help")

@@ -4,6 +4,7 @@ round projected for one seat), at the sizes where each defect showed."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -415,3 +416,25 @@ async def test_a_watcher_in_the_waiting_room_sees_only_leave(viewer: int | None)
             assert "a adds a bot" not in room and a.lang.t("room_watching") in room
         else:
             assert shown == {"add-bot": True, "start": True, "leave": True}
+
+
+async def test_an_empty_cap_is_not_drawn_as_an_error(tmp_path: Path) -> None:
+    """封顶 empty means no cap: the field is valid (not red); a bad number still is not."""
+    from textual.widgets import Input
+
+    from client_tui.screens.forms import CreateTableScreen, option_id
+
+    a = app("zh")
+    async with a.run_test(size=(120, 40)) as pilot:
+        a.push_screen(CreateTableScreen(a.lang, "me", houses=tmp_path))
+        await pilot.pause()
+        cap = a.screen.query_one(f"#{option_id('hand_cap')}", Input)
+        cap.focus()
+        cap.value = "20"
+        await pilot.pause()
+        cap.value = ""
+        await pilot.pause()
+        assert not cap.has_class("-invalid")
+        cap.value = "x1"
+        await pilot.pause()
+        assert cap.has_class("-invalid")
