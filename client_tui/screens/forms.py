@@ -193,6 +193,18 @@ CLOCK_ROWS = (
 choice of four, follows them."""
 
 
+class ChoiceSet(RadioSet):
+    """A radio set whose highlight starts on the chosen button: Textual's starts on the first,
+    and a player reads the highlight, not the dot (issue 23: `1分` lit while `2分` is set)."""
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._highlight_choice)
+
+    def _highlight_choice(self) -> None:
+        if self.pressed_index >= 0:
+            self._selected = self.pressed_index
+
+
 class CreateTableScreen(ModalScreen[CreateTable | None]):
     """The create-table form: name, preset, house rules, rounds, base, password; then every rule
     option of the preset as a switch, a radio or a number, grouped as the apps do, each with a
@@ -366,7 +378,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         if f.kind == "switch":
             yield Checkbox(word(f, f.key, value, lang), value, id=wid, compact=True)
         elif f.kind == "radio":
-            yield RadioSet(
+            yield ChoiceSet(
                 *(
                     RadioButton(plain(lang.choice(f.key, c)), c == value, compact=True)
                     for c in f.choices

@@ -38,6 +38,7 @@ class LobbyScreen(Screen[None]):
     #lobby-buttons { height: auto; padding: 0 1; }
     #lobby-buttons Button { margin-right: 2; }
     #lobby-status { height: 1; padding: 0 1; }
+    #lobby-rules { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     #lobby-keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
     """
 
@@ -54,6 +55,7 @@ class LobbyScreen(Screen[None]):
         yield Static(id="lobby-title")
         yield Static(id="lobby-empty")
         yield DataTable(id="lobby-tables", cursor_type="row", zebra_stripes=True)
+        yield Static(id="lobby-rules")  # the highlighted table's rules in full, wrapped
         with Horizontal(id="lobby-buttons"):
             yield Button("", id="create", variant="primary")
             yield Button("", id="sit")
@@ -140,6 +142,26 @@ class LobbyScreen(Screen[None]):
             table.add_row(*cells, key=t.id)
         if view.tables:
             table.move_cursor(row=min(keep, len(view.tables) - 1))
+        self._show_rules()
+
+    def _show_rules(self) -> None:
+        """Under the list, the highlighted table's preset and every override, wrapped: a narrow
+        terminal cuts the options column, never this (issue 23)."""
+        tables = self.zapp.view.tables
+        row = self.query_one(DataTable).cursor_row
+        line = self.query_one("#lobby-rules", Static)
+        if not tables or not 0 <= row < len(tables):
+            line.update("")
+            return
+        t = tables[row]
+        lang = self.zapp.lang
+        text = rd.plain(f"{t.name} · {lang.t('preset_' + t.preset)}")
+        if t.options:
+            text.append(" (" + rd.options_summary(t, lang) + ")")
+        line.update(text)
+
+    def on_data_table_row_highlighted(self, _: DataTable.RowHighlighted) -> None:
+        self._show_rules()
 
     def my_tables(self) -> frozenset[str]:
         """The listed tables where this client holds a seat (its token is saved)."""

@@ -438,3 +438,21 @@ async def test_an_empty_cap_is_not_drawn_as_an_error(tmp_path: Path) -> None:
         cap.value = "x1"
         await pilot.pause()
         assert cap.has_class("-invalid")
+
+
+async def test_a_radio_set_highlights_its_choice(tmp_path: Path) -> None:
+    """Every radio set of the form opens with the highlight on the chosen button."""
+    from textual.widgets import RadioSet
+
+    from client_tui.screens.forms import CreateTableScreen
+
+    a = app("zh")
+    async with a.run_test(size=(120, 40)) as pilot:
+        a.push_screen(CreateTableScreen(a.lang, "me", houses=tmp_path))
+        await pilot.pause()
+        await pilot.pause()
+        sets = list(a.screen.query(RadioSet))
+        assert any(r.pressed_index > 0 for r in sets), "some preset choice is not the first"
+        for r in sets:
+            lit = [i for i, b in enumerate(r.query("RadioButton")) if b.has_class("-selected")]
+            assert lit == [r.pressed_index], (r.id, lit, r.pressed_index)
