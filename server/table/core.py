@@ -116,6 +116,7 @@ from server.storage.records import (
     RoundDealt,
     RoundEnded,
     SeatsChanged,
+    TableAbandoned,
     TableCreated,
     TableEnded,
     TokensChanged,
@@ -201,6 +202,9 @@ class TableCore(Generic[M]):
         self.action_idx = 0
         self.round_done = False
         self.frozen = False
+        # A match that could not be restored: its stored standings are the truth (this core
+        # never summed them), so its freeze records the end alone (`table_restore`).
+        self.keep_stored_standings = False
         self.bots: dict[int, LevelPolicy] = {}  # the server's bots, by seat
         self.auto_policies: dict[int, LevelPolicy] = {}  # 托管 and timeouts, by seat
         # The claim window's minimum as a deadline of the round itself: after a discard (or a
@@ -272,6 +276,11 @@ class TableCore(Generic[M]):
     @property
     def scores(self) -> list[int]:
         return self.match.scores
+
+    @property
+    def rounds_played(self) -> int:
+        """Rounds that ended (a round cut short by an abandon is not one played)."""
+        return len(self.match.history)
 
     @property
     def spectators(self) -> list[M]:
@@ -1036,9 +1045,12 @@ class TableCore(Generic[M]):
         self.frozen = True
         self.state = "abandoned"
         self.between.end()
-        self._emit(
-            Write([TableEnded(self.id, "abandoned", list(self.scores), self.round_no, self._wall)])
+        end: Record = (
+            TableAbandoned(self.id, self._wall)
+            if self.keep_stored_standings
+            else TableEnded(self.id, "abandoned", list(self.scores), self.rounds_played, self._wall)
         )
+        self._emit(Write([end]))
         for member, viewer in list(self.members.items()):
             self._send(
                 member,
@@ -1052,7 +1064,7 @@ class TableCore(Generic[M]):
                 ),
             )
         event = self._logged(
-            frames.match_ended(self.id, self.seq + 1, self.scores, self.round_no, "abandoned")
+            frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, "abandoned")
         )
         self._broadcast(event, stored=False)  # not logged: it goes with the errors
         self.linger_until = now + self.timing.finished_linger
@@ -1418,9 +1430,9 @@ class TableCore(Generic[M]):
         self.state = "finished" if reason == "finished" else "abandoned"
         self.between.end()
         event = self._logged(
-            frames.match_ended(self.id, self.seq + 1, self.scores, self.round_no, reason)
+            frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, reason)
         )
-        end = TableEnded(self.id, self.state, list(self.scores), self.round_no, self._wall)
+        end = TableEnded(self.id, self.state, list(self.scores), self.rounds_played, self._wall)
         self._commit([event], [end], now, round_no=0)
         # The server's bots are done and leave their seats; humans may look at the result
         # until they leave.
