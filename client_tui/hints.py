@@ -1,5 +1,5 @@
 """Hints for the player: the strong bot's three best moves for the prompt on screen, worded here
-from the rules core's structured hints (`rules.hints.top_moves`).
+from the rules core's structured hints (`rules.players.hints.top_moves`).
 
 The hints are computed on the client from the seat's own view (`RoundV.seat_view`, what the
 server has shown this seat), so they reveal nothing the player could not work out; the table's
@@ -16,7 +16,7 @@ from client_tui import tiles as tl
 from client_tui.analysis import options_for
 from client_tui.i18n import Lang
 from client_tui.view import View
-from rules.hints import Hint, top_moves
+from rules.players.hints import Hint, top_moves
 from rules.round import Phase
 from rules.tiles import tile_name
 from rules.view import SeatView

@@ -52,7 +52,7 @@ The deadlines:
   托管) come at the window's middle, and all are played when it closes (`_close_window`). Frames
   are also paced (`Pacer`): an event's frames wait for its write, and a prompt's clock starts
   when it goes out.
-- the server's own bots decide with the policy of their level (`rules.levels.policy_for`:
+- the server's own bots decide with the policy of their level (`rules.players.levels.policy_for`:
   easy, normal or strong; each decides from its seat's view of the round), at their prompt's
   time plus the table's `bot_delay` (`Settings.bot_delay`; the server's `Timing.bot_delay` when
   the table did not choose one; in a held claim window, not before its middle); they arrive at
@@ -95,9 +95,9 @@ from protocol.messages import (
 )
 from rules.actions import Action, IllegalAction
 from rules.fairdeal import commitment
-from rules.levels import LevelPolicy, policy_for
 from rules.match import Match
 from rules.options import RuleOptions
+from rules.players.levels import LevelPolicy, policy_for
 from rules.round import Phase, Round, legal_actions, step
 from rules.tiles import parse_tile, tile_name
 from server import store as st
@@ -117,7 +117,9 @@ LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get 
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
 WINDOW_PHASES = (Phase.CLAIM, Phase.ROB)
 WINDOW = -1  # the stamp's "seat" of a claim window's opening event
-AUTO_LEVEL = "strong"  # the policy that plays a seat in 托管 or after a timeout (`rules.levels`)
+AUTO_LEVEL = (
+    "strong"  # the policy that plays a seat in 托管 or after a timeout (`rules.players.levels`)
+)
 SPECTATORS_EVERY = 0.5  # seconds: at most one `spectators` count frame per table this often
 
 M = TypeVar("M", bound=Hashable)

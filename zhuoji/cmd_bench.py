@@ -212,8 +212,8 @@ WARMUP_ROUNDS = 500
 
 def bench_rounds(n: int, seed: int, repeat: int, ruleset: str) -> dict[str, Any]:
     """Play `n` rounds with four bots, in `repeat` timed chunks; rate is the chunks' median."""
-    from rules.bot import Bot
     from rules.options import OptionsError, make_options
+    from rules.players.bot import Bot
     from rules.round import Phase, Round
 
     try:

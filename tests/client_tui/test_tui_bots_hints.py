@@ -19,9 +19,9 @@ from client_tui.offline import OfflineTable, table_info
 from client_tui.screens.forms import CreateTableScreen
 from client_tui.screens.table import TableScreen
 from protocol.messages import SERVER_ADAPTER
-from rules.bot_strong import StrongBot
-from rules.hints import top_moves
 from rules.options import PRESETS
+from rules.players.bot_strong import StrongBot
+from rules.players.hints import top_moves
 from rules.round import Round
 from rules.tiles import COPIES, NUM_KINDS, parse_tiles
 from server.testkit import running_server

@@ -30,7 +30,7 @@ from client_tui.sheet import build_sheet
 from client_tui.widgets import HandView
 from clients.client import Client
 from protocol.messages import CreateTable
-from rules.bot import shanten
+from rules.players.bot import shanten
 from rules.tiles import parse_tile, to_counts
 from server.testkit import running_server
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.bot import Bot, shanten
 from rules.options import PRESETS
+from rules.players.bot import Bot, shanten
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tiles, to_counts
 

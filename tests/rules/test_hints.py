@@ -1,4 +1,4 @@
-"""Hints (`rules.hints.top_moves`): the strong bot's three best moves for a seat's view, each with
+"""Hints (`rules.players.hints.top_moves`): the strong bot's three best moves for a seat's view, each with
 its value and a reason given as data. Positions are seat 0's view written in tile notation."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rules.actions import Action
-from rules.bot_strong import appraise
-from rules.hints import REASONS, top_moves
 from rules.options import GUIYANG, make_options
+from rules.players.bot_strong import appraise
+from rules.players.hints import REASONS, top_moves
 from rules.record import DiscardRecord
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tile, parse_tiles, to_counts

@@ -1,6 +1,6 @@
 """Hints: the strong bot's best moves for one seat, each with its value and one reason.
 
-`top_moves(view, n, seed)` ranks the seat's legal moves by `rules.bot_strong.appraise` (the
+`top_moves(view, n, seed)` ranks the seat's legal moves by `rules.players.bot_strong.appraise` (the
 values the strong bot compares, on samples of the seat's own future draws from the tiles it has
 not seen) and gives each a reason as data: a `reason` identifier and its `params` (tiles in
 notation, chances in whole percent), which the client words in its own language. It reads the
@@ -31,11 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rules.actions import Action
-from rules.bot import best_discards
-from rules.bot_strong import Appraisal, appraise, unseen_counts
 from rules.chickens import known_chickens
 from rules.hand import wait_mask
 from rules.patterns import best_pattern
+from rules.players.bot import best_discards
+from rules.players.bot_strong import Appraisal, appraise, unseen_counts
 from rules.tiles import NUM_KINDS, tile_name
 from rules.view import SeatView
 

@@ -2,8 +2,8 @@
 
 - `easy`: today's bot made a little weaker: some of its free discards are a random other
   tile that leaves the hand at most one step further from ready, and it takes only half the 碰 it would.
-- `normal`: today's bot, `rules.bot.Bot`.
-- `strong`: `rules.bot_strong.StrongBot`, which values each move on samples of its own future
+- `normal`: today's bot, `rules.players.bot.Bot`.
+- `strong`: `rules.players.bot_strong.StrongBot`, which values each move on samples of its own future
   draws from the unseen tiles.
 
 Every policy has `choose_for(view)`, deciding from one seat's `rules.view.SeatView` alone, and
@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from rules.actions import Action
-from rules.bot import Bot, chicken_kinds, shanten
+from rules.players.bot import Bot, chicken_kinds, shanten
 from rules.round import Round
 from rules.tiles import NUM_KINDS
 from rules.view import SeatView, view_of
@@ -77,7 +77,8 @@ def _near_best(
 
 
 def _strong(seed: int | str) -> LevelPolicy:
-    from rules.bot_strong import StrongBot  # the heaviest level, loaded when first asked for
+    # the heaviest level, loaded when first asked for
+    from rules.players.bot_strong import StrongBot
 
     return StrongBot(seed)
 

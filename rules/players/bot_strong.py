@@ -5,7 +5,7 @@ keep and plays it forward on sampled futures: each sample is a random order of t
 seat has not seen (108 minus its own hand and melds, every unclaimed discard and every meld it
 sees; never another seat's hidden tiles), read four at a time as the seat's next draw and three other
 players' discards. On a sample the hand keeps any draw that brings it closer to ready (the
-approximate shanten of `rules.bot`) and discards another tile; once ready it waits, winning by
+approximate shanten of `rules.players.bot`) and discards another tile; once ready it waits, winning by
 自摸 on a wait it draws, and on another's discard when §4 allows it (a pattern above 平胡, or a
 通行证). The same samples value every candidate (common random numbers), so the comparison is
 much sharper than each value.
@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from functools import cache
 
 from rules.actions import Action
-from rules.bot import NEG, best_discards, keep_value, row_info, row_infos, shanten
 from rules.chickens import chongfeng_value, known_chickens, standing_values
 from rules.hand import is_win_counts, wait_mask
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
+from rules.players.bot import NEG, best_discards, keep_value, row_info, row_infos, shanten
 from rules.round import Round, may_declare
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI
 from rules.view import MeldSeen, SeatView, legal_actions_for, view_of
@@ -170,7 +170,9 @@ class _State:
     ) -> None:
         self.hand = hand
         self.melds = melds  # (kind, size) per meld
-        self.keep = keep  # the chicken kinds a sampled discard keeps (`rules.bot.chicken_kinds`)
+        self.keep = (
+            keep  # the chicken kinds a sampled discard keeps (`rules.players.bot.chicken_kinds`)
+        )
         self.s = 0  # shanten, 0 = ready
         self.mask = 0  # ready: the waits; otherwise the kinds whose draw lowers the shanten
         self.nxt: dict[int, _State] = {}
@@ -412,7 +414,7 @@ class Appraisal:
 def appraise(v: SeatView, seed: int | str = 0) -> list[Appraisal]:
     """Every legal move of the view's seat with the strong bot's estimate of it, best first;
     empty when the seat has nothing to do. Deterministic from `seed`; reads `v` alone.
-    (For hints: `rules.hints`. The bot's own choice may differ where it uses a rule, not a
+    (For hints: `rules.players.hints`. The bot's own choice may differ where it uses a rule, not a
     value: it always 胡s, and gangs by `GANG_SLACK`/`FREE_DOU_SLACK`.)"""
     if v.viewer is None or v.hand is None or not (v.on_turn or v.offered):
         return []
