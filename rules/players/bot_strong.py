@@ -5,7 +5,7 @@ keep and plays it forward on sampled futures: each sample is a random order of t
 seat has not seen (108 minus its own hand and melds, every unclaimed discard and every meld it
 sees; never another seat's hidden tiles), read four at a time as the seat's next draw and three other
 players' discards. On a sample the hand keeps any draw that brings it closer to ready (the
-approximate shanten of `rules.players.bot`) and discards another tile; once ready it waits, winning by
+approximate shanten of `rules.players.bot`, `approx_shanten`) and discards another tile; once ready it waits, winning by
 自摸 on a wait it draws, and on another's discard when §4 allows it (a pattern above 平胡, or a
 通行证). The same samples value every candidate (common random numbers), so the comparison is
 much sharper than each value.
@@ -26,15 +26,18 @@ deterministic from the seed.
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from rules.actions import Action
 from rules.chickens import chongfeng_value, known_chickens, standing_values
 from rules.hand import is_win_counts, wait_mask
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
-from rules.players.bot import NEG, best_discards, keep_value, row_info, row_infos, shanten
+from rules.players.bot import NEG, keep_value, row_info, row_infos
+from rules.players.bot import approx_best_discards as best_discards
+from rules.players.bot import approx_shanten as shanten
 from rules.round import Round, may_declare
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI
 from rules.view import MeldSeen, SeatView, legal_actions_for, view_of
@@ -68,7 +71,10 @@ MORE_SAMPLES = 28  # extra samples for the leading candidates
 LEADERS = 4
 FAR_SAMPLES = 8  # the same, two or more steps from ready
 FAR_MORE_SAMPLES = 16
-_STATE_CACHE_MAX = 200_000
+# The hand states are shared by every decision of the process (a server's strong bots and its
+# 托管 seats): an LRU of this many entries (~0.6 KB each), so a server's memory stays bounded.
+STATE_CACHE = 16_384
+ROW_CACHE = 1 << 14  # rows kept by `_row_plus`
 
 
 def _meld_size(m: MeldSeen) -> int:
@@ -153,6 +159,7 @@ class _State:
     """A 13-tile hand (melds counting 3) with what the samples ask of it."""
 
     __slots__ = (
+        "tok",
         "hand",
         "melds",
         "keep",
@@ -166,8 +173,13 @@ class _State:
     )
 
     def __init__(
-        self, hand: tuple[int, ...], melds: tuple[tuple[int, int], ...], keep: frozenset[int]
+        self,
+        tok: int,
+        hand: tuple[int, ...],
+        melds: tuple[tuple[int, int], ...],
+        keep: frozenset[int],
     ) -> None:
+        self.tok = tok  # the table options' token (`options_token`)
         self.hand = hand
         self.melds = melds  # (kind, size) per meld
         self.keep = (
@@ -175,18 +187,49 @@ class _State:
         )
         self.s = 0  # shanten, 0 = ready
         self.mask = 0  # ready: the waits; otherwise the kinds whose draw lowers the shanten
-        self.nxt: dict[int, _State] = {}
+        # per useful draw: the best discard after it, and the shanten then, as drop * 16 + s + 1
+        # (the next state is looked up in the LRU: no state holds another alive)
+        self.nxt: dict[int, int] = {}
         self.values: dict[int, int] = {}
         self.ron = 0  # the waits it may win on another's discard
         self.pinghu = 0  # the waits that win as a 平胡
         self.ready_value = 0
 
 
-_STATES: dict[tuple[object, ...], _State] = {}
+_STATES: OrderedDict[tuple[object, ...], _State] = OrderedDict()
+_TOKENS: OrderedDict[RuleOptions, int] = OrderedDict()
+_TOKEN_CACHE = 32
+_next_token = 0
+
+
+def options_token(opts: RuleOptions) -> int:
+    """A small int standing for the options' value in the state keys: equal options get the
+    same token (the key is the value, hashed once per decision, never `id(opts)`, which a freed
+    object's successor may reuse). A token dropped from this small LRU is never given again."""
+    global _next_token
+    tok = _TOKENS.get(opts)
+    if tok is not None:
+        _TOKENS.move_to_end(opts)
+        return tok
+    _next_token += 1
+    _TOKENS[opts] = _next_token
+    if len(_TOKENS) > _TOKEN_CACHE:
+        _TOKENS.popitem(last=False)
+    return _next_token
+
+
+def cache_sizes() -> dict[str, int]:
+    """Entries in the strong bot's process-wide caches (for benchmarks and tests)."""
+    return {
+        "states": len(_STATES),
+        "rows": _row_plus.cache_info().currsize,
+        "row_info": row_info.cache_info().currsize,
+    }
 
 
 def _state(
     opts: RuleOptions,
+    tok: int,
     hand: tuple[int, ...],
     melds: tuple[tuple[int, int], ...],
     pass_ok: bool,
@@ -194,13 +237,14 @@ def _state(
     s: int | None = None,
 ) -> _State:
     """The cached state of a hand; `s`, when the caller knows it, is its shanten."""
-    key = (hand, melds, pass_ok, keep, id(opts))
+    key = (hand, melds, pass_ok, keep, tok)
     st = _STATES.get(key)
     if st is not None:
+        _STATES.move_to_end(key)
         return st
-    if len(_STATES) > _STATE_CACHE_MAX:
-        _STATES.clear()
-    st = _State(hand, melds, keep)
+    if len(_STATES) >= STATE_CACHE:
+        _STATES.popitem(last=False)
+    st = _State(tok, hand, melds, keep)
     n = len(melds)
     held = list(hand)
     for k, size in melds:
@@ -234,7 +278,7 @@ def _state(
     return st
 
 
-@cache
+@lru_cache(maxsize=ROW_CACHE)
 def _row_plus(row: tuple[int, ...]) -> tuple[tuple[int, int, int] | None, ...]:
     """Per rank, the suit's (plain, eyed, pairs) values after drawing one more of it; None for
     a rank with no held tile within two ranks (such a draw cannot lower the shanten)."""
@@ -287,11 +331,13 @@ def _useful(hand: tuple[int, ...], n_melds: int, s: int, held: list[int]) -> int
 
 def _advance(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
     """The state after drawing the useful tile `t` and discarding the best other tile."""
-    nxt = st.nxt.get(t)
-    if nxt is not None:
-        return nxt
+    packed = st.nxt.get(t)
     work = list(st.hand)
     work[t] += 1
+    if packed is not None:
+        drop, low = packed >> 4, (packed & 15) - 1
+        work[drop] -= 1
+        return _state(opts, st.tok, tuple(work), st.melds, pass_ok, st.keep, low)
     infos = row_infos(work)
     low, cands = best_discards(work, len(st.melds), infos)
     drop, keep = -1, 99
@@ -303,9 +349,8 @@ def _advance(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
     if drop < 0:
         drop = cands[0]
     work[drop] -= 1
-    nxt = _state(opts, tuple(work), st.melds, pass_ok, st.keep, low)
-    st.nxt[t] = nxt
-    return nxt
+    st.nxt[t] = drop << 4 | (low + 1)
+    return _state(opts, st.tok, tuple(work), st.melds, pass_ok, st.keep, low)
 
 
 # ----- values -----
@@ -434,6 +479,7 @@ class _Context:
         self.declared = v.declared[seat]
         self.discards_made = v.discard_count(seat)
         self.opts = v.opts
+        self.tok = options_token(v.opts)
         self.rng = rng
         self.unseen = unseen_counts(v)
         self.pool = [k for k in range(NUM_KINDS) for _ in range(self.unseen[k])]
@@ -592,7 +638,7 @@ class _Context:
         v = self.v
         pass_ok = has_pass(opts, melds)
         meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
-        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok, self.keep)
+        st0 = _state(opts, self.tok, tuple(hand13), meld_sig, pass_ok, self.keep)
         stakes = self._stakes(hand13, melds, discarded)
         declared = self.declared or (
             self.discards_made == 0
@@ -835,7 +881,7 @@ class _Context:
         opts = self.opts
         pass_ok = has_pass(opts, melds)
         meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
-        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok, self.keep)
+        st0 = _state(opts, self.tok, tuple(hand13), meld_sig, pass_ok, self.keep)
         samples = self._sample(n_samples)
         keep = 1 - HAZARD
         ready = win = 0.0

@@ -34,8 +34,8 @@ from rules.actions import Action
 from rules.chickens import known_chickens
 from rules.hand import wait_mask
 from rules.patterns import best_pattern
-from rules.players.bot import best_discards
 from rules.players.bot_strong import Appraisal, appraise, unseen_counts
+from rules.players.shanten import best_discards
 from rules.tiles import NUM_KINDS, tile_name
 from rules.view import SeatView
 
