@@ -113,3 +113,30 @@ def test_a_claim_is_appraised_against_passing(offered: tuple[str, ...]) -> None:
 def test_nothing_to_do_gives_no_hints() -> None:
     v = view("1m 2m 3m 4m 5m 6m 7m 8m 9m 2s 3s 5p 5p", claim="7s")  # nothing offered
     assert top_moves(v) == []
+
+
+def test_each_discard_says_how_dangerous_it_is_and_marks_a_tile_a_declared_seat_may_wait_on() -> (
+    None
+):
+    from rules.players.hints import danger_of
+
+    quiet = view("1m 2m 3m 4m 5m 6m 7m 8m 9m 2s 3s 5p 5p 9p", discards=("1m 9m", "", "", ""))
+    for h in top_moves(quiet, n=14, seed=2):
+        if h.action.act in ("discard", "ready"):
+            assert h.params["danger"] in ("safe", "low", "some", "high")
+            assert h.params["declared"] == 0  # nobody declared
+    # Seat 2 declared 报听 after discarding 4p: 5m (unseen copies, a middle rank) may be its
+    # wait; 4p, which it discarded itself, is safe from it (过水).
+    declared = quiet._replace(
+        declared=(False, False, True, False),
+        discards=(
+            (DiscardRecord(parse_tile("1m")), DiscardRecord(parse_tile("9m"))),
+            (),
+            (DiscardRecord(parse_tile("4p")),),
+            (),
+        ),
+    )
+    five = danger_of(declared, parse_tile("5m"))
+    assert five == {"danger": "high", "declared": 1}
+    assert danger_of(declared, parse_tile("4p"))["declared"] == 0
+    assert danger_of(quiet, parse_tile("5m"))["danger"] == "safe"  # nobody near ready yet
