@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import sys
 import time
 from typing import Any
 
@@ -60,6 +61,10 @@ def main() -> None:
         if (i + 1) % args.every == 0:
             gc.collect()
             samples.append({"rounds": i + 1, "rss_mb": round(rss_mb(), 1)})
+            # progress on stderr (a long run on a busy machine can be cut short)
+            print(
+                json.dumps({"base_mb": round(base, 1), **samples[-1]}), file=sys.stderr, flush=True
+            )
     gc.collect()
     end = rss_mb()
     summary = strong.summary()

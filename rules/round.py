@@ -34,13 +34,13 @@ from rules.hand import wait_mask as hand_wait_mask
 from rules.options import Pattern, RuleOptions
 from rules.patterns import (
     Meld,
-    best_pattern,
     dilong_mask,
     dilong_on,
     has_pass,
     holding,
     is_complete,
     ready_waits,
+    win_pattern,
 )
 from rules.record import DiscardRecord, FirstDiscard, RoundRecord, WinInfo, ZerenClaim
 from rules.settle import Settlement, settle
@@ -619,7 +619,7 @@ class Round:
         counts: list[int],
         owns_tile: bool,
     ) -> WinInfo:
-        found = best_pattern(self.opts, counts, self.meld_kinds(seat), self.melds[seat])
+        found = win_pattern(self.opts, counts, self.melds[seat])
         assert found is not None, "a win must have a pattern"
         zimo = how in ("zimo", "rob")
         on_discard = how == "discard"
@@ -918,7 +918,7 @@ def _hu_allowed_on_discard(
     """§4: may a seat win on this discard (`counts` includes it)?"""
     if opts.pass_win == "lock" and passed:
         return False
-    found = best_pattern(opts, counts, [m.tile for m in melds], melds)
+    found = win_pattern(opts, counts, melds)  # the pattern the settlement pays (§3, §13.16)
     if found is None:
         return False
     if found[0] is not Pattern.PINGHU:
