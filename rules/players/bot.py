@@ -27,7 +27,7 @@ from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
 
 NEG = -100
-ROW_CACHE = 1 << 14  # rows kept by each of `_suit_value` and `row_info` (bounded: a server's
+ROW_CACHE = 1 << 13  # rows kept by each of `_suit_value` and `row_info` (bounded: a server's
 # bots share them for as long as it runs)
 
 

@@ -76,8 +76,8 @@ FAR_SAMPLES = 8  # the same, two or more steps from ready
 FAR_MORE_SAMPLES = 16
 # The hand states are shared by every decision of the process (a server's strong bots and its
 # 托管 seats): an LRU of this many entries (~0.6 KB each), so a server's memory stays bounded.
-STATE_CACHE = 16_384
-ROW_CACHE = 1 << 14  # rows kept by `_row_plus`
+STATE_CACHE = 8_192
+ROW_CACHE = 1 << 13  # rows kept by `_row_plus`
 
 
 def _meld_size(m: MeldSeen) -> int:

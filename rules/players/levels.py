@@ -1,7 +1,7 @@
 """Bot levels behind one registry: `policy_for(level, seed)`.
 
-- `easy`: today's bot made a little weaker: some of its free discards are a random other
-  tile that leaves the hand at most one step further from ready, and it takes only half the 碰 it would.
+- `easy`: `normal` made a little weaker: 5 % of its free discards go to a random other tile
+  among the next best by the exact shanten, and it passes a quarter of the 碰 it would take.
 - `normal`: `rules.players.bot.Bot`, greedy on the exact shanten (`rules.players.shanten`).
 - `strong`: `rules.players.bot_strong.StrongBot`, which values each move on samples of its own future
   draws from the unseen tiles.

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 SETS = 4  # a standard hand's sets, melds included
-SUIT_CACHE = 1 << 14  # rows kept by `suit_table` (an entry is two small tuples: ~5 MB at most)
+SUIT_CACHE = 1 << 13  # rows kept by `suit_table` (an entry is two small tuples: ~3 MB at most)
 
 SuitTable = tuple[int, ...]
 """`t[2 * s + p]`: the most tiles of the suit a target with at most `s` sets and `p` pairs
