@@ -21,8 +21,9 @@ from typing import NamedTuple
 from rules.actions import Action
 from rules.chickens import known_chickens
 from rules.hand import is_win_counts, wait_mask
+from rules.legality import may_declare
 from rules.players import shanten as exact
-from rules.round import Round, may_declare
+from rules.round import Round
 from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
 

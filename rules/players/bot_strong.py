@@ -35,13 +35,14 @@ from functools import lru_cache
 from rules.actions import Action
 from rules.chickens import chongfeng_value, known_chickens, standing_values
 from rules.hand import is_win_counts, wait_mask
+from rules.legality import may_declare
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
 from rules.players import shanten as exact
 from rules.players.bot import NEG, keep_value, row_info, row_infos
 from rules.players.bot import approx_best_discards as best_discards
 from rules.players.bot import approx_shanten as shanten
-from rules.round import Round, may_declare
+from rules.round import Round
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI
 from rules.view import MeldSeen, SeatView, legal_actions_for, view_of
 from rules.wall import seed_to_int
@@ -285,7 +286,7 @@ def _state(
     s: int | None = None,
 ) -> _State:
     """The cached state of a hand; `s`, when the caller knows it, is its shanten."""
-    key = (hand, melds, pass_ok, keep, tok)
+    key = (hand, melds, pass_ok, keep, tok)  # tok: the options by value (`options_token`)
     st = _STATES.get(key)
     if st is not None:
         _STATES.move_to_end(key)
