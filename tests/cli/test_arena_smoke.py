@@ -14,7 +14,6 @@ from rules.levels import policy_for
 from rules.options import GUIYANG
 from tests.support import volume
 
-
 DEALS = volume(50, 200)
 
 
