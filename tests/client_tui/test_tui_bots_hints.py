@@ -3,8 +3,6 @@ levels and the pace against a real server on loopback, the hints on fixed deals 
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +23,9 @@ from rules.players.hints import top_moves
 from rules.round import Round
 from rules.tiles import COPIES, NUM_KINDS, parse_tiles
 from server.testkit import running_server
+from tests.support import until
 
 SIZE = (100, 30)
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
 
 
 def text_of(app: ZhuojiApp, selector: str) -> str:

@@ -10,7 +10,6 @@ import asyncio
 import io
 import json
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,19 +32,9 @@ from protocol.messages import CreateTable
 from rules.players.bot import shanten
 from rules.tiles import parse_tile, to_counts
 from server.testkit import running_server
+from tests.support import FAST, until
 
 SIZE = (100, 30)
-FAST = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Let the app run until `cond()` holds."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
 
 
 def screen_text(renderable: Any, width: int = 96) -> str:
