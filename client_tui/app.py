@@ -97,8 +97,10 @@ class ZhuojiApp(App[int]):
         resume: SavedSeat | None = None,
         bell: bool = True,
         reveal_seconds: float = 0.0,
+        player_key: str | None = None,
     ) -> None:
         super().__init__()
+        self.player_key = player_key  # sent with every hello (client_tui.player_key)
         self.url = url
         self.player_name = name
         self.lang = Lang(lang)
@@ -154,6 +156,12 @@ class ZhuojiApp(App[int]):
         await self.link.run()
 
     def _hello(self) -> dict[str, Any]:
+        frame = self._hello_frame()
+        if self.player_key is not None:
+            frame["player_key"] = self.player_key
+        return frame
+
+    def _hello_frame(self) -> dict[str, Any]:
         v = self.view
         if v.token is None and self._resume is not None:
             # A seat saved by an earlier run (or picked in the lobby): the server sends a snapshot.

@@ -86,6 +86,7 @@ class Conn:
         self.peer = peer
         self.address = peer  # the peer's address without its port (what per-address caps count)
         self.name: str | None = None
+        self.player: str | None = None  # the public player id of `hello`'s player key
         self.hello = False
         self.table: Table | None = None  # set by the table task once it accepts the join
         self.joining: Table | None = None  # a join is queued at this table

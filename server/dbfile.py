@@ -19,11 +19,12 @@ import json
 import os
 import sqlite3
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
 APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
-SCHEMA_VERSION = 2  # PRAGMA user_version this code writes (0: a file from before versions)
+SCHEMA_VERSION = 3  # PRAGMA user_version this code writes (0: a file from before versions)
 BUSY_MS = 2000
 OUR_TABLES = frozenset({"tables", "rounds", "actions", "events"})
 
@@ -95,7 +96,9 @@ CREATE TABLE IF NOT EXISTS events (
 
 # The columns each version added (a file of an older version gets them), and the application id.
 # 0 → 1: the columns added after the first release; 1 → 2: a table's own `bot_delay`, the wait
-# between rounds, and the weekday of each round's deal (for 星期鸡).
+# between rounds, and the weekday of each round's deal (for 星期鸡); 2 → 3: the players (their
+# key digests and public ids) and the records derived from the events (`server.records.SCHEMA`,
+# made by `migrate`, then filled from the stored events by `server.records.rebuild`).
 ADDED_COLUMNS: dict[int, dict[str, list[tuple[str, str]]]] = {
     1: {
         "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
@@ -313,6 +316,12 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
                 for name, kind in columns:
                     if name not in have:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+        from server import records
+
+        for sql, params in records.schema_ops(time.time()):
+            db.execute(sql, params)
+        if 0 < version < 3:
+            records.rebuild(db)  # the matches stored before records were kept
         db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except BaseException:

@@ -111,6 +111,7 @@ from server.projection import (
     view_for,
     view_key,
 )
+from server.records import round_record_ops
 from server.table_pace import EARLY, Pacer, Stamp
 
 LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
@@ -264,6 +265,7 @@ class SeatState(Generic[M]):
     kind: str = "empty"  # empty | human | bot
     level: str | None = None  # a bot's level: easy | normal | strong
     token_key: str | None = None  # the SHA-256 digest of the seat's token (`token_key`)
+    player: str | None = None  # a human's public player id (`hello`'s player key; server.players)
     member: M | None = None  # a human's connection
     bot_here: bool = False  # a server bot has taken the seat
     bot_arrives: float | None = None  # when a server bot takes the seat
@@ -583,6 +585,7 @@ class TableCore(Generic[M]):
             return
         seat = self.seats[index]
         seat.name, seat.kind, seat.member = name, "human", member
+        seat.player = getattr(member, "player", None)
         token = self._issue_token(seat)
         self.members[member] = index
         self._emit(Bind(member, index))
@@ -638,6 +641,7 @@ class TableCore(Generic[M]):
         self._drop_token(seat)
         token = self._issue_token(seat)
         seat.member, seat.gone_at, seat.away = member, None, False
+        seat.player = getattr(member, "player", None) or seat.player
         self.members[member] = index
         self._emit(Bind(member, index))
         self._emit(Write([self._seats_op()]))
@@ -651,6 +655,8 @@ class TableCore(Generic[M]):
             row: dict[str, Any] = {"name": s.name, "kind": s.kind}
             if s.kind == "bot":
                 row["level"] = s.level or "normal"
+            elif s.player is not None:
+                row["player"] = s.player
             rows.append(row)
         return rows
 
@@ -1514,6 +1520,9 @@ class TableCore(Generic[M]):
             ops += st.op_end_round(
                 self.id, self.round_no, result, result["net"], self.scores, self._wall
             )
+            ops += round_record_ops(
+                self.id, r.dealer, r.streak, r.declared, result, self._seat_rows(), self._wall
+            )
         self._commit(events, ops, now, round_no=self.round_no)
 
     def _advance(self, now: float) -> None:
@@ -1664,7 +1673,7 @@ class TableCore(Generic[M]):
             if was.member is None:
                 seat.gone_at, seat.auto = now, True  # nobody holds its token: 托管
                 continue
-            seat.member = was.member
+            seat.member, seat.player = was.member, getattr(was.member, "player", None)
             self.members[was.member] = index
             self._emit(Bind(was.member, index))
             tokens.append((was.member, index, token))
