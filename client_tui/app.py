@@ -25,6 +25,7 @@ from client_tui.net import Link, hello_frame
 from client_tui.played import PlayedStore
 from client_tui.reducer import reduce
 from client_tui.screens.lobby import LobbyScreen
+from client_tui.screens.records import RecordsScreen
 from client_tui.screens.table import TableScreen
 from client_tui.seats import SavedSeat, SeatStore
 from client_tui.view import Choice, ResultV, View
@@ -36,6 +37,7 @@ from protocol.messages import (
     Leave,
     ListTables,
     NextRound,
+    Records,
     Rematch,
     Rounds,
     ServerMessage,
@@ -188,6 +190,11 @@ class ZhuojiApp(App[int]):
         """Reduce one message into the view and bring the screens up to date."""
         if isinstance(msg, Rounds):
             self.browse(msg)
+            return
+        if isinstance(msg, Records):
+            for screen in self.screen_stack:
+                if isinstance(screen, RecordsScreen):
+                    screen.show_records(msg)
             return
         if self.live_view is not None:  # browsing a replay: the table's view moves behind it
             self.live_view = reduce(self.live_view, msg, at=self.clock() if at is None else at)
@@ -544,6 +551,10 @@ class ZhuojiApp(App[int]):
             show = getattr(screen, "show", None)
             if show is not None:
                 show(live)
+
+    def open_records(self, table: str | None = None) -> None:
+        """The Records screen (client_tui.screens.records); `table`: a match just played."""
+        self.push_screen(RecordsScreen(self.lang.code, table=table))
 
     def open_summary(self) -> None:
         from client_tui.screens.sheets import SheetScreen, summary_renderable

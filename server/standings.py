@@ -300,7 +300,7 @@ def answer(
     since = period_start(period, now)
     book = read_book(conn)
     table_rows = standings(conn, book, since, preset)
-    ended = [m for m in reversed(book.matches) if m in _counted(book, since, preset)]
+    ended = _counted(book, since, preset)[::-1]
     pages = max(
         1, math.ceil(len(table_rows) / STANDINGS_PAGE), math.ceil(len(ended) / MATCHES_PAGE)
     )
