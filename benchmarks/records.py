@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -116,7 +117,7 @@ def fill(path: Path, rounds: int, seed_matches: int, players: int) -> dict[str, 
 def time_reads(path: Path, repeat: int) -> dict[str, Any]:
     import sqlite3
 
-    from server.standings import answer
+    from server.standings import _BOOKS, answer
 
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     someone = conn.execute(
@@ -127,16 +128,25 @@ def time_reads(path: Path, repeat: int) -> dict[str, Any]:
         "standings_month": {"period": "month"},
         "player_all": {"period": "all", "player": someone, "table": "1"},
     }
-    times: dict[str, list[float]] = {k: [] for k in asks}
+    # cold: the first answer after the matches changed (the book of matches and ratings is
+    # read again); warm: the next ones (the server keeps the book until the file changes).
+    times: dict[str, list[float]] = {f"{k}_{w}": [] for k in asks for w in ("cold", "warm")}
+    cpu: dict[str, list[float]] = {k: [] for k in times}
     sizes: dict[str, int] = {}
     for _ in range(repeat):
         for name, ask in asks.items():
-            began = time.perf_counter()
-            frame = answer(conn, **ask)
-            times[name].append(time.perf_counter() - began)
+            for when in ("cold", "warm"):
+                if when == "cold":
+                    _BOOKS.clear()
+                began, c0 = time.perf_counter(), time.process_time()
+                frame = answer(conn, **ask)
+                times[f"{name}_{when}"].append(time.perf_counter() - began)
+                cpu[f"{name}_{when}"].append(time.process_time() - c0)
             sizes[name] = len(json.dumps(frame, ensure_ascii=False).encode())
     conn.close()
-    return {f"{k}_ms": ms(median_ci(v)) for k, v in times.items()} | {"frame_bytes": sizes}
+    out: dict[str, Any] = {f"{k}_ms": ms(median_ci(v)) for k, v in times.items()}
+    out |= {f"{k}_cpu_ms": ms(median_ci(v)) for k, v in cpu.items()}
+    return out | {"frame_bytes": sizes, "load_average": list(os.getloadavg())}
 
 
 def time_commit(path: Path, repeat: int) -> dict[str, Any]:
@@ -197,10 +207,13 @@ def main() -> None:
     p.add_argument("--players", type=int, default=24)
     p.add_argument("--repeat", type=int, default=21)
     p.add_argument("--db", type=Path, default=None, help="keep the file here (default: temp)")
+    p.add_argument("--reuse", action="store_true", help="measure the --db file as it is")
     args = p.parse_args()
     folder = Path(tempfile.mkdtemp())
     path = args.db or folder / "records.db"
-    out: dict[str, Any] = {"filled": fill(path, args.rounds, args.seed_matches, args.players)}
+    out: dict[str, Any] = {}
+    if not (args.reuse and path.exists()):
+        out["filled"] = fill(path, args.rounds, args.seed_matches, args.players)
     out["read"] = time_reads(path, args.repeat)
     out["commit"] = time_commit(path, max(args.repeat * 10, 200))
     out["rebuild"] = time_rebuild(path)

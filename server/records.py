@@ -239,9 +239,6 @@ def round_record_ops(
     ]
 
 
-RECORD_EVENT_TYPES = ("round_started", "discarded", "round_ended")
-
-
 def rebuild(conn: sqlite3.Connection, table_id: str | None = None) -> int:
     """Recompute the derived table from the stored events (every match, or one), inside the
     caller's transaction; returns the number of match rows written."""
@@ -254,12 +251,13 @@ def rebuild(conn: sqlite3.Connection, table_id: str | None = None) -> int:
         conn.execute("DELETE FROM records WHERE table_id = ?", (table_id,))
     written = 0
     tables = conn.execute(f"SELECT t.id, t.preset, t.seats FROM tables t {where}", args).fetchall()
-    marks = ",".join("?" for _ in RECORD_EVENT_TYPES)
     for tid, preset, seats_json in tables:
+        # Only the discards that declared ready matter: SQLite picks them out of the JSON.
         rows = conn.execute(
-            f"SELECT data, at, type FROM events WHERE table_id = ? AND type IN ({marks})"
-            " ORDER BY seq",
-            (tid, *RECORD_EVENT_TYPES),
+            "SELECT data, at, type FROM events WHERE table_id = ? AND (type IN"
+            " ('round_started', 'round_ended') OR (type = 'discarded' AND"
+            " json_extract(data, '$.declared'))) ORDER BY seq",
+            (tid,),
         ).fetchall()
         ended = [at for _, at, kind in rows if kind == "round_ended"]
         if not ended:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -99,11 +100,17 @@ class Match:
     state: str
     ended_at: float
     rounds_played: int
-    names: list[str | None]
+    seats_json: str  # the stored seats, decoded only for the lines shown (`names`)
     players: list[str | None]
     scores: list[int]
     places: list[int] | None  # finished matches only
     rating_changes: list[float | None] = field(default_factory=lambda: [None] * 4)
+
+    @property
+    def names(self) -> list[str | None]:
+        seats = json.loads(self.seats_json)
+        names = [(s.get("name") if isinstance(s, dict) else None) for s in seats[:4]]
+        return names + [None] * (4 - len(names))
 
     def line(self) -> dict[str, Any]:
         return {
@@ -120,6 +127,10 @@ class Match:
         }
 
 
+Placed = dict[str, tuple[list[int], list[float]]]
+"""Per player: placements (1st–4th) and the rating change, over the matches counted."""
+
+
 @dataclass
 class Book:
     """Every ended match in the order they ended, with the ratings they made."""
@@ -128,28 +139,70 @@ class Book:
     ratings: dict[str, float]
     names: dict[str, str]
     kinds: dict[str, str]
+    placed: dict[tuple[float | None, str | None], Placed] = field(default_factory=dict)
 
     def match(self, table: str) -> Match | None:
         return next((m for m in self.matches if m.table == table), None)
 
 
+_BOOKS: dict[str, tuple[tuple[Any, ...], Book]] = {}
+"""The last book read from each database file, with the state it was read at (`_state`)."""
+_BOOKS_LOCK = threading.Lock()
+
+
+def _state(conn: sqlite3.Connection) -> tuple[Any, ...]:
+    """What the book depends on, cheaply: the ended matches and the derived rows (a match that
+    ends, a round stored, a prune or a rebuild each change it)."""
+    return tuple(
+        conn.execute(
+            "SELECT (SELECT COUNT(*) FROM tables WHERE state IN ('finished', 'abandoned')),"
+            " (SELECT MAX(ended_at) FROM tables), (SELECT COUNT(*) FROM records),"
+            " (SELECT MAX(at) FROM records), (SELECT SUM(rounds) FROM records)"
+        ).fetchone()
+    )
+
+
 def read_book(conn: sqlite3.Connection) -> Book:
-    """The ended matches and the ratings (one pass over the matches, oldest first)."""
+    """The ended matches and the ratings (one pass over the matches, oldest first), kept per
+    database file until it changes; the players' names are read every time."""
     names: dict[str, str] = {}
     kinds: dict[str, str] = {}
     for pid, name, kind in conn.execute("SELECT id, name, kind FROM players"):
         names[pid], kinds[pid] = name, kind
+    where = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
+    state = _state(conn)
+    with _BOOKS_LOCK:
+        kept = _BOOKS.get(where)
+    if kept is not None and kept[0] == state and where:
+        book = kept[1]
+        book.names, book.kinds = names, kinds
+        return book
+    matches, ratings = _read_matches(conn)
+    book = Book(matches, ratings, names, kinds)
+    if where:
+        with _BOOKS_LOCK:
+            _BOOKS[where] = (state, book)
+    return book
+
+
+def _read_matches(conn: sqlite3.Connection) -> tuple[list[Match], dict[str, float]]:
     matches: list[Match] = []
     ratings: dict[str, float] = {}
+    # Who sat where, from the derived table (its `player_id` is the stored seat's player, as
+    # `seat_players` reads it): decoding every match's seats would cost more than the rest.
+    seated: dict[str, list[str | None]] = {}
+    for tid, seat, pid in conn.execute("SELECT table_id, seat, player_id FROM records"):
+        seated.setdefault(tid, [None, None, None, None])[seat] = pid
     rows = conn.execute(
         "SELECT id, name, preset, state, ended_at, rounds_played, seats, scores FROM tables"
         " WHERE state IN ('finished', 'abandoned') AND started_at IS NOT NULL"
         " AND seats IS NOT NULL ORDER BY ended_at, CAST(id AS INTEGER), id"
     )
     for tid, name, preset, state, ended, played, seats_json, scores_json in rows:
-        seats = json.loads(seats_json)
         scores = json.loads(scores_json) if scores_json else [0, 0, 0, 0]
-        players = seat_players(seats)
+        players = seated.get(tid)
+        if players is None:  # no round ended: nobody's record, but the line shows the seats
+            players = seat_players(json.loads(seats_json))
         m = Match(
             table=tid,
             name=name,
@@ -157,7 +210,7 @@ def read_book(conn: sqlite3.Connection) -> Book:
             state=state,
             ended_at=float(ended or 0.0),
             rounds_played=int(played or 0),
-            names=[(s.get("name") if isinstance(s, dict) else None) for s in seats[:4]],
+            seats_json=seats_json,
             players=players,
             scores=[int(x) for x in scores],
             places=places(scores) if state == "finished" else None,
@@ -170,7 +223,7 @@ def read_book(conn: sqlite3.Connection) -> Book:
                 ratings[players[s] or ""] = r + c
                 m.rating_changes[s] = c
         matches.append(m)
-    return Book(matches, ratings, names, kinds)
+    return matches, ratings
 
 
 def _filters(since: float | None, preset: str | None) -> tuple[str, list[Any]]:
@@ -188,18 +241,22 @@ def _filters(since: float | None, preset: str | None) -> tuple[str, list[Any]]:
 _AGG = ", ".join(f"MAX({c})" if c in ("biggest", "streak") else f"SUM({c})" for c in COLUMNS)
 
 
-def _record(
-    book: Book, pid: str, sums: dict[str, int], counted: list[Match], since: float | None
-) -> dict[str, Any]:
-    placements = [0, 0, 0, 0]
-    change = 0.0
+def _placed(counted: list[Match]) -> Placed:
+    out: Placed = {}
     for m in counted:
         if m.places is None:
             continue
         for s, p in enumerate(m.players):
-            if p == pid:
-                placements[m.places[s] - 1] += 1
-                change += m.rating_changes[s] or 0.0
+            if p is not None:
+                places, change = out.setdefault(p, ([0, 0, 0, 0], [0.0]))
+                places[m.places[s] - 1] += 1
+                change[0] += m.rating_changes[s] or 0.0
+    return out
+
+
+def _record(book: Book, pid: str, sums: dict[str, int], placed: Placed) -> dict[str, Any]:
+    placements, changes = placed.get(pid, ([0, 0, 0, 0], [0.0]))
+    change = changes[0]
     rounds = sums.get("rounds", 0)
 
     def rate(n: int) -> float | None:
@@ -248,15 +305,11 @@ def standings(
     rows = conn.execute(
         f"SELECT player_id, {_AGG} FROM records WHERE {where} GROUP BY player_id", args
     ).fetchall()
-    counted = _counted(book, since, preset)
+    placed = book.placed.get((since, preset))
+    if placed is None:
+        placed = book.placed[(since, preset)] = _placed(_counted(book, since, preset))
     out = [
-        _record(
-            book,
-            r[0],
-            {c: int(v or 0) for c, v in zip(COLUMNS, r[1:], strict=True)},
-            counted,
-            since,
-        )
+        _record(book, r[0], {c: int(v or 0) for c, v in zip(COLUMNS, r[1:], strict=True)}, placed)
         for r in rows
     ]
     out.sort(key=lambda rec: (-rec["net"], rec["name"]))
@@ -264,7 +317,7 @@ def standings(
 
 
 def empty_record(book: Book, pid: str) -> dict[str, Any]:
-    return _record(book, pid, {}, [], None)
+    return _record(book, pid, {}, {})
 
 
 def recent(

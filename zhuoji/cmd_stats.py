@@ -173,7 +173,8 @@ def _table(rows: list[dict[str, Any]]) -> None:
             "bot" if r["rating"] is None else f"{r['rating']:.0f}",
             "" if r["rating_change"] is None else f"{r['rating_change']:+.1f}",
         )
-    Console(soft_wrap=True).print(t)
+    # Piped to a file or another program, nothing is cut to fit a terminal.
+    Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200).print(t)
 
 
 def _print_player(
