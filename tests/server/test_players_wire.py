@@ -29,6 +29,8 @@ async def test_the_id_stays_when_the_name_changes_and_records_follow_the_key(db:
         welcome = await back.recv_type("welcome")
         await back.send({"type": "get_records"})
         frame = await back.recv_type("records")
+        await back.send({"type": "get_records", "table": done.table, "player": "p-0000000000ff"})
+        summary = await back.recv_type("records")
         other = await Client.connect(url, "阿明")  # the same name without the key
         assert (await other.recv_type("welcome")).get("player") is None
         await other.close()
@@ -45,6 +47,10 @@ async def test_the_id_stays_when_the_name_changes_and_records_follow_the_key(db:
     assert line["names"][0] == "阿明" and sum(line["scores"]) == 0
     assert [p.startswith("bot-") for p in line["players"][1:]] == [True] * 3
     assert len(frame["recent_net"]) == 1 and frame["recent_net"][0] == line["scores"][0]
+    # The match summary's line (rating changes: none for a lone human among bots), and a
+    # player nobody knows gets a record of zeros, not an error.
+    assert summary["match"] == line and summary["match"]["rating_changes"] == [0.0] + [None] * 3
+    assert summary["me"]["player"] == "p-0000000000ff" and summary["me"]["rounds"] == 0
     # The file keeps the digest and the id, never the key; the seat knows its player.
     raw = db.read_bytes() + (db.with_name(db.name + "-wal").read_bytes() if
                              db.with_name(db.name + "-wal").exists() else b"")  # fmt: skip

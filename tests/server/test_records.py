@@ -240,3 +240,33 @@ def test_a_version_2_database_gets_its_records_from_the_stored_events(tmp_path: 
         assert [b[0] for b in bots] == ["bot-easy", "bot-normal", "bot-strong"]
     finally:
         again.close()
+
+
+def test_a_pruned_match_takes_its_records_and_its_place_in_the_standings(tmp_path: Path) -> None:
+    from server.maintenance import prune
+
+    db = fill(tmp_path / "z.db", 4, seed=9, rounds=(1, 2), now=1e9)
+    try:
+        ended = db.execute(
+            "SELECT id, ended_at FROM tables WHERE state IN ('finished', 'abandoned')"
+            " ORDER BY ended_at"
+        ).fetchall()
+        first, cutoff = ended[0][0], ended[0][1] + 0.5
+        assert db.execute("SELECT COUNT(*) FROM records WHERE table_id=?", (first,)).fetchone()[0]
+        before = standings.read_book(db)
+        assert before.match(first) is not None
+        db.isolation_level = None
+        report = prune(db, cutoff)
+        assert [t["id"] for t in report.to_dict()["tables"]] == [first]
+        assert (
+            db.execute("SELECT COUNT(*) FROM records WHERE table_id=?", (first,)).fetchone()[0] == 0
+        )
+        after = standings.read_book(db)
+        assert after.match(first) is None and len(after.matches) == len(before.matches) - 1
+        rebuilt = records.record_rows(db)
+        db.execute("BEGIN")
+        records.rebuild(db)
+        db.execute("COMMIT")
+        assert records.record_rows(db) == rebuilt, "what is left is what the events give"
+    finally:
+        db.close()
