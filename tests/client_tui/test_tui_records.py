@@ -89,3 +89,25 @@ async def test_the_lobby_opens_the_records_of_the_match_just_played(tmp_path: Pa
             await until(pilot, lambda: screen.last is not None and screen.last.period == "tonight")
             await pilot.press("escape")
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+
+def test_zhuoji_join_stops_on_a_broken_key_file_and_names_it(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "player.key").write_text("zk1_tooshort\n")
+    env = {**os.environ, "ZHUOJI_CONFIG_DIR": str(cfg), "ZHUOJI_STATE_DIR": str(tmp_path / "st")}
+    done = subprocess.run(
+        [sys.executable, "-m", "zhuoji.cli", "join", "ws://127.0.0.1:9"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{cfg / 'player.key'} does not hold a zhuoji player key" in done.stderr
+    assert (cfg / "player.key").read_text() == "zk1_tooshort\n"
