@@ -59,6 +59,23 @@ def random_options(rng: random.Random) -> tuple[str, RuleOptions]:
         return preset, make_options(preset, {})
 
 
+def plain_settings(rounds: int, preset: str = "guiyang") -> Settings:
+    """A table with no clock and no wait between rounds."""
+    options = make_options(preset, {})
+    return Settings(
+        name="t",
+        preset=preset,
+        overrides={},
+        options=options,
+        base=1,
+        rounds=rounds,
+        turn_seconds=0.0,
+        bank_seconds=0.0,
+        claim_min_ms=0,
+        next_round_seconds=0.0,
+    )
+
+
 def apply(db: sqlite3.Connection, effects: list[Any]) -> None:
     for e in effects:
         if isinstance(e, Write):

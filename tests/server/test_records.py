@@ -270,3 +270,51 @@ def test_a_pruned_match_takes_its_records_and_its_place_in_the_standings(tmp_pat
         assert records.record_rows(db) == rebuilt, "what is left is what the events give"
     finally:
         db.close()
+
+
+def test_a_restarted_match_keeps_its_seats_players_and_its_records(tmp_path: Path) -> None:
+    """The seat's player id is stored with the seats and restored with them: the rounds after a
+    restart count for the same player, and the records still equal the rebuilt ones."""
+    from protocol.messages import AddBot, Auto, Start
+    from server.store import Store
+    from server.table_core import TableCore, Timing
+    from server.table_restore import restore_core
+    from tests.server.records_matches import apply, member, plain_settings
+
+    path = tmp_path / "z.db"
+    db = open_database(path)
+    s = plain_settings(rounds=3)
+    core: TableCore[str] = TableCore("5", s, seed="restart", timing=Timing(auto_level="easy"))
+    host, now = member("host", "p-00000000beef"), 1e9
+    apply(db, core.create(host, "阿明", now))
+    for _ in range(3):
+        apply(db, core.command(host, AddBot(level="easy"), now))
+    while (at := core.next_wakeup()) is not None and at <= now:
+        apply(db, core.tick(at))
+    apply(db, core.command(host, Auto(on=True), now))
+    apply(db, core.command(host, Start(), now))
+    while core.round_no < 2:  # the first round played, the second begun: the server stops
+        now = max(now, core.next_wakeup() or now)
+        apply(db, core.tick(now))
+    db.close()
+    store = Store(path)
+    try:
+        (stored,) = store.unfinished()
+    finally:
+        store.close()
+    again = restore_core(stored, s, timing=Timing(auto_level="easy", disconnect_grace=1.0), now=now)
+    assert again.seats[0].player == "p-00000000beef"
+    db = open_database(path)
+    try:
+        apply(db, again.resumed(now))
+        while again.state == "playing":
+            now = max(now, again.next_wakeup() or now)
+            apply(db, again.tick(now))
+        rows = records.record_rows(db)
+        assert rows[0][2] == "p-00000000beef" and rows[0][5] == 3
+        db.execute("BEGIN")
+        records.rebuild(db)
+        db.execute("COMMIT")
+        assert records.record_rows(db) == rows
+    finally:
+        db.close()
