@@ -19,7 +19,6 @@ import json
 import os
 import sqlite3
 import stat
-import time
 from pathlib import Path
 from typing import Any
 
@@ -318,10 +317,7 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
         from server import records
 
-        for sql, params in records.schema_ops(time.time()):
-            db.execute(sql, params)
-        if 0 < version < 3:
-            records.rebuild(db)  # the matches stored before records were kept
+        records.upgrade(db)  # the records of the matches stored before they were kept
         db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except BaseException:

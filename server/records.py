@@ -192,19 +192,26 @@ SCHEMA = (
 
 BOT_ROWS: list[tuple[str, str]] = [(bot_player_id(level), f"Bot ({level})") for level in BOT_LEVELS]
 
-
-def schema_ops(now: float) -> list[Op]:
-    """Create the tables and the bots' player rows (idempotent)."""
-    ops: list[Op] = [(s, ()) for s in SCHEMA]
-    ops += [
-        (
+SCHEMA_SQL = ";\n".join(
+    [
+        *SCHEMA,
+        *(
             "INSERT OR IGNORE INTO players (id, key_digest, name, kind, created_at, seen_at)"
-            " VALUES (?, NULL, ?, 'bot', ?, ?)",
-            (pid, name, now, now),
-        )
-        for pid, name in BOT_ROWS
+            f" VALUES ('{pid}', NULL, '{name}', 'bot', 0, 0)"
+            for pid, name in BOT_ROWS
+        ),
     ]
-    return ops
+)
+"""The records' tables and the bots' player rows as SQL text (`;`-separated, no `;` inside a
+statement): what a new file is made with, beside the match tables."""
+
+
+def upgrade(db: sqlite3.Connection) -> None:
+    """Schema step 2 → 3, inside the migration's transaction: the tables, the bots, and the
+    records of every match already stored, rebuilt from its events."""
+    for statement in SCHEMA_SQL.split(";"):
+        db.execute(statement)
+    rebuild(db)
 
 
 _SUMS = ", ".join(
