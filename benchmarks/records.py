@@ -149,6 +149,41 @@ def time_reads(path: Path, repeat: int) -> dict[str, Any]:
     return out | {"frame_bytes": sizes, "load_average": list(os.getloadavg())}
 
 
+def time_wire(path: Path, repeat: int) -> dict[str, Any]:
+    """`get_records` over a real server on loopback serving the file (a copy): from sending the
+    request to receiving the whole `records` frame, the first after the start (cold) and the
+    next ones (warm)."""
+    import asyncio
+    import shutil
+
+    from clients.client import Client
+    from server.testkit import running_server
+
+    copy = path.with_name(path.stem + "-wire.db")
+    shutil.copy(path, copy)
+
+    async def run() -> tuple[list[float], list[float]]:
+        cold: list[float] = []
+        warm: list[float] = []
+        async with running_server(copy) as (url, server):
+            client = await Client.connect(url, "bench")
+            await client.recv_type("welcome")
+            for i in range(repeat + 1):
+                if i % 4 == 0:
+                    from server.standings import _BOOKS
+
+                    _BOOKS.clear()
+                began = time.perf_counter()
+                await client.send({"type": "get_records", "player": "p-000000000001"})
+                await client.recv_type("records", timeout=60)
+                (cold if i % 4 == 0 else warm).append(time.perf_counter() - began)
+            await client.close()
+        return cold, warm
+
+    cold, warm = asyncio.run(run())
+    return {"wire_cold_ms": ms(median_ci(cold)), "wire_warm_ms": ms(median_ci(warm))}
+
+
 def time_commit(path: Path, repeat: int) -> dict[str, Any]:
     """The round's commit without and with its records, interleaved, on the writer's
     connection (synchronous=NORMAL, WAL, as the server)."""
@@ -215,6 +250,7 @@ def main() -> None:
     if not (args.reuse and path.exists()):
         out["filled"] = fill(path, args.rounds, args.seed_matches, args.players)
     out["read"] = time_reads(path, args.repeat)
+    out["wire"] = time_wire(path, max(args.repeat * 2, 24))
     out["commit"] = time_commit(path, max(args.repeat * 10, 200))
     out["rebuild"] = time_rebuild(path)
     print(json.dumps(out, indent=1))

@@ -148,23 +148,21 @@ class Book:
 _BOOKS: dict[str, tuple[tuple[Any, ...], Book]] = {}
 """The last book read from each database file, with the state it was read at (`_state`)."""
 _BOOKS_LOCK = threading.Lock()
+ENDED = "state IN ('finished', 'abandoned') AND started_at IS NOT NULL AND seats IS NOT NULL"
 
 
-def _state(conn: sqlite3.Connection) -> tuple[Any, ...]:
-    """What the book depends on, cheaply: the ended matches and the derived rows (a match that
-    ends, a round stored, a prune or a rebuild each change it)."""
-    return tuple(
-        conn.execute(
-            "SELECT (SELECT COUNT(*) FROM tables WHERE state IN ('finished', 'abandoned')),"
-            " (SELECT MAX(ended_at) FROM tables), (SELECT COUNT(*) FROM records),"
-            " (SELECT MAX(at) FROM records), (SELECT SUM(rounds) FROM records)"
-        ).fetchone()
-    )
+def _state(conn: sqlite3.Connection) -> tuple[int, float | None]:
+    """What the book depends on: how many matches have ended, and the latest end. An ended
+    match changes no more (its rounds and records are final), so a new end only adds to the
+    book, and a prune (fewer ended matches) has it read again."""
+    row = conn.execute(f"SELECT COUNT(*), MAX(ended_at) FROM tables WHERE {ENDED}").fetchone()
+    return int(row[0]), row[1]
 
 
 def read_book(conn: sqlite3.Connection) -> Book:
     """The ended matches and the ratings (one pass over the matches, oldest first), kept per
-    database file until it changes; the players' names are read every time."""
+    database file: when matches have ended since, only they are read and rated (they ended
+    last); the players' names are read every time."""
     names: dict[str, str] = {}
     kinds: dict[str, str] = {}
     for pid, name, kind in conn.execute("SELECT id, name, kind FROM players"):
@@ -172,33 +170,56 @@ def read_book(conn: sqlite3.Connection) -> Book:
     where = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
     state = _state(conn)
     with _BOOKS_LOCK:
-        kept = _BOOKS.get(where)
-    if kept is not None and kept[0] == state and where:
-        book = kept[1]
-        book.names, book.kinds = names, kinds
-        return book
-    matches, ratings = _read_matches(conn)
-    book = Book(matches, ratings, names, kinds)
+        kept = _BOOKS.get(where) if where else None
+    if kept is not None and kept[0] == state:
+        same = kept[1]
+        same.names, same.kinds = names, kinds
+        return same
+    book: Book | None = None
+    if kept is not None and state[0] > kept[0][0] and kept[0][1] is not None:
+        old = kept[1]
+        ratings = dict(old.ratings)
+        known = {m.table for m in old.matches}
+        added = _read_matches(conn, ratings, since=kept[0][1], skip=known)
+        if len(old.matches) + len(added) == state[0]:  # only new ends: add them
+            book = Book(old.matches + added, ratings, names, kinds)
+    if book is None:
+        ratings = {}
+        book = Book(_read_matches(conn, ratings), ratings, names, kinds)
     if where:
         with _BOOKS_LOCK:
             _BOOKS[where] = (state, book)
     return book
 
 
-def _read_matches(conn: sqlite3.Connection) -> tuple[list[Match], dict[str, float]]:
+def _read_matches(
+    conn: sqlite3.Connection,
+    ratings: dict[str, float],
+    *,
+    since: float | None = None,
+    skip: frozenset[str] | set[str] = frozenset(),
+) -> list[Match]:
+    """The ended matches (that ended at or after `since`, but those in `skip`) in the order
+    they ended, rated on `ratings` (updated)."""
     matches: list[Match] = []
-    ratings: dict[str, float] = {}
+    after, args = ("", ()) if since is None else (" AND ended_at >= ?", (since,))
     # Who sat where, from the derived table (its `player_id` is the stored seat's player, as
     # `seat_players` reads it): decoding every match's seats would cost more than the rest.
     seated: dict[str, list[str | None]] = {}
-    for tid, seat, pid in conn.execute("SELECT table_id, seat, player_id FROM records"):
+    for tid, seat, pid in conn.execute(
+        "SELECT table_id, seat, player_id FROM records WHERE table_id IN"
+        f" (SELECT id FROM tables WHERE {ENDED}{after})",
+        args,
+    ):
         seated.setdefault(tid, [None, None, None, None])[seat] = pid
     rows = conn.execute(
         "SELECT id, name, preset, state, ended_at, rounds_played, seats, scores FROM tables"
-        " WHERE state IN ('finished', 'abandoned') AND started_at IS NOT NULL"
-        " AND seats IS NOT NULL ORDER BY ended_at, CAST(id AS INTEGER), id"
+        f" WHERE {ENDED}{after} ORDER BY ended_at, CAST(id AS INTEGER), id",
+        args,
     )
     for tid, name, preset, state, ended, played, seats_json, scores_json in rows:
+        if tid in skip:
+            continue
         scores = json.loads(scores_json) if scores_json else [0, 0, 0, 0]
         players = seated.get(tid)
         if players is None:  # no round ended: nobody's record, but the line shows the seats
@@ -223,7 +244,7 @@ def _read_matches(conn: sqlite3.Connection) -> tuple[list[Match], dict[str, floa
                 ratings[players[s] or ""] = r + c
                 m.rating_changes[s] = c
         matches.append(m)
-    return matches, ratings
+    return matches
 
 
 def _filters(since: float | None, preset: str | None) -> tuple[str, list[Any]]:

@@ -318,3 +318,26 @@ def test_a_restarted_match_keeps_its_seats_players_and_its_records(tmp_path: Pat
         assert records.record_rows(db) == rows
     finally:
         db.close()
+
+
+def test_the_kept_book_grows_by_the_matches_that_end_and_equals_a_fresh_read(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "z.db"
+    db = fill(path, 3, seed=13, rounds=(1, 2), now=1e9)
+    rng = random.Random(2)
+    try:
+        standings.read_book(db)
+        for i in range(4, 7):  # more matches end: the kept book adds them
+            play_match(db, str(i), rng, rounds=1, now=2e9 + i * 1000)
+            grown = standings.read_book(db)
+            standings._BOOKS.clear()
+            fresh = standings.read_book(db)
+            assert [m.table for m in grown.matches] == [m.table for m in fresh.matches]
+            assert grown.ratings == fresh.ratings
+            assert [m.rating_changes for m in grown.matches] == [
+                m.rating_changes for m in fresh.matches
+            ]
+        assert len(fresh.matches) == 6
+    finally:
+        db.close()
