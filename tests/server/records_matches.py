@@ -114,7 +114,7 @@ def play_match(
         settings,
         seed=f"records-{table_id}",
         timing=Timing(auto_level="easy"),
-        tokens=lambda: f"token-{table_id}-{next(counter):04d}",
+        tokens=lambda: f"token-{table_id}-{next(counter):012d}",
         salts=lambda: "5a" * 16,
     )
     who = rng.sample(PLAYERS, 4)
