@@ -18,7 +18,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from protocol.option_fields import OptionField, option_fields
-from rules.options import PRESETS, RuleOptions, make_options, overrides_of
+from rules.options import (
+    PRESETS,
+    OptionsError,
+    RuleOptions,
+    inert_options,
+    make_options,
+    normalize_overrides,
+    overrides_of,
+)
 
 if TYPE_CHECKING:
     from client_tui.i18n import Lang
@@ -89,7 +97,7 @@ def overrides_from(
     """The overrides of `preset` that the form's `values` (and the advanced text's `extra`, on
     top) make: only the differences. Raises `OptionsError` naming a bad value."""
     data = nest(values)
-    for name, value in (extra or {}).items():
+    for name, value in normalize_overrides(extra or {}).items():
         if name == "patterns" and isinstance(value, dict):
             data["patterns"] = {**data.get("patterns", {}), **value}
         else:
@@ -110,14 +118,26 @@ def word(field: OptionField | None, key: str, value: Any, lang: Lang) -> str:
 
 def summary(preset: str, overrides: dict[str, Any], lang: Lang) -> str:
     """The overrides in words, in the rules' order: `乌骨鸡 关 · 本鸡 开 · 封顶 20` ('' for none).
-    An option this client does not know is shown as `name=value`."""
+    An option this client does not know is shown as `name=value`; one that changes nothing
+    under the table's chickens (`rules.options.inert_options`: 乌骨鸡 in chuan) is left out.
+
+    >>> from client_tui.i18n import Lang
+    >>> summary("chuan", {"wuguji": True, "benji": True}, Lang("zh"))
+    '本鸡 开'
+    """
     fields = option_fields()
+    try:
+        inert = inert_options(make_options(preset, overrides))
+    except OptionsError:  # words for what the server sent, even if this client cannot read it
+        inert = {}
     flat: dict[str, Any] = {}
     for name, value in overrides.items():
         if isinstance(value, dict):
             flat.update({f"{name}.{k}": v for k, v in value.items()})
         else:
             flat[name] = value
+    for name in inert:
+        flat.pop(name, None)
     parts = []
     for key in [k for k in fields if k in flat] + [k for k in flat if k not in fields]:
         field = fields.get(key)

@@ -50,7 +50,14 @@ from pydantic import ValidationError
 
 from protocol.messages import CreateTable
 from protocol.option_fields import option_fields
-from rules.options import PRESETS, OptionsError, RuleOptions, make_options, overrides_of
+from rules.options import (
+    PRESETS,
+    OptionsError,
+    RuleOptions,
+    inert_options,
+    make_options,
+    overrides_of,
+)
 
 CONFIG_ENV = "ZHUOJI_CONFIG_DIR"
 OFF = "off"  # TOML has no null: "off" is None (no cap, no such pattern)
@@ -76,11 +83,14 @@ class HouseError(ValueError):
 @dataclass(frozen=True)
 class House:
     """A house preset: the preset, the overrides of it (only the differences) and table
-    settings (`create_table` fields: rounds, base, clock)."""
+    settings (`create_table` fields: rounds, base, clock). `notes`: one line per option the
+    file sets that changes nothing under its preset's chickens (`rules.options.inert_options`,
+    e.g. 乌骨鸡 in chuan), for the reader to show; the house loads all the same."""
 
     preset: str
     overrides: dict[str, Any] = field(default_factory=dict)
     table: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def options(self) -> RuleOptions:
@@ -206,7 +216,14 @@ def parse_house(text: str, source: str = "house file") -> House:
         options = make_options(preset, overrides)
     except OptionsError as err:  # each option was fine alone: say which combination is not
         raise HouseError([f"{source}: {err}"]) from None
-    return House(preset, overrides_of(options, preset), table)
+    raw = data.get("options", {})
+    notes = tuple(
+        f"{_where(source, text, ('options', name))}: note: option {name!r} changes nothing"
+        f" here ({why})"
+        for name, why in inert_options(options).items()
+        if name in raw
+    )
+    return House(preset, overrides_of(options, preset), table, notes)
 
 
 def _options(raw: Any, preset: str, bad: Any) -> dict[str, Any]:

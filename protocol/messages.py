@@ -33,10 +33,12 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
+    model_validator,
 )
 from pydantic.json_schema import GetJsonSchemaHandler, JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from protocol import names
 from protocol.settlement import RoundResult, Seat, TileName, parse_result
 
 PROTOCOL_VERSION = 2
@@ -67,32 +69,38 @@ def printable(text: str, replacement: str = "\ufffd") -> str:
     return _UNSAFE.sub(replacement, text)
 
 
-def _refuse_unsafe(text: str) -> str:
-    bad = _UNSAFE.search(text)
-    if bad is not None:
-        raise ValueError(
-            f"names may not hold control or bidi characters (U+{ord(bad.group()):04X} at"
-            f" position {bad.start() + 1})"
-        )
-    return text
+def _name_schema(max_length: int, *, chosen: bool = False) -> Any:
+    """The JSON Schema's view of a name (protocol/names.py): a pattern of what it may not hold in
+    the Basic Multilingual Plane, computed when the schema is built. A JSON Schema pattern has no
+    portable escape beyond the BMP, so the refused characters there (tag characters, private use,
+    unassigned code points: `names.beyond_the_schema`) are refused by the server alone."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        schema["pattern"] = f"^(?!\\s*$)[^{names.refused_bmp_class()}]{{1,{max_length}}}$"
+        if chosen:
+            schema["not"] = {"pattern": names.BOT_LIKE_PATTERN}
+
+    return Field(json_schema_extra=extra)
 
 
-def _name_schema(max_length: int) -> Any:
-    """The JSON Schema's view of a name: the same rule as a pattern."""
-    return Field(json_schema_extra={"pattern": f"^[^{UNSAFE_CHARS}]{{1,{max_length}}}$"})
-
-
-# Names are what other players see: printable, no control or bidi characters.
+# Names are what other players see (protocol/names.py): NFC, nothing invisible or misleading.
 PlayerName = Annotated[
     str,
     StringConstraints(min_length=1, max_length=24),
-    AfterValidator(_refuse_unsafe),
+    AfterValidator(names.clean_name),
     _name_schema(24),
 ]
+ChosenName = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=24),
+    AfterValidator(names.chosen_name),
+    _name_schema(24, chosen=True),
+]
+"""The name a player gives in `hello`: a PlayerName that does not pass for a bot's."""
 TableName = Annotated[
     str,
     StringConstraints(min_length=1, max_length=32),
-    AfterValidator(_refuse_unsafe),
+    AfterValidator(names.clean_name),
     _name_schema(32),
 ]
 Password = Annotated[str, StringConstraints(min_length=1, max_length=64)]
@@ -150,22 +158,54 @@ BotDelay = Annotated[
 ]
 
 
+def _type_required(schema: dict[str, Any]) -> None:
+    """Every message names its model: `type` is required in the schema as the server needs it
+    (its default only serves Python code that builds a model)."""
+    if "type" in schema.get("properties", {}):
+        required = schema.setdefault("required", [])
+        if "type" not in required:
+            required.insert(0, "type")
+
+
+def _whole_numbers(value: Any) -> Any:
+    """A JSON number with no fraction (`1.0`, `-0.0`) is the whole number JSON Schema says it is:
+    read it as an int, so that the schema's `integer` and the server agree."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(item) for item in value]
+    return value
+
+
 class _Message(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, strict=True, json_schema_extra=_type_required
+    )
+
+
+class _Request(_Message):
+    """A client → server message."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _integral_floats(cls, data: Any) -> Any:
+        return _whole_numbers(data)
 
 
 # ---------------------------------------------------------------------------------------------
 # Client → server
 
 
-class Hello(_Message):
+class Hello(_Request):
     """The first frame of every connection. With `token` (from `joined`), it takes back that
     seat; `last_seq` is the last table `seq` the client saw, so the server can send only what it
     missed (or a snapshot)."""
 
     type: Literal["hello"] = "hello"
     version: int = Field(ge=0, le=1_000_000)
-    name: PlayerName
+    name: ChosenName
     token: Token | None = None
     last_seq: Seq | None = None
     player_key: PlayerKey | None = Field(
@@ -175,13 +215,13 @@ class Hello(_Message):
     )
 
 
-class ListTables(_Message):
+class ListTables(_Request):
     """Ask for the lobby: the server answers `tables`."""
 
     type: Literal["list_tables"] = "list_tables"
 
 
-class CreateTable(_Message):
+class CreateTable(_Request):
     """Open a table and sit down at seat 0 (the answer is `joined`).
 
     `options` overrides fields of the preset (RULES.md §10, `rules.options.RuleOptions`); unknown
@@ -212,7 +252,7 @@ class CreateTable(_Message):
     bot_delay: BotDelay | None = None
 
 
-class TakeSeat(_Message):
+class TakeSeat(_Request):
     """Sit at a table that has not started; `seat` None takes the first free one.
 
     On a match being played it takes back your own away seat (the seat's name is your `hello`
@@ -226,7 +266,7 @@ class TakeSeat(_Message):
     password: Password | None = None
 
 
-class Watch(_Message):
+class Watch(_Request):
     """Watch a table as a spectator: public information only."""
 
     type: Literal["watch"] = "watch"
@@ -234,7 +274,7 @@ class Watch(_Message):
     password: Password | None = None
 
 
-class AddBot(_Message):
+class AddBot(_Request):
     """Seat a bot (played by the server) at the table you sit at; `seat` None takes the first
     free one. `level` is how well it plays: `easy`, `normal` (the default) or `strong`."""
 
@@ -243,27 +283,27 @@ class AddBot(_Message):
     level: BotLevel = "normal"
 
 
-class RemoveBot(_Message):
+class RemoveBot(_Request):
     """Remove a bot from a seat of your table before the match starts."""
 
     type: Literal["remove_bot"] = "remove_bot"
     seat: Seat
 
 
-class Start(_Message):
+class Start(_Request):
     """Start the match at your table; all four seats must be taken."""
 
     type: Literal["start"] = "start"
 
 
-class Leave(_Message):
+class Leave(_Request):
     """Leave your table. Before the start this frees the seat; during a match the seat is played
     automatically (托管) and your token still takes it back."""
 
     type: Literal["leave"] = "leave"
 
 
-class Act(_Message):
+class Act(_Request):
     """A move in the round, picked from the latest `prompt`, quoting its `seq`."""
 
     type: Literal["act"] = "act"
@@ -272,14 +312,14 @@ class Act(_Message):
     tile: TileName | None = None
 
 
-class Auto(_Message):
+class Auto(_Request):
     """Turn 托管 (the server plays for you at once, by the bot policy) on or off."""
 
     type: Literal["auto"] = "auto"
     on: bool
 
 
-class HandSeat(_Message):
+class HandSeat(_Request):
     """The table's creator (the player in seat 0) hands an away seat of the match to the
     spectator of the table called `to`: it sits there at once (a new token), under that name."""
 
@@ -288,14 +328,14 @@ class HandSeat(_Message):
     to: PlayerName
 
 
-class NextRound(_Message):
+class NextRound(_Request):
     """Between rounds: you have read the settlement sheet, the next round may start. Outside
     the wait it is ignored (a late one does no harm)."""
 
     type: Literal["next_round"] = "next_round"
 
 
-class Rematch(_Message):
+class Rematch(_Request):
     """After the match: play again with the same seats and settings. Once every player at the
     table has asked, each gets `joined` for a new table (the same seats, new tokens) and its
     match starts; the server's bots come along."""
@@ -303,13 +343,13 @@ class Rematch(_Message):
     type: Literal["rematch"] = "rematch"
 
 
-class Sync(_Message):
+class Sync(_Request):
     """Ask for a `snapshot` of your table as you may see it now (to check or rebuild a view)."""
 
     type: Literal["sync"] = "sync"
 
 
-class GetRounds(_Message):
+class GetRounds(_Request):
     """Ask for the rounds of a finished (or abandoned) match you played, to browse them: the
     server answers `rounds`, each round as your seat saw it (the public events and your own
     hand; every hand is revealed at each round's end). Seated at that table, nothing more is

@@ -268,7 +268,8 @@ def exposed_tally(r: RoundRecord, seat: int) -> ChickenTally:
 
 def zeren_tallies(r: RoundRecord) -> list[tuple[int, int, ChickenTally]]:
     """责任鸡 (guiyang): (claimer, discarder, its one line) for each first 1s/8p claimed: the
-    extra is `zeren_extra` per 1s, twice it per 8p, doubled when gold (§13.2)."""
+    extra is `zeren_extra` per 1s, twice it per 8p, doubled when gold (§13.2). An extra of 0
+    makes no payment (and no line): the claimed tile still counts as the claimer's chicken."""
     o = r.opts
     if o.chickens != "guiyang":
         return []
@@ -278,8 +279,10 @@ def zeren_tallies(r: RoundRecord) -> list[tuple[int, int, ChickenTally]]:
     for kind, claimer, discarder in r.zeren:
         if kind not in standing:
             continue
-        tally = ChickenTally(claimer)
         units = o.zeren_extra * (2 if kind == WUGUJI else 1) * (2 if kind in gold else 1)
+        if units <= 0:  # `zeren_extra 0`: the claimed tile is an ordinary chicken of the claimer
+            continue
+        tally = ChickenTally(claimer)
         tag = f"first {tile_name(kind)} claimed from seat {discarder}"
         tally.add(kind, 1, units, tag, ChickenKind.ZEREN, kind in gold)
         found.append((claimer, discarder, tally))

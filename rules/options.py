@@ -2,11 +2,15 @@
 
 Every value or rule that differs between the presets is a field of `RuleOptions`; a preset is an
 instance of it, and a table may override any field. `make_options("guiyang", {"base_bonus": …})`
-refuses unknown names and bad values with a message naming them.
+refuses unknown names and bad values with a message naming them. A pattern value may be named
+in the nested form (`{"patterns": {"dilong": 10}}`) or the dotted one (`{"patterns.dilong": 10}`):
+`normalize_overrides` is the one place that reads both. `inert_options` names the options that
+change nothing under a table's chickens (RULES.md §13, fine points).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -302,7 +306,117 @@ def _legacy(overrides: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def make_options(ruleset: str, overrides: dict[str, Any] | None = None) -> RuleOptions:
+def normalize_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """Overrides in the nested form: a dotted name (`"patterns.dilong": 10`, as RULES.md and the
+    form's advanced field write it) goes into `patterns`. A dotted name that names no option is
+    refused with the names that exist, and so is a pattern given both ways with two values.
+
+    >>> normalize_overrides({"benji": True, "patterns.dilong": 10, "patterns": {"qingdilong": 20}})
+    {'benji': True, 'patterns': {'dilong': 10, 'qingdilong': 20}}
+    """
+    out: dict[str, Any] = {}
+    patterns: dict[str, Any] | None = None  # the nested `patterns`, merged from both forms
+
+    def merge(name: str, value: Any) -> None:
+        nonlocal patterns
+        if patterns is None:
+            patterns = out["patterns"] = {}
+        if name in patterns and patterns[name] != value:
+            raise OptionsError(
+                f"option 'patterns.{name}' is given twice, as {patterns[name]!r} and {value!r}"
+            )
+        patterns[name] = value
+
+    for name, value in overrides.items():
+        if not isinstance(name, str):
+            raise OptionsError(f"option names are text, got {name!r}")
+        head, dot, tail = name.partition(".")
+        if not dot:
+            if name == "patterns" and isinstance(value, Mapping):
+                for sub, v in value.items():
+                    merge(sub, v)
+            else:
+                out[name] = value
+            continue
+        if head != "patterns":
+            known = head in RuleOptions.model_fields
+            raise OptionsError(
+                f"unknown option {name!r}: only pattern values have a dotted name "
+                f"(patterns.<name>)" + (f"; write {head!r} without a dot" if known else "")
+            )
+        if tail not in PatternValues.model_fields:
+            raise OptionsError(
+                f"unknown option {name!r}: the patterns are {', '.join(PatternValues.model_fields)}"
+            )
+        merge(tail, value)
+    return out
+
+
+# ----- options that change nothing (RULES.md §13, fine points) -----
+
+FAMILY_NAME = {"guiyang": "贵阳捉鸡", "chuan": "捉鸡川麻将", "anshun": "安顺捉鸡"}
+"""The rule documents' names for the three chicken families (seeds 000, 001, 002)."""
+
+# option → the chicken it needs; which families lack that chicken (RULES.md §13, fine points)
+_NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "wuguji": ("乌骨鸡", ("chuan", "anshun")),
+    "wuguji_value": ("乌骨鸡", ("chuan", "anshun")),
+    "chongfeng_value": ("冲锋鸡", ("chuan",)),
+    "chongfeng_scope": ("冲锋鸡", ("chuan",)),
+    "zeren_extra": ("责任鸡", ("chuan", "anshun")),
+}
+
+
+def inert_options(opts: RuleOptions, lang: Literal["en", "zh"] = "en") -> dict[str, str]:
+    """The options that change nothing under these options' chickens, each with its reason
+    (RULES.md §13, fine points: an option for a mechanism the preset's chickens lack — chuan
+    冲锋/责任, `8p` outside guiyang, anshun 责任). Keys are option names, in the rules' order; the
+    reason names the missing chicken and the family by its document's name.
+
+    >>> inert_options(PRESETS["anshun"])["wuguji"]
+    'no 乌骨鸡 in 安顺捉鸡'
+    >>> inert_options(PRESETS["chuan"], "zh")["zeren_extra"]
+    '捉鸡川麻将没有责任鸡'
+    >>> inert_options(PRESETS["guiyang"])
+    {}
+    """
+    family = opts.chickens
+    where = FAMILY_NAME[family]
+    return {
+        name: (f"{where}没有{chicken}" if lang == "zh" else f"no {chicken} in {where}")
+        for name, (chicken, lacking) in _NEEDS.items()
+        if family in lacking
+    }
+
+
+# ----- the options' value as a cache key -----
+
+_KEYS: dict[int, tuple[RuleOptions, str]] = {}
+_KEYS_MAX = 256
+
+
+def options_key(opts: RuleOptions) -> str:
+    """The options' value as a hashable key (their JSON), for caches of what depends on the
+    rules: two equal options share entries, and a key never outlives its meaning (a key by
+    `id(opts)` could be reused by another object once the first is freed). Computed once per
+    options object: the entry holds the object, so its id cannot be reused while it stands.
+
+    >>> options_key(make_options("guiyang", {"benji": True})) == options_key(
+    ...     make_options("guiyang", {"benji": True})
+    ... )
+    True
+    """
+    entry = _KEYS.get(id(opts))
+    if entry is not None and entry[0] is opts:
+        return entry[1]
+    if len(_KEYS) >= _KEYS_MAX:
+        _KEYS.clear()
+    key = opts.model_dump_json()
+    _KEYS[id(opts)] = (opts, key)
+    return key
+
+
+def make_options(ruleset: str, overrides: Mapping[str, Any] | None = None) -> RuleOptions:
     """The preset `ruleset` with `overrides` applied; `patterns` may be overridden in part.
 
     >>> make_options("guiyang", {"zimo_bonus": 2}).zimo_bonus
@@ -313,10 +427,10 @@ def make_options(ruleset: str, overrides: dict[str, Any] | None = None) -> RuleO
         raise OptionsError(f"unknown ruleset {ruleset!r}: choose one of {', '.join(PRESETS)}")
     if not overrides:
         return preset
-    if not isinstance(overrides, dict):
+    if not isinstance(overrides, Mapping):
         raise OptionsError("options must be an object of option names to values")
     data = preset.model_dump()
-    overrides = _legacy(overrides)
+    overrides = _legacy(normalize_overrides(overrides))
     for name, value in overrides.items():
         if name == "patterns" and isinstance(value, dict):
             data["patterns"] = {**data["patterns"], **value}

@@ -132,6 +132,16 @@ def best_pattern(
     return best
 
 
+def win_pattern(
+    opts: RuleOptions, counts: Sequence[int], melds: Sequence[Meld]
+) -> tuple[Pattern, int] | None:
+    """The pattern a complete hand is settled as: the highest the table values (§3), a 地龙
+    read too (§13.16). The one reading both the settlement (`Round._make_win`) and the discard-
+    win legality (§4: is it a 平胡 that needs a pass?) use, so a win the engine allows is one
+    the settlement pays and a pattern above 平胡 is never refused for want of a 通行证."""
+    return best_pattern(opts, counts, [m.tile for m in melds], melds)
+
+
 # ----- 地龙 (§13.16) -----
 
 
@@ -195,9 +205,7 @@ def is_complete(opts: RuleOptions, counts: Sequence[int], melds: Sequence[Meld])
     """A complete hand (§3), or a 地龙 the table values (§13.16)."""
     if is_win_counts(counts, len(melds)):
         return True
-    return (
-        dilong_on(opts) and best_pattern(opts, counts, [m.tile for m in melds], melds) is not None
-    )
+    return dilong_on(opts) and win_pattern(opts, counts, melds) is not None
 
 
 def has_pass(opts: RuleOptions, melds: Sequence[Meld]) -> bool:

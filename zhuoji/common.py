@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import re
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -109,7 +108,9 @@ def player_name(given: str | None) -> str:
     >>> player_name("\u202eevil\x9b")
     'evil'
     """
-    from protocol.messages import UNSAFE_CHARS
+    import unicodedata
+
+    from protocol import names
 
     name = given
     if not name:
@@ -117,8 +118,9 @@ def player_name(given: str | None) -> str:
             name = getpass.getuser()
         except Exception:
             name = ""
-    name = re.sub(f"[{UNSAFE_CHARS}]", "", name or "").strip()[:24]
-    return name or "player"
+    name = unicodedata.normalize("NFC", name or "")
+    name = "".join(char for char in name if names.refused_char(char) is None).strip()[:24]
+    return name if name and not names.looks_like_a_bot(name) else "player"
 
 
 def language(given: str | None) -> str:
@@ -148,17 +150,21 @@ def add_house_argument(parser: argparse.ArgumentParser, what: str) -> None:
 
 def read_house(arg: str, command: str) -> House | None:
     """The house preset `--house ARG` names, or None after printing why it cannot be used (the
-    caller exits 2): each problem on a line of its own, naming the file, the line and the key."""
+    caller exits 2): each problem on a line of its own, naming the file, the line and the key.
+    A usable house's notes (an option that changes nothing here) are printed the same way."""
     import sys
 
     from protocol.house import HouseError, load_house, resolve
 
     try:
-        return load_house(resolve(arg))
+        house = load_house(resolve(arg))
     except HouseError as err:
         for problem in err.problems:
             print(f"zhuoji {command}: {problem}", file=sys.stderr)
         return None
+    for note in house.notes:  # an option that changes nothing under this preset
+        print(f"zhuoji {command}: {note}", file=sys.stderr)
+    return house
 
 
 def player_key_or_exit() -> str:

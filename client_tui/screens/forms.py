@@ -33,7 +33,14 @@ from client_tui.view import TableV
 from protocol.house import House, HouseError, house_names, house_path, load_house, save_house
 from protocol.messages import CreateTable
 from protocol.option_fields import OptionField
-from rules.options import PRESETS, OptionsError, RuleOptions
+from rules.options import (
+    PRESETS,
+    OptionsError,
+    RuleOptions,
+    inert_options,
+    make_options,
+    normalize_overrides,
+)
 
 DIALOG_CSS = """
 {name} { align: center middle; }
@@ -135,7 +142,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
 def parse_overrides(text: str) -> dict[str, Any]:
     """`"zimo_bonus=2, patterns.pinghu=3, dealer_bonus=false"` → an options dict; values are read
-    as JSON where they parse (numbers, true/false/null), else as text.
+    as JSON where they parse (numbers, true/false/null), else as text. Raises `OptionsError` (a
+    ValueError) for a dotted name that is no option.
 
     >>> parse_overrides("zimo_bonus=2, patterns.pinghu=3, pass_win=penalty")
     {'zimo_bonus': 2, 'patterns': {'pinghu': 3}, 'pass_win': 'penalty'}
@@ -152,12 +160,8 @@ def parse_overrides(text: str) -> dict[str, Any]:
             value: Any = json.loads(raw)
         except ValueError:
             value = raw
-        if "." in name:
-            head, sub = name.split(".", 1)
-            out.setdefault(head, {})[sub] = value
-        else:
-            out[name] = value
-    return out
+        out[name] = value
+    return normalize_overrides(out)  # `patterns.pinghu` nested; a bad dotted name refused
 
 
 def option_id(key: str) -> str:
@@ -382,7 +386,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                 placeholder=lang.t("value_none") if f.nullable else "",
                 compact=True,
             )
-        yield Static(plain(lang.option_help(f.key)), classes="help")
+        yield Static(plain(lang.option_help(f.key)), classes="help", id=f"help-{wid}")
 
     AUTO_FOCUS = "#name"
 
@@ -444,11 +448,30 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
 
     def _show_changes(self) -> None:
         try:
-            text = summary(self.current_preset(), self.overrides(), self.lang)
+            overrides = self.overrides()
+            text = summary(self.current_preset(), overrides, self.lang)
         except ValueError:
             return
+        self._grey_inert(overrides)
         label = f"{self.lang.t('changes')}: {text or self.lang.t('no_changes')}"
         self.query_one("#changes", Static).update(plain(label))
+
+    def _grey_inert(self, overrides: dict[str, Any]) -> None:
+        """Grey out the options that change nothing under the chosen chickens, their help line
+        saying why ("no 乌骨鸡 in 捉鸡川麻将": `rules.options.inert_options`)."""
+        try:
+            options = make_options(self.current_preset(), overrides)
+        except OptionsError:
+            return
+        inert = inert_options(options, "zh" if self.lang.code == "zh" else "en")
+        for key in self.fields:
+            wid = option_id(key)
+            greyed = key in inert
+            widget = self.query_one(f"#{wid}")
+            if widget.disabled != greyed:
+                widget.disabled = greyed
+                why = inert[key] if greyed else self.lang.option_help(key)
+                self.query_one(f"#help-{wid}", Static).update(plain(why))
 
     @on(Checkbox.Changed)
     def _switched(self, event: Checkbox.Changed) -> None:
@@ -487,7 +510,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             return
         self.load(house)
         self.query_one("#house-name", Input).value = name
-        self._say(self.lang.t("house_loaded", name=name))
+        self._say(" ".join([self.lang.t("house_loaded", name=name), *house.notes]))
 
     def load(self, house: House) -> None:
         """Fill the form from a house preset: its preset, its options, its table settings."""

@@ -99,3 +99,18 @@ def test_play_takes_the_houses_preset_options_and_table_and_the_command_line_win
         "turn_seconds": 9.0,
         "bank_seconds": 60.0,
     }
+
+
+def test_a_house_with_an_option_that_changes_nothing_loads_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from zhuoji.common import read_house
+
+    house = tmp_path / "a.toml"
+    house.write_text('preset = "anshun"\n[options]\nwuguji_value = 1\n', encoding="utf-8")
+    loaded = read_house(str(house), "serve")
+    assert loaded is not None and loaded.preset == "anshun"
+    assert capsys.readouterr().err == (
+        f"zhuoji serve: {house} line 3: note: option 'wuguji_value' changes nothing here"
+        " (no 乌骨鸡 in 安顺捉鸡)\n"
+    )

@@ -230,3 +230,31 @@ async def test_at_80_by_24_every_field_scrolls_into_view_and_the_buttons_stay(
             seen.add(focused.id)
         assert {option_id(k) for k in option_fields()} <= seen
         assert PRESETS  # the presets are what the form starts from
+
+
+async def test_options_that_change_nothing_are_greyed_out_with_the_reason(tmp_path: Path) -> None:
+    """Issue 27: under chuan's chickens 乌骨鸡, 冲锋 and 责任 do nothing (RULES.md §13 fine
+    points): their fields are disabled, their help line says why, and back on guiyang they are
+    live again. The header leaves such an option out; the advanced text reads dotted names."""
+    app = FormApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        wuguji = form.query_one(f"#{option_id('wuguji')}", Checkbox)
+        assert not wuguji.disabled
+        form.query_one("#preset", Select).value = "chuan"
+        await until(pilot, lambda: wuguji.disabled)
+        for key in ("wuguji_value", "chongfeng_value", "chongfeng_scope", "zeren_extra"):
+            assert form.query_one(f"#{option_id(key)}").disabled, key
+        assert not form.query_one(f"#{option_id('benji')}").disabled
+        help_line = f"#help-{option_id('wuguji')}"
+        assert text_of(form, help_line) == "no 乌骨鸡 in 捉鸡川麻将"
+        form.query_one("#options", Input).value = '{"patterns.dilong": 10}'
+        await until(pilot, lambda: "地龙 10" in text_of(form, "#changes"))
+        assert form.build().options == {"patterns": {"dilong": 10}}
+        form.query_one("#preset", Select).value = "guiyang"
+        await until(pilot, lambda: not wuguji.disabled)
+        assert text_of(form, help_line) == Lang("en").option_help("wuguji")
+    assert summary("chuan", {"wuguji": True, "zeren_extra": 1, "benji": True}, Lang("en")) == (
+        "本鸡 on"
+    )

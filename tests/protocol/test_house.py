@@ -168,3 +168,20 @@ def test_every_option_of_the_rules_core_can_be_written_and_read() -> None:
         house = House("guiyang", f.override(value))
         back = parse_house(dump_house(house))
         assert f.value_in(back.options) == value, key
+
+
+def test_a_house_setting_an_option_that_changes_nothing_loads_with_a_note() -> None:
+    """Issue 27: 乌骨鸡 and 责任鸡 do nothing under chuan's chickens (RULES.md §13 fine points);
+    the file loads, with one line per such option naming the file, the line and why."""
+    text = (
+        'preset = "chuan"\n[options]\nwuguji = true\nbenji = true\nzeren_extra = 1\n'
+        '"patterns.dilong" = 10\n'
+    )
+    house = parse_house(text, "chuan.toml")
+    assert house.options.benji and house.options.patterns.dilong == 10
+    assert house.notes == (
+        "chuan.toml line 3: note: option 'wuguji' changes nothing here (no 乌骨鸡 in 捉鸡川麻将)",
+        "chuan.toml line 5: note: option 'zeren_extra' changes nothing here"
+        " (no 责任鸡 in 捉鸡川麻将)",
+    )
+    assert parse_house('preset = "guiyang"\n[options]\nwuguji = false\n').notes == ()

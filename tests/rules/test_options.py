@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rules.options import CHUAN, GUIYANG, PRESETS, OptionsError, Pattern, make_options, overrides_of
-from rules.script import ScriptError, run_script
+from rules import Bot, Phase, Round
+from rules.options import (
+    CHUAN,
+    GUIYANG,
+    PRESETS,
+    OptionsError,
+    Pattern,
+    inert_options,
+    make_options,
+    normalize_overrides,
+    overrides_of,
+)
+from rules.script import ScriptError, replay_json, run_script
+
+SCENARIOS = Path(__file__).parents[1] / "scenarios"
 
 
 def test_presets_differ_where_rules_md_says() -> None:
@@ -117,3 +132,87 @@ def test_house_option_defaults_are_each_presets_behaviour() -> None:
 def test_the_old_dealer_bonus_name_is_still_read() -> None:
     assert make_options("chuan", {"dealer_bonus": True}).dealer_scoring == "lianzhuang"
     assert make_options("guiyang", {"dealer_bonus": False}).dealer_scoring == "none"
+
+
+# ----- issue 27: dotted names, and the options that change nothing -----
+
+
+def test_a_dotted_pattern_name_is_the_nested_one() -> None:
+    dotted = make_options("guiyang", {"patterns.dilong": 10, "patterns.qingdilong": 20})
+    nested = make_options("guiyang", {"patterns": {"dilong": 10, "qingdilong": 20}})
+    assert dotted == nested and dotted.patterns.dilong == 10
+    both = make_options("chuan", {"patterns.dilong": 10, "patterns": {"qingdilong": 20}})
+    assert (both.patterns.dilong, both.patterns.qingdilong, both.patterns.pinghu) == (10, 20, 10)
+    assert normalize_overrides({"patterns.pinghu": 2}) == {"patterns": {"pinghu": 2}}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"patterns.dilongg": 10}, "unknown option 'patterns.dilongg': the patterns are pinghu, "),
+        ({"hand_cap.max": 10}, "only pattern values have a dotted name (patterns.<name>); write"),
+        ({"house.cap": 1}, "unknown option 'house.cap': only pattern values have a dotted name"),
+        (
+            {"patterns.dilong": 10, "patterns": {"dilong": 20}},
+            "option 'patterns.dilong' is given twice, as 10 and 20",
+        ),
+    ],
+)
+def test_a_dotted_name_that_is_no_option_is_refused_clearly(
+    overrides: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(OptionsError) as info:
+        make_options("guiyang", overrides)
+    assert message in str(info.value)
+
+
+def test_a_deal_script_reads_the_dotted_form() -> None:
+    data = json.loads((SCENARIOS / "opt_dilong_01_discard_win.json").read_text(encoding="utf-8"))
+    data["options"] = {"patterns.dilong": 10, "patterns.qingdilong": 20}
+    assert replay_json(run_script(data))["net"] == data["expected"]["net"]
+
+
+def test_the_options_that_change_nothing_are_those_rules_md_13_names() -> None:
+    """§13 fine points: chuan 冲锋/责任 and 8p, anshun 8p and 责任; guiyang none."""
+    assert inert_options(PRESETS["guiyang"]) == {}
+    assert set(inert_options(PRESETS["chuan"])) == {
+        "wuguji",
+        "wuguji_value",
+        "chongfeng_value",
+        "chongfeng_scope",
+        "zeren_extra",
+    }
+    assert inert_options(PRESETS["anshun"]) == {
+        "wuguji": "no 乌骨鸡 in 安顺捉鸡",
+        "wuguji_value": "no 乌骨鸡 in 安顺捉鸡",
+        "zeren_extra": "no 责任鸡 in 安顺捉鸡",
+    }
+    assert inert_options(PRESETS["chuan"], "zh")["wuguji"] == "捉鸡川麻将没有乌骨鸡"
+    # it follows the chickens, not the preset's name
+    assert inert_options(make_options("chuan", {"chickens": "guiyang"})) == {}
+
+
+@pytest.mark.parametrize("preset", ["chuan", "anshun"])
+def test_an_inert_option_changes_no_payment(preset: str) -> None:
+    """What `inert_options` names really changes nothing: bot rounds settle identically with
+    every inert option set away from the preset."""
+    base = PRESETS[preset]
+    flipped = {
+        "wuguji": not base.wuguji,
+        "wuguji_value": 1,
+        "chongfeng_value": "double",
+        "chongfeng_scope": "round",
+        "zeren_extra": 0,
+    }
+    inert = inert_options(base)
+    changed = make_options(preset, {k: v for k, v in flipped.items() if k in inert})
+    for seed in range(12):
+        nets = []
+        for opts in (base, changed):
+            r = Round.deal(opts, seed=seed, dealer=seed % 4)
+            bot = Bot(seed)
+            while r.phase is not Phase.OVER:
+                r.apply(bot.choose(r, r.awaiting()[0]))
+            assert r.result is not None
+            nets.append([(p.payer, p.payee, p.amount) for p in r.result.payments])
+        assert nets[0] == nets[1], f"seed {seed}"

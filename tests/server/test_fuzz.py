@@ -33,6 +33,7 @@ import subprocess
 import sys
 import threading
 import typing
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,7 +48,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
-from protocol import codes
+from protocol import codes, names
 from protocol.codes import Close
 from protocol.messages import (
     MAX_FRAME_BYTES,
@@ -286,7 +287,17 @@ def test_the_client_side_parser_refuses_cleanly(raw: str | bytes) -> None:
     seq=st.integers(0, 2**53),
     act=st.sampled_from(["discard", "hu", "pong", "gang", "pass", "ready"]),
     tile=st.none() | st.sampled_from([f"{r}{s}" for s in "mps" for r in range(1, 10)]),
-    name=st.text(st.characters(blacklist_categories=["Cc", "Cs"]), min_size=1, max_size=24),
+    name=st.text(
+        st.characters(blacklist_categories=sorted(names.REFUSED_CATEGORIES)).filter(
+            lambda c: ord(c) not in names.FILLERS
+        ),
+        min_size=1,
+        max_size=24,
+    ).filter(
+        lambda n: (
+            unicodedata.normalize("NFC", n) == n and n.strip() and not names.looks_like_a_bot(n)
+        )
+    ),
     token=st.text("abcdefXYZ0123456789_-", min_size=16, max_size=64),
 )
 def test_the_parser_accepts_every_valid_frame(
