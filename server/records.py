@@ -94,19 +94,21 @@ COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(Tally))
 def round_tally(
     dealer: int, streak: int, declared: Sequence[bool], result: Mapping[str, Any]
 ) -> list[Tally]:
-    """Each seat's tally for one finished round.
+    """Each seat's tally for one finished round. A settlement stored by an older zhuoji (before
+    the structured `wins`, payment `kind`s and chicken `kind`s) counts what it holds: the rounds,
+    the nets, the draws; the rest as zero.
 
     A void win (诈胡, 包牌) is no win and feeds nobody; a discard or 抢杠 win counts one 点炮 for
     the seat it was won from (once per round, however many won on it)."""
     out = [Tally(rounds=1, net=int(result["net"][s])) for s in range(4)]
     out[dealer].streak = streak + 1
     fed: set[int] = set()
-    for win in result.get("wins", []):
+    for win in result.get("wins") or []:
         if win.get("void"):
             continue
         seat = win["seat"]
         out[seat].wins += 1
-        if win["how"] == "zimo":
+        if win.get("how") == "zimo":
             out[seat].zimo += 1
         elif win.get("from") is not None:
             fed.add(win["from"])
@@ -116,14 +118,15 @@ def round_tally(
         out[seat].dealins += 1
     for s in range(4):
         out[s].declared = int(bool(declared[s]))
-    if result["outcome"] == "draw":
+    if result.get("outcome") == "draw":
+        ready = result.get("ready") or [False] * 4
         for s in range(4):
             out[s].draws = 1
-            out[s].ready_at_draw = int(bool(result["ready"][s]))
+            out[s].ready_at_draw = int(bool(ready[s]))
     hand_in = [0, 0, 0, 0]
     baoji: set[int] = set()
-    for p in result.get("payments", []):
-        kind, payer, payee = p["kind"], p["from"], p["to"]
+    for p in result.get("payments") or []:
+        kind, payer, payee = p.get("kind"), p["from"], p["to"]
         if kind == "hand":
             hand_in[payee] += p["amount"]
         elif kind == "zeren":
@@ -135,11 +138,11 @@ def round_tally(
         out[s].biggest = hand_in[s]
     for s in baoji:
         out[s].baoji_paid = 1
-    for tally in result.get("chickens", []):
-        for line in tally.get("lines", []):
-            if line["kind"] == "chongfeng":
-                out[tally["seat"]].chongfeng += line["count"]
-    for listing in result.get("dou", []):
+    for tally in result.get("chickens") or []:
+        for line in tally.get("lines") or []:
+            if line.get("kind") == "chongfeng":
+                out[tally["seat"]].chongfeng += line.get("count", 1)
+    for listing in result.get("dou") or []:
         out[listing["seat"]].dou += 1
     return out
 

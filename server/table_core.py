@@ -330,6 +330,9 @@ class TableCore(Generic[M]):
         self.action_idx = 0
         self.round_done = False
         self.frozen = False
+        # A match that could not be restored: its stored standings are the truth (this core
+        # never summed them), so its freeze records the end alone (`table_restore`).
+        self.keep_stored_standings = False
         self.bots: dict[int, LevelPolicy] = {}  # the server's bots, by seat
         self.auto_policies: dict[int, LevelPolicy] = {}  # 托管 and timeouts, by seat
         # The claim window's minimum as a deadline of the round itself: after a discard (or a
@@ -404,6 +407,11 @@ class TableCore(Generic[M]):
     @property
     def scores(self) -> list[int]:
         return self.match.scores
+
+    @property
+    def rounds_played(self) -> int:
+        """Rounds that ended (a round cut short by an abandon is not one played)."""
+        return len(self.match.history)
 
     @property
     def spectators(self) -> list[M]:
@@ -1247,9 +1255,12 @@ class TableCore(Generic[M]):
         self.state = "abandoned"
         self.between = False
         self.next_round_at = None
-        self._emit(
-            Write([st.op_end_table(self.id, "abandoned", self.scores, self.round_no, self._wall)])
+        end = (
+            st.op_abandon_table(self.id, self._wall)
+            if self.keep_stored_standings
+            else st.op_end_table(self.id, "abandoned", self.scores, self.rounds_played, self._wall)
         )
+        self._emit(Write([end]))
         for member, viewer in list(self.members.items()):
             self._send(
                 member,
@@ -1266,7 +1277,7 @@ class TableCore(Generic[M]):
             {
                 "type": "match_ended",
                 "scores": list(self.scores),
-                "rounds_played": self.round_no,
+                "rounds_played": self.rounds_played,
                 "reason": "abandoned",
             }
         )
@@ -1690,11 +1701,11 @@ class TableCore(Generic[M]):
             {
                 "type": "match_ended",
                 "scores": list(self.scores),
-                "rounds_played": self.round_no,
+                "rounds_played": self.rounds_played,
                 "reason": reason,
             }
         )
-        op = st.op_end_table(self.id, self.state, self.scores, self.round_no, self._wall)
+        op = st.op_end_table(self.id, self.state, self.scores, self.rounds_played, self._wall)
         self._commit([event], [op], now, round_no=0)
         # The server's bots are done and leave their seats; humans may look at the result
         # until they leave.
