@@ -135,7 +135,7 @@ def rebuild_round(
         raise RebuildError(f"round {stored.round_no}: the commitment does not open to the deal")
     logged = engine_events(events)
     # A table holds each claim window open for its minimum, whether or not anyone may claim
-    # (`server.table_core`): a window nobody could claim in closes by the table's clock, not by
+    # (`server.table.core`): a window nobody could claim in closes by the table's clock, not by
     # an action. It closed here if the stored events go on past it.
     r.hold_empty_windows = True
 

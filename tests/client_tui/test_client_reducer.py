@@ -219,7 +219,7 @@ def test_a_replayed_event_changes_nothing() -> None:
 
 
 def test_snapshot_matches_the_incremental_view() -> None:
-    projection = pytest.importorskip("server.projection")
+    projection = pytest.importorskip("server.table.projection")
     bots = [Bot(f"9:{s}") for s in range(4)]
     r = Round.deal(PRESETS["guiyang"], seed=9, dealer=1)
     v = joined_view(2)

@@ -17,7 +17,10 @@ from typing import Any
 from protocol.messages import AddBot, Auto, Start, TakeSeat
 from rules.options import PRESETS, RuleOptions, make_options, overrides_of
 from server.dbfile import open_database
-from server.table_core import Settings, TableCore, Timing, Write
+from server.storage.record_sql import ops_of
+from server.table.core import TableCore
+from server.table.effects import Write
+from server.table.settings import Settings, Timing
 
 PLAYERS = [f"p-{i:012x}" for i in range(1, 9)]
 BOTS = ("easy", "normal")  # the strong bot thinks for 60 ms a move: too slow to fill databases
@@ -78,7 +81,7 @@ def apply(db: sqlite3.Connection, effects: list[Any]) -> None:
     for e in effects:
         if isinstance(e, Write):
             db.execute("BEGIN")
-            for sql, params in e.ops:
+            for sql, params in ops_of(e.records):
                 db.execute(sql, params)
             db.execute("COMMIT")
 

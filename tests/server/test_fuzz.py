@@ -60,8 +60,8 @@ from protocol.messages import (
 )
 from rules.options import OptionsError, RuleOptions, make_options
 from server.app import Server, _validation_message
-from server.projection import ErrorItem, view_for
-from server.table import dumps
+from server.table.projection import ErrorItem, view_for
+from server.table.shell import dumps
 from server.testkit import running_server
 
 FUZZED: Counter[str] = Counter()  # frames fuzzed, by target

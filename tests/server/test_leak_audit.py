@@ -1,6 +1,6 @@
 """Leak audit: every frame a seat or a spectator is sent, against what that viewer may know.
 
-The oracle is independent of the projection (`server.projection`). A `Truth` follows the engine's
+The oracle is independent of the projection (`server.table.projection`). A `Truth` follows the engine's
 full events (every hand, every draw, every 暗杠 tile) and keeps where each tile is: in a seat's
 concealed hand, in a seat's 暗杠, in the river, in an open meld, flipped, or still in the live wall
 (offline it is checked against the engine's own state at every step; on loopback the stored events
@@ -52,6 +52,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
+from protocol import frames
 from protocol.messages import ROUND_EVENT_TYPES, parse_server
 from rules.actions import ACT_KINDS, Action, IllegalAction
 from rules.bot import Bot
@@ -61,8 +62,8 @@ from rules.options import PRESETS
 from rules.round import Phase, Round, legal_actions
 from rules.script import run_script
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
-from server.projection import ErrorItem, PromptItem, SnapshotItem, view_for, view_key
 from server.store import load_round_script, table_events
+from server.table.projection import ErrorItem, PromptItem, SnapshotItem, view_for, view_key
 from server.testkit import running_server
 
 TILE = re.compile(r"^[1-9][mps]$")
@@ -261,11 +262,14 @@ class Claims:
     tiles: int = 0
 
 
-def dumps(frame: dict[str, Any]) -> str:
+def dumps(frame: Any) -> str:
     """A frame's JSON as the projection made it. The server's own `dumps` also validates each
     frame against its protocol model, which refuses some leaks by itself (a `round_started`
-    with every hand); the audit judges the projection alone, so it must see them."""
-    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+    with every hand); the audit judges the projection alone, so it must see them. (Frames
+    other than logged events come from the projection as models, built by their builders.)"""
+    if isinstance(frame, dict):
+        return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+    return frames.encode(frame)
 
 
 def walk(obj: Any) -> list[tuple[Path_, str, str]]:
@@ -645,6 +649,11 @@ def _leaky_drew(item: Any, viewer: int | None) -> Any:
     return view_for(item, viewer)
 
 
+def _fields(frame: Any) -> Any:
+    """A frame's JSON fields (the projection gives a model for all but logged events)."""
+    return frame if frame is None or isinstance(frame, dict) else frames.logged(frame)
+
+
 def _leaky_deal(item: Any, viewer: int | None) -> Any:
     frame = view_for(item, viewer)
     if isinstance(item, dict) and item["type"] == "round_started":
@@ -653,7 +662,7 @@ def _leaky_deal(item: Any, viewer: int | None) -> Any:
 
 
 def _leaky_concealed_gang(item: Any, viewer: int | None) -> Any:
-    frame = view_for(item, viewer)
+    frame = _fields(view_for(item, viewer))
     if isinstance(item, SnapshotItem) and item.round is not None and frame is not None:
         melds = [
             [{**m, "tile": tile_name(t.tile)} for m, t in zip(mine, truth, strict=True)]
@@ -664,7 +673,7 @@ def _leaky_concealed_gang(item: Any, viewer: int | None) -> Any:
 
 
 def _leaky_spectator_hand(item: Any, viewer: int | None) -> Any:
-    frame = view_for(item, viewer)
+    frame = _fields(view_for(item, viewer))
     if isinstance(item, SnapshotItem) and viewer is None and frame and item.round is not None:
         hand = [tile_name(k) for k in range(NUM_KINDS) for _ in range(item.round.hands[0][k])]
         frame = {**frame, "round": {**frame["round"], "hand": hand}}  # seat 0's hand
@@ -683,7 +692,7 @@ def _everyone_alike(item: Any, viewer: int | None) -> object:
 
 def _leaky_wall(table: OfflineTable) -> Any:
     def project(item: Any, viewer: int | None) -> Any:
-        frame = view_for(item, viewer)
+        frame = _fields(view_for(item, viewer))
         r = table.round
         if isinstance(item, ErrorItem) and frame is not None and r is not None and r.wall_left:
             frame = {**frame, "message": f"{frame['message']} (next: {tile_name(r.wall[r.front])})"}

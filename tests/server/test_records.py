@@ -277,8 +277,9 @@ def test_a_restarted_match_keeps_its_seats_players_and_its_records(tmp_path: Pat
     restart count for the same player, and the records still equal the rebuilt ones."""
     from protocol.messages import AddBot, Auto, Start
     from server.store import Store
-    from server.table_core import TableCore, Timing
-    from server.table_restore import restore_core
+    from server.table.core import TableCore
+    from server.table.restore import restore_core
+    from server.table.settings import Timing
     from tests.server.records_matches import apply, member, plain_settings
 
     path = tmp_path / "z.db"

@@ -60,7 +60,7 @@ async def test_the_next_round_waits_for_both_players_and_both_play_again(tmp_pat
         await host.send({"type": "next_round"})
         half = await guest.recv_type("between_rounds")
         assert half["ready"][hj["seat"]] and not half["ready"][gj["seat"]]
-        assert table.core.between and table.core.round_no == 1, "the guest is still reading"
+        assert table.core.between.active and table.core.round_no == 1, "the guest is still reading"
         await guest.send({"type": "next_round"})
         await asyncio.gather(
             play_until(host, ph, "round_started"), play_until(guest, pg, "round_started")

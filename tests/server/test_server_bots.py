@@ -99,7 +99,7 @@ async def test_add_bot_with_a_level_seats_that_bot_and_every_header_shows_it(
     for s in bots:
         _, bot_at = core._seat_deadlines(s)
         assert bot_at is not None
-        assert bot_at - core.seats[s].prompt_at == 1.5
+        assert bot_at - core.seats[s].clock.prompt_at == 1.5
 
 
 async def test_a_bad_level_or_bot_delay_is_refused_naming_the_field(
