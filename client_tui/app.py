@@ -34,6 +34,7 @@ from client_tui.view import Choice, ResultV, View
 from protocol.messages import (
     Act,
     AddBot,
+    BotLevel,
     CreateTable,
     GetRounds,
     Leave,
@@ -102,9 +103,11 @@ class ZhuojiApp(App[int]):
         bell: bool = True,
         reveal_seconds: float = 0.0,
         player_key: str | None = None,
+        bot_level: BotLevel = "normal",
     ) -> None:
         super().__init__()
         self.player_key = player_key  # sent with every hello (client_tui.player_key)
+        self.bot_level: BotLevel = bot_level  # `zhuoji play --bots`: the level of the bots added
         self.url = url
         self.player_name = name
         self.lang = Lang(lang)
@@ -347,7 +350,7 @@ class ZhuojiApp(App[int]):
         if view.table.seated < 4 and not self._bots_asked:
             self._bots_asked = True
             for _ in range(4 - view.table.seated):
-                self.send(AddBot(), quiet=True)
+                self.send(AddBot(level=self.bot_level), quiet=True)
         elif view.table.seated == 4 and not self._started:
             self._started = True
             self.send(Start(), quiet=True)

@@ -57,7 +57,7 @@ The deadlines:
   托管) come at the window's middle, and all are played when it closes (`_close_window`). Frames
   are also paced (`Pacer`): an event's frames wait for its write, and a prompt's clock starts
   when it goes out.
-- the server's own bots decide with the policy of their level (`rules.levels.policy_for`:
+- the server's own bots decide with the policy of their level (`rules.players.levels.policy_for`:
   easy, normal or strong; each decides from its seat's view of the round), at their prompt's
   time plus the table's `bot_delay` (`Settings.bot_delay`; the server's `Timing.bot_delay` when
   the table did not choose one; in a held claim window, not before its middle); they arrive at
@@ -103,8 +103,8 @@ from protocol.messages import (
 )
 from rules.actions import Action, IllegalAction
 from rules.fairdeal import commitment
-from rules.levels import LevelPolicy, policy_for
 from rules.match import Match
+from rules.players.levels import LevelPolicy, policy_for
 from rules.round import Phase, Round, legal_actions, step
 from rules.tiles import parse_tile, tile_name
 from server.credentials import new_salt, new_token, password_matches, token_key

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from protocol.messages import ROUND_EVENT_TYPES
-from rules.levels import LEVELS
 from rules.options import make_options
+from rules.players.levels import LEVELS
 from rules.round import Phase
 from server import store as st
 from server.credentials import new_salt, new_token

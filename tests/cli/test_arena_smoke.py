@@ -8,9 +8,9 @@ from itertools import count
 
 import pytest
 
-from rules.arena import play_deals, report
-from rules.levels import policy_for
 from rules.options import GUIYANG
+from rules.players.arena import play_deals, report
+from rules.players.levels import policy_for
 
 
 # About 40 s of CPU; a loaded 2-core machine can stretch that past the suite's 120 s default.

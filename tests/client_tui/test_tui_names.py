@@ -166,8 +166,8 @@ def test_the_create_form_refuses_an_unsafe_name_before_sending() -> None:
 async def test_the_settlement_sheet_and_summary_show_markup_like_names_literally() -> None:
     from client_tui.offline import OfflineTable
     from client_tui.screens.sheets import SheetScreen
-    from rules.bot import Bot
     from rules.options import PRESETS
+    from rules.players.bot import Bot
     from rules.round import Phase, Round
 
     names = [ME, HOST, GUEST, "a[/b"]

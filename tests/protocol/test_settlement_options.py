@@ -22,9 +22,9 @@ from client_tui.screens.sheets import sheet_renderable
 from client_tui.sheet import Sheet, build_sheet, payment_words
 from client_tui.view import ResultV
 from protocol.settlement import parse_result
-from rules.bot import Bot
 from rules.kinds import BonusKind, ChickenKind, DouKind, PatternKind
 from rules.options import PRESETS, RuleOptions, make_options
+from rules.players.bot import Bot
 from rules.round import Phase, Round
 from rules.script import run_script
 

@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rules.script
-from rules.bot import Bot
 from rules.events import Drew, Event, RoundStarted
 from rules.options import PRESETS, make_options
+from rules.players.bot import Bot
 from rules.round import Phase, Round, legal_actions
 from rules.script import ScriptError
 from rules.view import (

@@ -55,10 +55,10 @@ from clients.client import Client
 from protocol import frames
 from protocol.messages import ROUND_EVENT_TYPES, parse_server
 from rules.actions import ACT_KINDS, Action, IllegalAction
-from rules.bot import Bot
 from rules.fairdeal import commitment
 from rules.match import Match
 from rules.options import PRESETS
+from rules.players.bot import Bot
 from rules.round import Phase, Round, legal_actions
 from rules.script import run_script
 from rules.tiles import NUM_KINDS, parse_tile, tile_name

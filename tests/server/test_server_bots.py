@@ -14,9 +14,9 @@ from typing import Any
 from clients.bot_player import BotPlayer
 from clients.client import Client, play
 from protocol.messages import PROTOCOL_VERSION, parse_server
-from rules.bot import Bot
-from rules.bot_strong import StrongBot
-from rules.levels import EasyBot
+from rules.players.bot import Bot
+from rules.players.bot_strong import StrongBot
+from rules.players.levels import EasyBot
 from server.app import Server
 from server.store import table_row
 from server.testkit import running_server
