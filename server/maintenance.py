@@ -221,6 +221,9 @@ def prune(
         " AND ended_at IS NOT NULL AND ended_at < ? ORDER BY CAST(id AS INTEGER), id",
         (cutoff,),
     ).fetchall()
+    has_records = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='records'"
+    ).fetchone()
     for tid, name, state, ended in rows:
         if tid in keep:
             continue
@@ -230,6 +233,8 @@ def prune(
             for part in ("rounds", "actions", "events"):
                 cur = conn.execute(f"DELETE FROM {part} WHERE table_id=?", (tid,))
                 counts[part] = cur.rowcount
+            if has_records:  # the records derived from its events go with it
+                conn.execute("DELETE FROM records WHERE table_id=?", (tid,))
             # Only if it is still what was selected (a row changed meanwhile is kept).
             cur = conn.execute(
                 "DELETE FROM tables WHERE id=? AND state IN ('finished', 'abandoned')"
