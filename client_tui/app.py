@@ -25,6 +25,7 @@ from client_tui.i18n import Lang
 from client_tui.local import Acted, LocalMessage
 from client_tui.net import Link, hello_frame
 from client_tui.played import PlayedStore
+from client_tui.player_key import for_server
 from client_tui.reducer import reduce
 from client_tui.screens.lobby import LobbyScreen
 from client_tui.screens.records import RecordsScreen
@@ -165,7 +166,7 @@ class ZhuojiApp(App[int]):
     def _hello(self) -> dict[str, Any]:
         frame = self._hello_frame()
         if self.player_key is not None:
-            frame["player_key"] = self.player_key
+            frame["player_key"] = for_server(self.player_key, self.url)
         return frame
 
     def _hello_frame(self) -> dict[str, Any]:

@@ -3,8 +3,11 @@
 Made once, on the first run of `zhuoji join`, `play` or `watch`: 32 random bytes
 (`secrets.token_urlsafe`), written `zk1_…` in the file `player.key` in the config directory
 (`~/.config/zhuoji/player.key` on Linux; `$ZHUOJI_CONFIG_DIR` overrides the directory, as for
-`config.toml`), readable by you only (mode 0600). It goes with every `hello`; a server keeps only
-its SHA-256 digest and knows you by a public player id. To play as yourself on another machine,
+`config.toml`), readable by you only (mode 0600). The key itself never leaves the machine: each
+`hello` carries a key derived from it for that one server (`for_server`: an HMAC of the server's
+host and port), so a server's host, or anyone reading the unencrypted LAN, learns nothing that
+lets them be you on another server. A server keeps only the SHA-256 digest of what it was sent and
+knows you by a public player id. To play as yourself on another machine,
 copy this one file there (README, "Moving to another machine").
 
 A file that holds something else is refused (`PlayerKeyError`, naming the file), never replaced:
@@ -23,6 +26,10 @@ import os
 import re
 import secrets
 from pathlib import Path
+
+from protocol.keys import for_server, server_identity
+
+__all__ = ["for_server", "server_identity", "load_or_make", "is_key", "key_path"]
 
 FILE_NAME = "player.key"
 _KEY = re.compile(r"^zk1_[A-Za-z0-9_-]{43}$")  # protocol.messages.PlayerKey
@@ -64,14 +71,23 @@ def load_or_make(path: Path | None = None) -> str:
 
 
 def _make(path: Path) -> str:
+    """Write a new key whole to a private temporary file, then link it into place: the key file
+    appears complete or not at all, and a client starting at the same moment uses the one that
+    won (`os.link` refuses to replace)."""
     key = new_key()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(key + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)
     except FileExistsError:  # another client made it just now: use theirs
         return load_or_make(path)
     except OSError as err:
         raise PlayerKeyError(f"cannot make the player key {path}: {err.strerror}") from None
-    with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(key + "\n")
+    finally:
+        tmp.unlink(missing_ok=True)
     return key

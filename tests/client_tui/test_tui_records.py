@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
-from client_tui.player_key import PlayerKeyError, is_key, key_path, load_or_make
+from client_tui.player_key import PlayerKeyError, for_server, is_key, key_path, load_or_make
 from clients.testkit import play_to_end
 from server.testkit import running_server
 
@@ -58,7 +58,8 @@ async def test_the_lobby_opens_the_records_of_the_match_just_played(tmp_path: Pa
 
     key = load_or_make(tmp_path / "player.key")
     async with running_server(tmp_path / "z.db") as (url, _server):
-        done = await play_to_end(url, name="我", rounds=2, player_key=key)
+        # The app sends the key derived for this server; a protocol tool sends what it is given.
+        done = await play_to_end(url, name="我", rounds=2, player_key=for_server(key, url))
         app = ZhuojiApp(url, name="我", lang="en", mode="join", bell=False, player_key=key)
         async with app.run_test(size=(140, 50)) as pilot:
             await until(
@@ -111,3 +112,24 @@ def test_zhuoji_join_stops_on_a_broken_key_file_and_names_it(tmp_path: Path) -> 
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{cfg / 'player.key'} does not hold a zhuoji player key" in done.stderr
     assert (cfg / "player.key").read_text() == "zk1_tooshort\n"
+
+
+def test_the_key_itself_never_leaves_the_machine_each_server_gets_its_own() -> None:
+    """A server's host (or the unencrypted LAN) sees a key derived for that server only: it
+    proves nothing to another server, and the same player is the same key on one server."""
+    key = "zk1_" + "k" * 43
+    one = for_server(key, "ws://mahjong.lan:8765")
+    assert is_key(one) and one != key
+    assert one == for_server(key, "ws://MAHJONG.lan:8765/")
+    assert one != for_server(key, "ws://other.lan:8765")
+    assert one != for_server("zk1_" + "j" * 43, "ws://mahjong.lan:8765")
+    assert for_server(key, "ws://127.0.0.1:40001") == for_server(key, "ws://localhost:40002")
+
+
+async def test_the_app_sends_the_derived_key_in_hello(tmp_path: Path) -> None:
+    from client_tui.app import ZhuojiApp
+
+    key = load_or_make(tmp_path / "player.key")
+    app = ZhuojiApp("ws://mahjong.lan:8765", name="我", lang="en", mode="join", player_key=key)
+    hello = app._hello()
+    assert hello["player_key"] == for_server(key, "ws://mahjong.lan:8765") != key
