@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server.dbfile import make_private
+
 PRUNABLE = ("finished", "abandoned")
 
 
@@ -147,8 +149,9 @@ def backup(db: Path, target: Path) -> dict[str, Any]:
     src = _reader(db)
     try:
         try:
+            make_private(tmp)
             dst = sqlite3.connect(str(tmp))
-        except sqlite3.Error as err:
+        except (sqlite3.Error, OSError) as err:
             raise MaintenanceError(f"cannot write {target}: {err}") from None
         try:
             src.backup(dst)  # pages=-1: the whole file in one step, one consistent snapshot
