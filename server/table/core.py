@@ -488,6 +488,19 @@ class TableCore(Generic[M]):
                 msg.type,
             )
             return
+        # A seat played under a player key is that player's: a name and a password (which any
+        # spectator may know) do not take it from them.
+        player = getattr(member, "player", None)
+        away = [i for i in away if self.seats[i].player in (None, player)]
+        if not away:
+            self._error(
+                member,
+                codes.ALREADY_STARTED,
+                "that seat belongs to another player key: it comes back to its own player (their"
+                " key or token), or the table's creator hands it on; watch meanwhile",
+                msg.type,
+            )
+            return
         if self.s.password_hash is None:
             self._error(
                 member,
