@@ -22,6 +22,7 @@ once it is finished.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
@@ -272,8 +273,20 @@ def rebuild(conn: sqlite3.Connection, table_id: str | None = None) -> int:
         ended = [at for _, at, kind in rows if kind == "round_ended"]
         if not ended:
             continue
-        players = seat_players(json.loads(seats_json) if seats_json else None)
-        tallies = match_tallies(json.loads(data) for data, _, _ in rows)
+        try:
+            players = seat_players(json.loads(seats_json) if seats_json else None)
+            tallies = match_tallies(json.loads(data) for data, _, _ in rows)
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
+            # Records are derived: a match whose stored events they cannot read is left out
+            # (one line), never a reason to refuse an upgrade or a rebuild of the others.
+            logging.getLogger("zhuoji.store").warning(
+                "records: match %s left out, its stored events cannot be read (%s: %s)",
+                tid,
+                type(err).__name__,
+                err,
+                extra={"event": "records_skipped"},
+            )
+            continue
         conn.executemany(
             "INSERT INTO records (table_id, seat, player_id, preset, at, "
             + ", ".join(COLUMNS)

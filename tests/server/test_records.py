@@ -342,3 +342,25 @@ def test_the_kept_book_grows_by_the_matches_that_end_and_equals_a_fresh_read(
         assert len(fresh.matches) == 6
     finally:
         db.close()
+
+
+def test_a_match_whose_stored_events_cannot_be_read_is_left_out_of_the_upgrade_not_fatal(
+    tmp_path: Path,
+) -> None:
+    """Records are derived: one odd stored settlement must not stop a v2 file from upgrading."""
+    db = fill(tmp_path / "z.db", 3, seed=11, rounds=(1, 2))
+    broken = db.execute("SELECT table_id FROM records ORDER BY table_id LIMIT 1").fetchone()[0]
+    db.execute(
+        "UPDATE events SET data = json_remove(data, '$.result.net')"
+        " WHERE table_id = ? AND type = 'round_ended'",
+        (broken,),
+    )
+    db.executescript("DROP TABLE records; DROP TABLE players; PRAGMA user_version=2;")
+    db.close()
+    again = open_database(tmp_path / "z.db")
+    try:
+        assert again.execute("PRAGMA user_version").fetchone()[0] == 3
+        kept = {row[0] for row in records.record_rows(again)}
+        assert broken not in kept and len(kept) == 2
+    finally:
+        again.close()
