@@ -3,6 +3,8 @@ round projected for one seat), at the sizes where each defect showed."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,16 @@ def played(viewer: int, stop: Any, seed: int = SEED, base: int = 1) -> tuple[Rou
         seat = r.awaiting()[0]
         r.apply(bots[seat].choose(r, seat))
     return r, OfflineTable(r, viewer=viewer)
+
+
+async def until(pilot: Any, cond: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Let the app run until `cond` holds; fail after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.01)
 
 
 def app(lang: str) -> ZhuojiApp:
@@ -420,7 +432,7 @@ async def test_a_watcher_in_the_waiting_room_sees_only_leave(viewer: int | None)
 
 async def test_an_empty_cap_is_not_drawn_as_an_error(tmp_path: Path) -> None:
     """封顶 empty means no cap: the field is valid (not red); a bad number still is not."""
-    from textual.widgets import Input
+    from textual.widgets import Collapsible, Input
 
     from client_tui.screens.forms import CreateTableScreen, option_id
 
@@ -428,6 +440,8 @@ async def test_an_empty_cap_is_not_drawn_as_an_error(tmp_path: Path) -> None:
     async with a.run_test(size=(120, 40)) as pilot:
         a.push_screen(CreateTableScreen(a.lang, "me", houses=tmp_path))
         await pilot.pause()
+        a.screen.query_one("#fold-score", Collapsible).collapsed = False
+        await until(pilot, lambda: bool(a.screen.query(f"#{option_id('hand_cap')}")))
         cap = a.screen.query_one(f"#{option_id('hand_cap')}", Input)
         cap.focus()
         cap.value = "20"
@@ -442,7 +456,7 @@ async def test_an_empty_cap_is_not_drawn_as_an_error(tmp_path: Path) -> None:
 
 async def test_a_radio_set_highlights_its_choice(tmp_path: Path) -> None:
     """Every radio set of the form opens with the highlight on the chosen button."""
-    from textual.widgets import RadioSet
+    from textual.widgets import Collapsible, RadioSet
 
     from client_tui.screens.forms import CreateTableScreen
 
@@ -450,6 +464,9 @@ async def test_a_radio_set_highlights_its_choice(tmp_path: Path) -> None:
     async with a.run_test(size=(120, 40)) as pilot:
         a.push_screen(CreateTableScreen(a.lang, "me", houses=tmp_path))
         await pilot.pause()
+        for fold in a.screen.query(Collapsible):
+            fold.collapsed = False  # each section is built when it opens
+        await until(pilot, lambda: len(a.screen.query(RadioSet)) >= 5)
         await pilot.pause()
         sets = list(a.screen.query(RadioSet))
         assert any(r.pressed_index > 0 for r in sets), "some preset choice is not the first"
