@@ -5,7 +5,7 @@ The server keeps its table events as dicts (the log it stores, replays and proje
 events from the engine, and `table`, `match_started`, `seat_status`, … numbered by the table);
 `encode` validates such a dict against its model before it leaves, so no frame goes out that the
 protocol does not define. Frames that are not logged are built here directly. A frame is encoded
-once per viewer class (`server.projection.view_key`), not once per connection.
+once per viewer class (`server.table.projection.view_key`), not once per connection.
 
 The text holds exactly the fields that were given (`exclude_unset`): an `error` without `ref`
 has no `ref` key, a `drew` with `tile` null keeps it, as before.
@@ -29,6 +29,7 @@ from protocol.messages import (
     PROTOCOL_VERSION,
     SERVER_ADAPTER,
     AutoPlayed,
+    BetweenRounds,
     Error,
     Joined,
     Left,
@@ -39,6 +40,7 @@ from protocol.messages import (
     ServerMessage,
     Shutdown,
     Snapshot,
+    Spectators,
     Tables,
     TableUpdate,
     Welcome,
@@ -181,3 +183,34 @@ def auto_played(
     reason: Literal["timeout", "disconnected", "auto"],
 ) -> AutoPlayed:
     return _make(AutoPlayed, table=table, seq=seq, seat=seat, act=act, reason=reason)
+
+
+def spectators(table: str, seq: int, count: int) -> Spectators:
+    """The spectator count (unnumbered: `seq` is the table's latest)."""
+    return _make(Spectators, table=table, seq=seq, count=count)
+
+
+def between_rounds(
+    table: str,
+    seq: int,
+    round_no: int,
+    ready: Sequence[bool],
+    deadline_ms: int | None,
+    rematch: bool,
+) -> BetweenRounds:
+    """The wait between rounds, or for a rematch (unnumbered: `seq` is the table's latest)."""
+    return _make(
+        BetweenRounds,
+        table=table,
+        seq=seq,
+        round_no=round_no,
+        ready=list(ready),
+        deadline_ms=deadline_ms,
+        rematch=rematch,
+    )
+
+
+def logged(frame: BaseModel) -> dict[str, Any]:
+    """A table event built here, as the table's log keeps it (and the store writes it): its
+    JSON fields, exactly those that were given."""
+    return frame.model_dump(mode="json", exclude_unset=True)

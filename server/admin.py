@@ -28,9 +28,10 @@ import re
 import secrets
 import sqlite3
 import time
+from collections.abc import Collection, Mapping
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -40,7 +41,27 @@ from server import maintenance
 from server.config import ADMIN_TOKEN_PATTERN
 
 if TYPE_CHECKING:
-    from server.app import Server
+    from server.conn import Conn
+    from server.store import Store
+    from server.table.shell import Table
+
+
+class Hosting(Protocol):
+    """What the admin endpoint reads of the server (`server.app.Server` is one): it never
+    imports the app."""
+
+    @property
+    def tables(self) -> Mapping[str, Table]: ...
+
+    @property
+    def conns(self) -> Collection[Conn]: ...
+
+    @property
+    def resumed(self) -> int: ...
+
+    @property
+    def store(self) -> Store: ...
+
 
 log = logging.getLogger("zhuoji.admin")
 
@@ -60,7 +81,7 @@ def is_loopback(address: Any) -> bool:
 class Admin:
     """The endpoint of one server."""
 
-    def __init__(self, server: Server, token: str | None) -> None:
+    def __init__(self, server: Hosting, token: str | None) -> None:
         self.server = server
         self.token = token
 

@@ -50,10 +50,15 @@ from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import hash_password, token_key
 from server.metrics import Metrics
-from server.projection import ErrorItem, view_for
+from server.storage.record_sql import ops_of
+from server.storage.records import Record
 from server.store import Store
-from server.table import LOG_KEEP, Settings, Table
-from server.table_core import RematchSeat, Timing
+from server.table.effects import RematchSeat
+from server.table.fanout import LOG_KEEP
+from server.table.inputs import Command, Create, Gone, Join, Leave, OpenRematch, Resume, Stop
+from server.table.projection import ErrorItem, view_for
+from server.table.settings import Settings, Timing
+from server.table.shell import Table
 
 log = logging.getLogger("zhuoji.server")
 
@@ -165,6 +170,7 @@ class Server:
         self.outbox = Outbox()
         self.stopping = False
         self.resumed = 0  # unfinished matches resumed at start (`restore`)
+        self.frozen_at_start = 0  # unfinished matches that could not be rebuilt (frozen)
         self.ws_server: WsServer | None = None  # while listening
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
         self.version = version
@@ -199,6 +205,15 @@ class Server:
         )
 
     # ----- ids, tokens, seeds -----
+
+    async def write(self, records: list[Record]) -> None:
+        """A table's write (`TableHost`): its records' statements, in the store's group
+        commit."""
+        await self.store.write(ops_of(records))
+
+    def seat_token(self, key: str, table: Table) -> None:
+        """A seat token (its `token_key`) now leads to `table` (`TableHost`)."""
+        self.tokens[key] = table
 
     def drop_token(self, key: str | None) -> None:
         if key is not None:
@@ -237,11 +252,12 @@ class Server:
             self.ws_server = ws_server
             addresses = ", ".join(_address(sock.getsockname()) for sock in ws_server.sockets)
             log.info(
-                "zhuoji %s serving on %s (database %s; %d unfinished matches resumed)",
+                "zhuoji %s serving on %s (database %s; %d unfinished matches resumed, %d frozen)",
                 self.version,
                 addresses,
                 self.store.path,
                 self.resumed,
+                self.frozen_at_start,
                 extra={"event": "server_started", "address": addresses, "version": self.version},
             )
             sweep = (
@@ -273,6 +289,10 @@ class Server:
             if fault is not None:
                 return connection.respond(
                     HTTPStatus.SERVICE_UNAVAILABLE, f"storage unavailable: {fault}\n"
+                )
+            if self.store.integrity is not None:
+                return connection.respond(
+                    HTTPStatus.SERVICE_UNAVAILABLE, f"database corrupt: {self.store.integrity}\n"
                 )
             return connection.respond(HTTPStatus.OK, f"ok {len(self.tables)} tables\n")
         if path == "/metrics":
@@ -388,7 +408,7 @@ class Server:
     def disconnected(self, conn: Conn) -> None:
         table = conn.table or conn.joining
         if table is not None:
-            table.post("gone", conn)
+            table.post(Gone(conn))
 
     # ----- frames -----
 
@@ -444,13 +464,13 @@ class Server:
             if table is None:
                 self._error(conn, codes.NOT_AT_TABLE, "you are not at a table", kind)
             else:
-                table.post("leave", conn)
+                table.post(Leave(conn))
         elif kind in TABLE_COMMANDS:
             table = conn.table
             if table is None:
                 self._error(conn, codes.NOT_AT_TABLE, "you are not at a table", kind)
             else:
-                table.post("msg", conn, msg, conn.received_at)
+                table.post(Command(conn, msg, conn.received_at))
         else:  # pragma: no cover - every message type is routed above
             self._error(conn, codes.BAD_MESSAGE, f"unexpected {kind}", kind)
 
@@ -476,7 +496,7 @@ class Server:
                 self._error(conn, codes.BAD_TOKEN, "unknown or expired seat token", "hello")
                 return
             conn.joining = table
-            table.post("resume", conn, key, msg.token, msg.last_seq)
+            table.post(Resume(conn, key, msg.token, msg.last_seq))
 
     def _create(self, conn: Conn, msg: CreateTable) -> None:
         if conn.table is not None or conn.joining is not None:
@@ -536,7 +556,7 @@ class Server:
         self.by_conn[conn.id] += 1
         self.by_address[conn.address] += 1
         conn.joining = table
-        table.post("create", conn)
+        table.post(Create(conn))
 
     def _with_defaults(self, msg: CreateTable) -> CreateTable:
         """The fields a `create_table` left out take the server's table defaults (`[table]`
@@ -569,7 +589,7 @@ class Server:
             self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
             return
         conn.joining = table
-        table.post("join", conn, msg)
+        table.post(Join(conn, msg))
 
     def _get_rounds(self, conn: Conn, msg: GetRounds) -> None:
         """A finished match's rounds for one of its players, read from the database in a thread
@@ -622,7 +642,7 @@ class Server:
         for seat in seats:
             if seat.member is not None:
                 seat.member.joining = table  # its messages wait for the new table
-        table.post("rematch", seats)
+        table.post(OpenRematch(seats))
         log.info("table %s: rematch at table %s", old.id, table_id)
 
     def lobby(self) -> list[dict[str, Any]]:
@@ -668,7 +688,7 @@ class Server:
                 conn.table = conn.seat = None
                 conn.freed_at = time.monotonic()
             self._send(conn, frames.left(table.id))
-        table.post("stop")
+        table.post(Stop())
 
     # ----- replies outside a table -----
 
@@ -709,7 +729,7 @@ class Server:
         """Resume every match a previous run left unfinished (`Table.restore`), and close the
         tables it left waiting (nobody is at them any more). Returns the tables resumed."""
         closed = self.store.close_waiting(time.time())
-        resumed = 0
+        resumed = frozen = 0
         since = time.time() - self.timing.finished_linger
         for stored in self.store.unfinished(LOG_KEEP, ended_since=since):
             try:
@@ -722,14 +742,24 @@ class Server:
                 )
                 continue
             self.tables[table.id] = table
-            resumed += table.state == "playing"
-        self.resumed = resumed
-        if resumed or closed:
+            if table.core.keep_stored_standings:  # could not be rebuilt: it is being frozen
+                frozen += 1
+            else:
+                resumed += table.state == "playing"
+        self.resumed, self.frozen_at_start = resumed, frozen
+        if resumed or closed or frozen:
             log.warning(
-                "resumed %d unfinished matches; closed %d tables that had not started",
+                "resumed %d unfinished matches; %d could not be resumed (frozen, their records"
+                " kept); closed %d tables that had not started",
                 resumed,
+                frozen,
                 len(closed),
-                extra={"event": "restored", "resumed": resumed, "closed": len(closed)},
+                extra={
+                    "event": "restored",
+                    "resumed": resumed,
+                    "frozen": frozen,
+                    "closed": len(closed),
+                },
             )
         return resumed
 
@@ -756,7 +786,7 @@ class Server:
             else "the server is shutting down; unfinished matches resume when it is back"
         )
         for table in list(self.tables.values()):
-            table.post("stop")
+            table.post(Stop())
         tasks = [t.task for t in self.tables.values() if not t.task.done()]
         if tasks:
             # A table waiting on storage cannot finish its step: what it did is not stored and

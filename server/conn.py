@@ -7,7 +7,7 @@ never stalls on a slow reader: the slow client falls behind alone, and once more
 `MAX_BUFFERED` bytes wait for it, it is closed (4003) and may reconnect for a snapshot. A frame
 several connections get alike is encoded once (`send_many`).
 
-The server's own bots have no connection: their tables play them (`server.table_core`).
+The server's own bots have no connection: their tables play them (`server.table.core`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import Frame, Opcode
@@ -27,7 +27,19 @@ from protocol.codes import Close
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
-    from server.table import Table
+
+class Place(Protocol):
+    """What a connection knows of the table it is at or joining (`server.table.shell.Table`):
+    its id, and where to post what the connection does there (no import of the table: the
+    table imports this)."""
+
+    @property
+    def id(self) -> str: ...
+
+    def post(self, item: Any, /) -> None:
+        """Queue one of `server.table.inputs` for the table's task."""
+        ...
+
 
 MAX_BUFFERED = 1 << 20  # bytes waiting for one client before it is closed as too slow
 POLICY_CLOSE_TIMEOUT = 0.5  # seconds a client closed for flooding has to finish the close
@@ -87,8 +99,8 @@ class Conn:
         self.address = peer  # the peer's address without its port (what per-address caps count)
         self.name: str | None = None
         self.hello = False
-        self.table: Table | None = None  # set by the table task once it accepts the join
-        self.joining: Table | None = None  # a join is queued at this table
+        self.table: Place | None = None  # set by the table task once it accepts the join
+        self.joining: Place | None = None  # a join is queued at this table
         self.seat: int | None = None
         self.closed = False
         self.closing: asyncio.Task[None] | None = None

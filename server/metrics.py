@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -27,7 +27,33 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
 if TYPE_CHECKING:
-    from server.app import Server
+    from server.store import Store
+
+
+class Scraped(Protocol):
+    """What a scrape reads from the server (`server.app.Server` is one): the metrics never
+    import the app."""
+
+    @property
+    def conns(self) -> Collection[object]: ...
+
+    @property
+    def tables(self) -> Mapping[str, _Stated]: ...
+
+    @property
+    def resumed(self) -> int: ...
+
+    @property
+    def frozen_at_start(self) -> int: ...
+
+    @property
+    def store(self) -> Store: ...
+
+
+class _Stated(Protocol):
+    @property
+    def state(self) -> str: ...
+
 
 # From a move's frame arriving to its first event handed to the sockets; a LAN table's moves
 # take about a millisecond, a saturated server tens to hundreds.
@@ -84,7 +110,7 @@ def quantile(values: list[float], q: float) -> float:
 class Metrics:
     """One server's metrics and its registry. `render(accept)` is the body of `/metrics`."""
 
-    def __init__(self, server: Server, *, version: str = "unknown") -> None:
+    def __init__(self, server: Scraped, *, version: str = "unknown") -> None:
         self.registry = registry = CollectorRegistry()
         self.connections_opened = Counter(
             "zhuoji_connections_opened",
@@ -208,7 +234,7 @@ class Metrics:
 class _Live:
     """What is read from the server at each scrape rather than counted."""
 
-    def __init__(self, server: Server, metrics: Metrics, version: str) -> None:
+    def __init__(self, server: Scraped, metrics: Metrics, version: str) -> None:
         self.server = server
         self.metrics = metrics
         self.version = version
@@ -232,6 +258,12 @@ class _Live:
             "Unfinished matches this server resumed when it started (after a restart or crash).",
             value=server.resumed,
         )
+        yield GaugeMetricFamily(
+            "zhuoji_matches_frozen_at_start",
+            "Unfinished matches that could not be rebuilt when this server started (frozen, their"
+            " records kept): not counted as resumed.",
+            value=server.frozen_at_start,
+        )
         store = server.store
         yield GaugeMetricFamily(
             "zhuoji_storage_fault",
@@ -240,6 +272,17 @@ class _Live:
         )
         yield CounterMetricFamily(
             "zhuoji_storage_faults", "Storage fault episodes so far.", value=store.faults
+        )
+        yield GaugeMetricFamily(
+            "zhuoji_db_integrity_ok",
+            "0 once a periodic integrity check (PRAGMA quick_check) found the live database"
+            " corrupt (/healthz answers 503), else 1.",
+            value=0 if store.integrity is not None else 1,
+        )
+        yield CounterMetricFamily(
+            "zhuoji_db_integrity_checks",
+            "Integrity checks run so far.",
+            value=store.integrity_checks,
         )
         yield GaugeMetricFamily(
             "zhuoji_db_wal_bytes",

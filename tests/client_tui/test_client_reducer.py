@@ -16,8 +16,8 @@ from client_tui.local import Acted, Connecting, ConnectionClosed, ConnectionLost
 from client_tui.reducer import reduce
 from client_tui.view import DiscardV, MeldV, View
 from protocol.messages import SERVER_ADAPTER, ServerMessage
-from rules.bot import Bot
 from rules.options import PRESETS
+from rules.players.bot import Bot
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import tile_name
 
@@ -219,7 +219,7 @@ def test_a_replayed_event_changes_nothing() -> None:
 
 
 def test_snapshot_matches_the_incremental_view() -> None:
-    projection = pytest.importorskip("server.projection")
+    projection = pytest.importorskip("server.table.projection")
     bots = [Bot(f"9:{s}") for s in range(4)]
     r = Round.deal(PRESETS["guiyang"], seed=9, dealer=1)
     v = joined_view(2)

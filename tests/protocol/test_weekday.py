@@ -12,7 +12,7 @@ from rules.events import RoundStarted
 from rules.options import make_options
 from rules.round import Round
 from rules.view import DealSeen, project, reduce, start, view_of
-from server.projection import round_view
+from server.table.projection import round_view
 
 XQ = make_options("guiyang", {"xingqiji": True})
 

@@ -11,7 +11,8 @@ import pytest
 
 from protocol.messages import Watch
 from server.credentials import token_key
-from server.table_core import Timing
+from server.storage.records import ActionPlayed, TableEnded, TokensChanged
+from server.table.settings import Timing
 from tests.server.test_table_core import Shell, host_and_bots
 
 PAUSE, CLOSE = 600.0, 7200.0
@@ -29,7 +30,7 @@ BOT = 10.0  # seconds a bot waits before each move
 
 
 def _actions(shell: Shell) -> int:
-    return sum(1 for sql, _ in shell.ops if sql.startswith("INSERT INTO actions"))
+    return len(shell.stored(ActionPlayed))
 
 
 def test_a_table_nobody_is_at_plays_on_then_pauses_and_wakes_with_its_clocks_as_they_were() -> None:
@@ -37,7 +38,7 @@ def test_a_table_nobody_is_at_plays_on_then_pauses_and_wakes_with_its_clocks_as_
     token = shell.of("host", "joined")[0]["token"]
     left_at = shell.now
     shell.input(shell.core.gone("host", shell.now, left=False))
-    assert shell.core.empty_since == left_at
+    assert shell.core.idle.empty_since == left_at
     # Before the pause the match goes on: the seat is played after its grace, the bots move.
     shell.run_until(left_at + PAUSE - BOT)
     due = shell.core.next_wakeup()  # the next move, a bot's
@@ -58,7 +59,7 @@ def test_a_table_nobody_is_at_plays_on_then_pauses_and_wakes_with_its_clocks_as_
     # The player comes back: the table wakes, and the move due has what it had left.
     back = shell.now
     shell.input(shell.core.resume("host2", token_key(token), token, None, shell.now))
-    assert not shell.core.paused and shell.core.empty_since is None
+    assert not shell.core.paused and shell.core.idle.empty_since is None
     if due > left_at + PAUSE:  # not already due at the pause
         after = shell.core.next_wakeup()
         assert after == pytest.approx(back + (due - (left_at + PAUSE)))
@@ -74,7 +75,7 @@ def test_a_spectator_arriving_wakes_a_paused_table_too() -> None:
     shell.input(shell.core.join("eve", "看客", Watch(table="7"), shell.now, busy=False))
     assert not shell.core.paused and shell.core.next_wakeup() is not None
     shell.input(shell.core.gone("eve", shell.now, left=True))
-    assert shell.core.empty_since == shell.now, "the idle limits count again from now"
+    assert shell.core.idle.empty_since == shell.now, "the idle limits count again from now"
 
 
 def test_a_table_nobody_comes_back_to_is_closed_as_abandoned() -> None:
@@ -85,8 +86,8 @@ def test_a_table_nobody_comes_back_to_is_closed_as_abandoned() -> None:
     assert shell.core.state == "playing" and shell.core.paused
     shell.run_until(left_at + CLOSE)
     assert shell.core.state == "abandoned"
-    ends = [p for sql, p in shell.ops if sql.startswith("UPDATE tables SET state=?")]
-    assert ends[-1][0] == "abandoned"
+    ends = shell.stored(TableEnded)
+    assert ends[-1].state == "abandoned"
     assert "match_ended" in shell.stored_events()[-4:]
     # The player who dropped may still come to see the end, for the finished linger.
     assert not shell.removed
@@ -113,8 +114,7 @@ def test_a_waiting_table_whose_creator_leaves_is_closed_and_its_guests_told() ->
     closed = shell.of("guest", "error")[-1]
     assert closed["code"] == "table_closed" and "creator" in closed["message"]
     assert shell.removed and not shell.tokens
-    ends = [p for sql, p in shell.ops if sql.startswith("UPDATE tables SET state=?")]
-    assert ends == [("abandoned", shell.now, "[0, 0, 0, 0]", 0, "7")]
+    assert shell.stored(TableEnded) == [TableEnded("7", "abandoned", [0, 0, 0, 0], 0, shell.now)]
 
 
 def test_the_host_closes_a_match_players_are_told_and_it_is_stored_abandoned() -> None:
@@ -130,8 +130,8 @@ def test_the_host_closes_a_match_players_are_told_and_it_is_stored_abandoned() -
         assert after[0]["code"] == "table_closed" and "host closed" in after[0]["message"]
         assert after[1]["reason"] == "abandoned"
     assert shell.core.state == "abandoned" and shell.removed
-    ends = [p for sql, p in shell.ops if sql.startswith("UPDATE tables SET state=?")]
-    assert ends[-1][0] == "abandoned"
+    ends = shell.stored(TableEnded)
+    assert ends[-1].state == "abandoned"
 
 
 def test_the_host_kicks_a_seat_its_player_is_told_and_the_token_is_dead() -> None:
@@ -146,8 +146,8 @@ def test_the_host_kicks_a_seat_its_player_is_told_and_the_token_is_dead() -> Non
     assert shell.of("host", "error")[-1]["code"] == "kicked"
     assert shell.of("host", "left") == [{"type": "left", "table": "7"}]
     assert "host" not in shell.bound and not shell.tokens
-    stored = [p for sql, p in shell.ops if sql.startswith("UPDATE tables SET tokens=?")]
-    assert stored and stored[-1][0].startswith("[null,")
+    stored = shell.stored(TokensChanged)
+    assert stored and stored[-1].tokens[0] is None
     seat0 = [f for f in shell.of("eve", "seat_status") if f["seat"] == 0][-1]
     assert seat0["auto"] is True and seat0["connected"] is False
     # The kicked player's token takes nothing back; the match is played on for the seat.

@@ -22,13 +22,17 @@ import pytest
 
 from protocol.messages import TakeSeat, Watch
 from rules.actions import Action
-from rules.levels import policy_for
+from rules.players.levels import policy_for
 from rules.round import Phase
 from server.credentials import hash_password, token_key
+from server.storage.records import ActionPlayed, SeatsChanged
 from server.store import Store
-from server.table_core import AUTO_LEVEL, SPECTATORS_EVERY, TableCore, Timing
-from server.table_restore import restore_core
-from tests.server.test_table_core import Shell, host_and_bots
+from server.table.core import TableCore
+from server.table.effects import Send
+from server.table.fanout import SPECTATORS_EVERY
+from server.table.restore import restore_core
+from server.table.settings import AUTO_LEVEL, Timing
+from tests.server.test_table_core import Shell, fields, host_and_bots
 
 PASSWORD = "芝麻"
 
@@ -90,8 +94,8 @@ def test_a_player_takes_back_their_away_seat_by_name_and_the_tables_password() -
     assert shell.bound["back"] == 1
     assert seat_info(shell, 1) == {**seat_info(shell, 1), "connected": True, "away": False}
     # What a restarted server would know: the new token's digest is stored.
-    stored = [p for sql, p in shell.ops if sql.startswith("UPDATE tables SET seats")]
-    assert stored and token_key(joined["token"]) in stored[-1][1]
+    stored = shell.stored(SeatsChanged)
+    assert stored and token_key(joined["token"]) in stored[-1].tokens
     # Taken: a second try is refused.
     shell.input(shell.core.join("again", "guest", msg, shell.now, busy=False))
     assert error_codes(shell, "again") == ["seat_taken"]
@@ -137,7 +141,7 @@ def test_the_creator_hands_an_away_seat_to_a_spectator() -> None:
     assert shell.core.info()["spectators"] == 1
     # The old token takes nothing back now.
     back = shell.input(shell.core.resume("guest2", token_key(old), old, None, shell.now))
-    assert [e.frame["code"] for e in back if hasattr(e, "frame")] == ["bad_token"]
+    assert [fields(e.frame)["code"] for e in back if isinstance(e, Send)] == ["bad_token"]
 
 
 def test_a_seat_dropped_in_a_round_comes_back_with_its_token_and_its_hand() -> None:
@@ -164,9 +168,9 @@ def test_tuoguan_plays_the_best_bot_levels_moves() -> None:
     shell.command("host", {"type": "auto", "on": True})
     assert r.phase is Phase.OVER and shell.core.bot_fallbacks == 0
     policy = policy_for(AUTO_LEVEL, "7:0:auto")
-    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
     mine = 0
-    for _table, _round, _idx, seat, act, tile, _phase, _auto, _at in actions:
+    for a in shell.stored(ActionPlayed):
+        seat, act, tile = a.seat, a.act, a.tile
         move = Action.from_dict({"seat": seat, "act": act, "tile": tile})
         if seat == 0:
             chosen = policy.choose(replay, 0)
@@ -199,9 +203,7 @@ def test_a_tuoguan_seat_scores_as_the_bots_over_500_rounds() -> None:
     half = 1.96 * statistics.stdev(diff) / math.sqrt(rounds)
     print(f"托管 − bots: {mean:+.2f} ± {half:.2f} per round over {rounds} rounds")
     assert abs(mean) <= half + 0.5, (mean, half)
-    claims = Counter(
-        p[4] for sql, p in shell.ops if sql.startswith("INSERT INTO actions") and p[3] == 0
-    )
+    claims = Counter(a.act for a in shell.stored(ActionPlayed) if a.seat == 0)
     assert claims["pong"] + claims["hu"] > 0, "托管 claims what the policy claims"
 
 
@@ -293,10 +295,10 @@ def test_a_tuoguan_seats_claim_answers_are_not_announced() -> None:
             "add_gang_declared",
             "won",
         ), follows
-    answered = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions") and p[3] == 0]
-    in_windows = [p for p in answered if p[6] in ("claim", "rob")]
+    answered = [a for a in shell.stored(ActionPlayed) if a.seat == 0]
+    in_windows = [a for a in answered if a.phase in ("claim", "rob")]
     assert in_windows, "the 托管 seat answered claim windows"
-    turns = [p for p in answered if p[6] == "turn"]
+    turns = [a for a in answered if a.phase == "turn"]
     to_host = [f for f in shell.frames["host"] if f["type"] == "auto_played"]
     assert len(to_host) == len(turns), "one announcement per turn move, none else"
 
@@ -342,7 +344,7 @@ def test_a_window_nobody_could_claim_open_at_a_stop_closes_after_the_restart(
             (r := shell.core.round) is not None
             and r.phase is Phase.CLAIM
             and not r.claim_options
-            and shell.core.window_until is not None
+            and shell.core.window.until is not None
             and r.discard_count[0] + r.discard_count[1] > 3
         )
     )
@@ -362,6 +364,6 @@ def test_a_window_nobody_could_claim_open_at_a_stop_closes_after_the_restart(
     again.perform(core.resumed(now))
     again.settle()
     assert core.round.phase is not Phase.CLAIM or core.round.claim_tile != before.round.claim_tile
-    kinds = [e["type"] for e in core.log if e["seq"] > before.seq]
+    kinds = [e["type"] for e in core.events.events if e["seq"] > before.seq]
     following = [k for k in kinds if k not in ("table", "seat_status")]
     assert following[0] in ("drew", "exhausted"), kinds

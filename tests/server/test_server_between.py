@@ -12,8 +12,7 @@ from typing import Any
 from clients.bot_player import BotPlayer
 from clients.client import Client
 from server.testkit import running_server
-
-FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
+from tests.support import FAST
 
 
 async def seated(url: str) -> tuple[Client, Client, dict[str, Any], dict[str, Any]]:
@@ -60,7 +59,7 @@ async def test_the_next_round_waits_for_both_players_and_both_play_again(tmp_pat
         await host.send({"type": "next_round"})
         half = await guest.recv_type("between_rounds")
         assert half["ready"][hj["seat"]] and not half["ready"][gj["seat"]]
-        assert table.core.between and table.core.round_no == 1, "the guest is still reading"
+        assert table.core.between.active and table.core.round_no == 1, "the guest is still reading"
         await guest.send({"type": "next_round"})
         await asyncio.gather(
             play_until(host, ph, "round_started"), play_until(guest, pg, "round_started")

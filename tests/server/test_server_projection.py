@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from protocol import frames
 from rules.actions import Action
 from rules.options import make_options
 from rules.round import Round
 from rules.tiles import parse_tiles, tiles_str
-from server.projection import (
+from server.table.projection import (
     ErrorItem,
     PromptItem,
     SnapshotItem,
@@ -14,6 +17,20 @@ from server.projection import (
     view_for,
     view_key,
 )
+
+SEAT = {"name": "bot", "kind": "bot", "connected": True, "auto": False}
+INFO = {  # a whole `TableInfo`: the frames are built by their models
+    **{"id": "1", "name": "t", "preset": "guiyang", "options": {}, "base": 1, "rounds": 1},
+    **{"turn_seconds": 0.0, "bank_seconds": 0.0, "claim_min_ms": 0, "has_password": False},
+    **{"seats": [SEAT] * 4, "spectators": 0, "state": "playing", "round_no": 1},
+    "scores": [0, 0, 0, 0],
+}
+
+
+def _fields(frame: Any) -> Any:
+    """A frame's JSON fields (the projection gives a model for all but logged events)."""
+    return frame if frame is None or isinstance(frame, dict) else frames.logged(frame)
+
 
 # Seat 0 deals 1111m (a 暗杠 to declare) and more; the wall is plain.
 HANDS = ["1111m234p567s2399m", "456m456p456s11p78s", "789m789p789s22s34m", "123s345s567m12p55p"]
@@ -83,8 +100,8 @@ def test_view_keys_group_exactly_the_viewers_that_see_the_same() -> None:
 def test_snapshot_hides_other_hands_the_concealed_gang_and_the_wall() -> None:
     r = _round()
     r.apply(Action(0, "gang", parse_tiles("1m")[0]))
-    item = SnapshotItem("1", 3, {"id": "1"}, r, 1)
-    mine = view_for(item, 0)
+    item = SnapshotItem("1", 3, INFO, r, 1)
+    mine = _fields(view_for(item, 0))
     assert mine is not None
     assert mine["round"]["hand"] == sorted(mine["round"]["hand"], key=lambda t: parse_tiles(t))
     assert len(mine["round"]["hand"]) == 11  # 14 - 4 + the replacement draw
@@ -93,7 +110,7 @@ def test_snapshot_hides_other_hands_the_concealed_gang_and_the_wall() -> None:
         {"kind": "an", "tile": "1m", "from_seat": None, "dou": "men"}
     ]
     for viewer in (1, 2, None):
-        view = view_for(item, viewer)
+        view = _fields(view_for(item, viewer))
         assert view is not None
         rv = view["round"]
         assert rv["melds"][0][0]["tile"] is None
@@ -117,7 +134,7 @@ def test_prompts_go_only_to_their_seat_and_errors_carry_no_tiles() -> None:
     prompt = PromptItem("1", 5, 2, [{"act": "pass"}], {"act": "pass"}, 1000, 500)
     assert view_for(prompt, 2) is not None
     assert all(view_for(prompt, v) is None for v in (0, 1, 3, None))
-    error = view_for(ErrorItem("stale", "that answers 4", "act", "1", 5), 1)
+    error = _fields(view_for(ErrorItem("stale", "that answers 4", "act", "1", 5), 1))
     assert error == {
         "type": "error",
         "code": "stale",

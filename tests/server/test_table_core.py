@@ -9,20 +9,23 @@ import ast
 import itertools
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
+from protocol import frames
 from protocol.messages import Act, AddBot, Auto, TakeSeat, Watch, parse_client
-from rules.levels import policy_for
 from rules.options import make_options
+from rules.players.levels import policy_for
 from rules.round import Phase
 from rules.tiles import tile_name
 from server.credentials import token_key
 from server.dbfile import open_database as connect
+from server.storage.record_sql import ops_of
+from server.storage.records import ActionPlayed, EventLogged, Record, TableCreated
 from server.store import Store
-from server.table_core import (
-    AUTO_LEVEL,
+from server.table.core import TableCore
+from server.table.effects import (
     Accepted,
     Bind,
     Close,
@@ -31,16 +34,16 @@ from server.table_core import (
     IssueToken,
     Remove,
     Send,
-    Settings,
     StartRematch,
-    TableCore,
-    Timing,
     Unbind,
     Write,
 )
-from server.table_restore import restore_core
+from server.table.projection import Frame
+from server.table.restore import restore_core
+from server.table.settings import AUTO_LEVEL, Settings, Timing
 
 ROOT = Path(__file__).resolve().parents[2]
+R = TypeVar("R")
 
 
 def settings(**fields: Any) -> Settings:
@@ -59,6 +62,11 @@ def settings(**fields: Any) -> Settings:
     return Settings(options=make_options(base["preset"], base["overrides"]), **base)
 
 
+def fields(frame: Frame) -> dict[str, Any]:
+    """A frame's JSON fields, whether a projected event (a dict) or a model."""
+    return frame if isinstance(frame, dict) else frames.logged(frame)
+
+
 class Shell:
     """A fake shell: a fake clock, the frames each member got, the statements written, the
     server's token registry, and whether the table asked to be removed."""
@@ -74,12 +82,12 @@ class Shell:
             settings(**fields),
             seed="core-test",
             timing=timing or Timing(),
-            tokens=lambda: f"token-{next(counter)}",
+            tokens=lambda: f"token-{next(counter):012d}",  # a valid token (the frames check)
             salts=lambda: "5a" * 16,
         )
         self.frames: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.sent: list[tuple[float, str, dict[str, Any]]] = []  # (when, to, frame)
-        self.ops: list[tuple[str, Any]] = []
+        self.records: list[Record] = []  # what the core asked to store, in order
         self.tokens: set[str] = set()
         self.bound: dict[str, int | None] = {}
         self.closed: list[str] = []
@@ -89,15 +97,16 @@ class Shell:
     def perform(self, effects: list[Effect]) -> list[Effect]:
         for e in effects:
             if isinstance(e, Send):
+                frame = fields(e.frame)
                 for member in e.to:
-                    self.frames[member].append(e.frame)
-                    self.sent.append((self.now, member, e.frame))
+                    self.frames[member].append(frame)
+                    self.sent.append((self.now, member, frame))
             elif isinstance(e, Write):
-                self.ops += e.ops
+                self.records += e.records
                 if self.db is not None:
                     with self.db:
                         self.db.execute("BEGIN")
-                        for sql, params in e.ops:
+                        for sql, params in ops_of(e.records):
                             self.db.execute(sql, params)
             elif isinstance(e, IssueToken):
                 self.tokens.add(e.key)
@@ -164,7 +173,11 @@ class Shell:
         return self.of(member, "prompt")[-1]
 
     def stored_events(self) -> list[str]:
-        return [p[3] for sql, p in self.ops if sql.startswith("INSERT INTO events")]
+        return [r.event["type"] for r in self.stored(EventLogged)]
+
+    def stored(self, kind: type[R]) -> list[R]:
+        """The records of one kind the core asked to store, in order."""
+        return [r for r in self.records if isinstance(r, kind)]
 
 
 def parse_client_frame(frame: dict[str, Any]) -> Any:
@@ -239,9 +252,15 @@ def test_a_prompt_not_answered_in_time_plays_the_policy_and_sets_tuoguan() -> No
     assert default.act == "discard" and default.tile is not None
     discarded = next(f for f in shell.of("host", "discarded") if f["seat"] == 0)
     assert discarded["tile"] == tile_name(default.tile)
-    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
-    # (seat, act, tile, phase, auto): stored as the server's move
-    assert actions[0][3:8] == (0, "discard", tile_name(default.tile), "turn", 1)
+    first = shell.stored(ActionPlayed)[0]
+    # Stored as the server's move.
+    assert (first.seat, first.act, first.tile, first.phase, first.auto) == (
+        0,
+        "discard",
+        tile_name(default.tile),
+        "turn",
+        True,
+    )
 
 
 def test_the_bank_pays_for_the_time_past_the_turn() -> None:
@@ -258,7 +277,7 @@ def test_the_bank_pays_for_the_time_past_the_turn() -> None:
         {"type": "act", "seq": prompt["seq"], "act": action.act, "tile": tile_name(action.tile)},
     )
     assert shell.accepted == 1
-    assert shell.core.seats[0].bank == pytest.approx(6.5)
+    assert shell.core.seats[0].clock.bank == pytest.approx(6.5)
     shell.settle()  # the bots play (no delay) until the host is asked again
     assert r.phase is not Phase.OVER and 0 in r.awaiting()
     later = shell.last_prompt("host")
@@ -328,10 +347,10 @@ def test_a_disconnected_seat_is_played_after_the_grace_and_its_player_comes_back
     shell.run_until(gone_at + 19.9)
     assert shell.core.round is not None and shell.core.round.awaiting() == [0]
     shell.run_until(gone_at + 20)
-    played = [p for sql, p in shell.ops if sql.startswith("INSERT INTO events")]
+    played = [r.event["type"] for r in shell.stored(EventLogged)]
     reasons = [f["reason"] for f in shell.of("watcher", "auto_played")]
     assert reasons[0] == "disconnected" and set(reasons[1:]) <= {"auto"}  # then 托管
-    assert any(p[3] == "auto_played" for p in played), "stored before it was sent"
+    assert "auto_played" in played, "stored before it was sent"
     assert shell.core.seats[0].auto
     # Back with the token: 托管 ends (it was not asked for), the seat is told, a prompt comes
     # when it is asked to move.
@@ -356,7 +375,7 @@ def test_a_second_connection_with_the_token_replaces_the_first() -> None:
     assert shell.closed == ["host"] and shell.bound == {"again": 0}
     assert shell.core.seats[0].member == "again"
     wrong = shell.input(shell.core.resume("thief", "nope", "nope", None, shell.now))
-    assert any(isinstance(e, Send) and e.frame["code"] == "bad_token" for e in wrong)
+    assert any(isinstance(e, Send) and fields(e.frame)["code"] == "bad_token" for e in wrong)
 
 
 def test_a_bot_moves_at_its_prompt_plus_the_bot_delay() -> None:
@@ -379,8 +398,8 @@ def test_a_bot_moves_at_its_prompt_plus_the_bot_delay() -> None:
     shell.run_until(moved_at + 2.0)
     assert len(r.events) > events
     assert not any(m.startswith("Bot") for m in shell.frames), "bots get no frames"
-    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
-    assert actions[-1][3] in waiting and actions[-1][7] == 0, "a bot's move is its own"
+    last = shell.stored(ActionPlayed)[-1]
+    assert last.seat in waiting and not last.auto, "a bot's move is its own"
 
 
 def test_a_table_nobody_reads_plays_on_and_a_finished_table_lingers() -> None:
@@ -422,7 +441,7 @@ def test_refusals_change_nothing_and_say_why() -> None:
     shell = Shell()
     host_and_bots(shell)
     prompt = shell.last_prompt("host")
-    before = (shell.core.seq, len(shell.ops))
+    before = (shell.core.seq, len(shell.records))
     cases = [
         ({"type": "act", "seq": prompt["seq"] - 1, "act": "pass"}, "stale"),
         ({"type": "act", "seq": prompt["seq"], "act": "pong"}, "bad_action"),
@@ -430,11 +449,11 @@ def test_refusals_change_nothing_and_say_why() -> None:
     ]
     for frame, code in cases:
         effects = shell.command("host", frame)
-        errors = [e.frame for e in effects if isinstance(e, Send)]
+        errors = [fields(e.frame) for e in effects if isinstance(e, Send)]
         assert [(f["type"], f["code"]) for f in errors] == [("error", code)], frame
-        assert (shell.core.seq, len(shell.ops)) == before
+        assert (shell.core.seq, len(shell.records)) == before
     outsider = shell.input(shell.core.command("nobody", Auto(type="auto", on=True), shell.now))
-    assert [e.frame["code"] for e in outsider if isinstance(e, Send)] == ["not_at_table"]
+    assert [fields(e.frame)["code"] for e in outsider if isinstance(e, Send)] == ["not_at_table"]
 
 
 def test_a_frozen_table_tells_everyone_records_its_end_and_refuses_the_rest() -> None:
@@ -447,28 +466,35 @@ def test_a_frozen_table_tells_everyone_records_its_end_and_refuses_the_rest() ->
     assert shell.of("host", "error")[-1]["code"] == "table_frozen"
     assert shell.of("host", "match_ended")[-1]["reason"] == "abandoned"
     refused = shell.command("host", {"type": "sync"})
-    assert [e.frame["code"] for e in refused if isinstance(e, Send)] == ["table_frozen"]
+    assert [fields(e.frame)["code"] for e in refused if isinstance(e, Send)] == ["table_frozen"]
     act = Act(type="act", seq=shell.core.decision_seq, act="pass")
     assert [
-        e.frame["code"] for e in shell.core.command("host", act, shell.now) if isinstance(e, Send)
+        fields(e.frame)["code"]
+        for e in shell.core.command("host", act, shell.now)
+        if isinstance(e, Send)
     ] == ["table_frozen"]
     assert shell.core.next_wakeup() is not None  # only to go away after the linger
 
 
 def test_the_core_does_no_io_and_the_server_imports_no_clients() -> None:
-    core = ast.parse((ROOT / "server" / "table_core.py").read_text())
-    imported = {
-        alias.name.split(".")[0]
-        for node in ast.walk(core)
-        if isinstance(node, ast.Import)
-        for alias in node.names
-    } | {
-        node.module.split(".")[0]
-        for node in ast.walk(core)
-        if isinstance(node, ast.ImportFrom) and node.module
-    }
-    assert not imported & {"asyncio", "time", "socket", "sqlite3", "websockets", "os"}, imported
-    for path in (ROOT / "server").glob("*.py"):
+    # Every part of the table but its asyncio shell is sans-I/O.
+    for path in (ROOT / "server" / "table").glob("*.py"):
+        if path.name == "shell.py":
+            continue
+        core = ast.parse(path.read_text())
+        imported = {
+            alias.name.split(".")[0]
+            for node in ast.walk(core)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        } | {
+            node.module.split(".")[0]
+            for node in ast.walk(core)
+            if isinstance(node, ast.ImportFrom) and node.module
+        }
+        banned = {"asyncio", "time", "socket", "sqlite3", "websockets", "os"}
+        assert not imported & banned, (path.name, imported)
+    for path in (ROOT / "server").glob("**/*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             names = (
@@ -501,8 +527,7 @@ def test_a_bot_whose_policy_fails_plays_its_default_and_the_table_goes_on() -> N
     )
     shell.tick_until(lambda: shell.core.bot_fallbacks > 0, limit=30)
     assert not shell.core.frozen and shell.core.state == "playing"
-    actions = [p for sql, p in shell.ops if sql.startswith("INSERT INTO actions")]
-    assert 1 in [a[3] for a in actions]
+    assert 1 in [a.seat for a in shell.stored(ActionPlayed)]
 
 
 def test_frames_waiting_for_a_write_that_failed_are_never_sent() -> None:
@@ -568,9 +593,9 @@ def test_a_match_stored_by_the_core_is_restored_and_plays_on(tmp_path: Path) -> 
 
 
 def test_add_bot_seats_a_bot_of_the_level_asked_and_the_header_says_it() -> None:
-    from rules.bot import Bot
-    from rules.bot_strong import StrongBot
-    from rules.levels import EasyBot
+    from rules.players.bot import Bot
+    from rules.players.bot_strong import StrongBot
+    from rules.players.levels import EasyBot
 
     shell = Shell()
     shell.create()
@@ -619,9 +644,9 @@ def test_without_a_table_bot_delay_the_servers_is_the_default() -> None:
 
 
 def test_bot_levels_and_the_bot_delay_survive_a_restart(tmp_path: Path) -> None:
-    from rules.bot_strong import StrongBot
-    from rules.levels import EasyBot
-    from server.table_restore import settings_from_row
+    from rules.players.bot_strong import StrongBot
+    from rules.players.levels import EasyBot
+    from server.table.restore import settings_from_row
 
     db = tmp_path / "z.db"
     Store(db).close()  # the schema
@@ -657,7 +682,10 @@ def play_round(shell: Shell, member: str = "host", seat: int = 0) -> None:
     r = shell.core.round
     assert r is not None
     while r.phase is not Phase.OVER:
-        if seat in r.awaiting() and shell.core.seats[seat].prompted_seq == shell.core.decision_seq:
+        if (
+            seat in r.awaiting()
+            and shell.core.seats[seat].clock.prompted_seq == shell.core.decision_seq
+        ):
             action = r.default_action(seat)
             frame = {"type": "act", "seq": shell.last_prompt(member)["seq"], "act": action.act}
             if action.tile is not None and r.phase is Phase.TURN:
@@ -727,9 +755,9 @@ def test_zero_seconds_waits_for_everyone_and_an_absent_player_for_the_grace() ->
     shell.input(shell.core.gone("host", gone_at, left=False))
     assert shell.core.next_wakeup() == gone_at + 5
     shell.run_until(gone_at + 4.9)
-    assert shell.core.between and shell.core.round_no == 2
+    assert shell.core.between.active and shell.core.round_no == 2
     shell.run_until(gone_at + 5)
-    assert shell.core.round_no == 3 and not shell.core.between
+    assert shell.core.round_no == 3 and not shell.core.between.active
 
 
 def test_a_restart_during_the_wait_resumes_the_wait(tmp_path: Path) -> None:
@@ -737,7 +765,7 @@ def test_a_restart_during_the_wait_resumes_the_wait(tmp_path: Path) -> None:
     shell = Shell(db=db, rounds=2, next_round_seconds=30, timing=Timing(disconnect_grace=5.0))
     host_and_bots(shell)
     play_round(shell)
-    assert shell.core.between
+    assert shell.core.between.active
     token = shell.of("host", "joined")[0]["token"]
     store = Store(db)
     try:
@@ -752,7 +780,7 @@ def test_a_restart_during_the_wait_resumes_the_wait(tmp_path: Path) -> None:
     again = Shell(timing=Timing(disconnect_grace=5.0))
     again.core, again.now = core, now
     again.input(core.resumed(now))
-    assert core.between and core.round is None and core.round_no == 1
+    assert core.between.active and core.round is None and core.round_no == 1
     assert core.next_wakeup() == now + 5, "the player away is waited for, as ever"
     again.now = now + 2
     again.input(core.resume("host", token_key(token), token, None, again.now))
@@ -789,7 +817,8 @@ def test_a_rematch_moves_the_seats_to_a_new_table_and_starts_its_match() -> None
     assert [s.kind for s in new.core.seats] == ["human", "bot", "bot", "bot"]
     assert new.core.state == "playing" and new.core.round_no == 1
     assert new.of("host", "match_started")[0]["names"] == ["host", "Bot-2", "Bot-3", "Bot-4"]
-    assert new.ops[0][0].startswith("INSERT INTO tables")
+    created = new.records[0]
+    assert isinstance(created, TableCreated) and created.id == "8" and created.seed == "again"
 
 
 def test_a_rematch_waits_for_every_player_and_is_refused_before_the_end() -> None:

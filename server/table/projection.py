@@ -25,6 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
+from protocol import frames
 from protocol.events import project_entry
 from rules.round import Phase, Round
 from rules.tiles import NUM_KINDS, tile_name
@@ -33,6 +36,7 @@ from rules.view import PRIVATE_TYPES, Viewer, view_of
 __all__ = [
     "PRIVATE_TYPES",
     "ErrorItem",
+    "Frame",
     "Item",
     "PromptItem",
     "SnapshotItem",
@@ -80,47 +84,34 @@ class ErrorItem:
 
 
 Item = dict[str, Any] | SnapshotItem | PromptItem | ErrorItem
+# A frame to send: a logged event's projected fields (validated when encoded), or a model.
+Frame = dict[str, Any] | BaseModel
 
 
-def view_for(item: Item, viewer: Viewer) -> dict[str, Any] | None:
-    """The frame `viewer` gets for `item`, or None if it gets nothing.
-
-    A public event comes back as the very same dict for every viewer (so a sender can serialise
-    it once)."""
+def view_for(item: Item, viewer: Viewer) -> Frame | None:
+    """The frame `viewer` gets for `item`, or None if it gets nothing: a logged event as its
+    projected fields (a public event the very same dict for every viewer, so a sender can
+    serialise it once), any other frame as its model (`protocol.frames`)."""
     if isinstance(item, dict):
         return _event_view(item, viewer)
     if isinstance(item, PromptItem):
         if viewer != item.seat:
             return None
-        return {
-            "type": "prompt",
-            "table": item.table,
-            "seq": item.seq,
-            "seat": item.seat,
-            "actions": item.actions,
-            "default": item.default,
-            "deadline_ms": item.deadline_ms,
-            "bank_ms": item.bank_ms,
-        }
+        return frames.prompt(
+            item.table,
+            item.seq,
+            item.seat,
+            item.actions,
+            item.default,
+            item.deadline_ms,
+            item.bank_ms,
+        )
     if isinstance(item, SnapshotItem):
-        return {
-            "type": "snapshot",
-            "table": item.table,
-            "seq": item.seq,
-            "info": item.info,
-            "seat": viewer,
-            "round": None
-            if item.round is None
-            else round_view(item.round, item.round_no, viewer, item.commitment),
-        }
+        r = item.round
+        view = None if r is None else round_view(r, item.round_no, viewer, item.commitment)
+        return frames.snapshot(item.table, item.seq, item.info, viewer, view)
     # An error carries only its own text and the table's number; never a tile of anyone else.
-    frame: dict[str, Any] = {"type": "error", "code": item.code, "message": item.message}
-    if item.ref is not None:
-        frame["ref"] = item.ref
-    if item.table is not None:
-        frame["table"] = item.table
-        frame["seq"] = item.seq
-    return frame
+    return frames.error(item.code, item.message, item.ref, item.table, item.seq)
 
 
 def view_key(item: Item, viewer: Viewer) -> object:

@@ -1,10 +1,15 @@
-"""One table as a state machine without I/O: seats, spectators, the match, and its clocks.
+"""One table as a state machine without I/O: who may do what now, and in what order.
 
-`TableCore` holds everything about a table: its four seats and spectators, the rules core's
-`Match` and the round being played, the numbered event log, the server's own bots, and every
-time limit as a deadline. It never reads a clock, never waits, never writes or sends: it is told
-what happened and what time it is, and answers with what must be done. `server.table.Table` is
-the thin asyncio shell that feeds it and performs its answers (as websockets' `protocol.py` is
+`TableCore` coordinates a table: the rules core's `Match` and the round being played, the
+server's own bots, and what each input means for them. Its state lives in small values that
+never call back into it, each with its own logic and tests (`tests/server/test_table_parts.py`):
+the seats and their tokens (`seating`), each seat's clock and the table's idleness (`clock`),
+the claim window (`window`), between rounds and the rematch vote (`between`), and the fan-out —
+the numbered log, the pacing of frames and the view groups (`fanout`). `next_wakeup()` is the
+earliest of their deadlines. It never reads a clock, never waits, never writes or sends: it is
+told what happened and what time it is, and answers with what must be done (`effects`: typed
+records to store, frames built by `protocol.frames` to send). `server.table.shell.Table` is the
+thin asyncio shell that feeds it and performs its answers (as websockets' `protocol.py` is
 driven by its connection classes).
 
 Inputs. Each is a method that takes `now` (seconds on a steady clock: the shell passes the event
@@ -21,12 +26,12 @@ for a connection (hashable; the core only compares it and hands it back in effec
                                                   next_round, rematch
     rematch(seats, now)                           a new table's match for a rematch's seats
     tick(now)                                     time passed (see `next_wakeup`)
-    resumed(now)                                  go on after a restart (`table_restore`)
+    resumed(now)                                  go on after a restart (`restore`)
     freeze(now)                                   a broken invariant or a failed write: stop
 
-Outputs. The effects (`Effect`), to be performed in order: `Write` (store these; nothing after
+Outputs. The effects (`Effect`), to be performed in order: `Write` (store these records; nothing after
 it may be performed unless it succeeded), `Send` (one frame, already projected for its
-viewers by `server.projection`, to some members), `Bind`/`Unbind` (a member's place at this
+viewers by `server.table.projection`, to some members), `Bind`/`Unbind` (a member's place at this
 table, which the shell keeps for routing), `Close`, `IssueToken`/`DropToken` (the server's
 token registry), `Accepted` (a move answered a prompt: it costs no rate-limit token),
 `Remove` (the table is done) and `StartRematch` (open a new table for these seats). After
@@ -36,7 +41,7 @@ the rest waits.
 
 An event's frames are not in the effects of the input that made it but of the next tick (due
 at once): the shell gives that tick only after performing the input's writes, so what a player
-sees is on disk and an event's time out is when it really went (`server.table_pace`).
+sees is on disk and an event's time out is when it really went (`server.table.fanout`).
 
 The deadlines:
 - a prompt's clock: `turn_seconds` plus what is left of the seat's `bank_seconds` for the
@@ -52,7 +57,7 @@ The deadlines:
   托管) come at the window's middle, and all are played when it closes (`_close_window`). Frames
   are also paced (`Pacer`): an event's frames wait for its write, and a prompt's clock starts
   when it goes out.
-- the server's own bots decide with the policy of their level (`rules.levels.policy_for`:
+- the server's own bots decide with the policy of their level (`rules.players.levels.policy_for`:
   easy, normal or strong; each decides from its seat's view of the round), at their prompt's
   time plus the table's `bot_delay` (`Settings.bot_delay`; the server's `Timing.bot_delay` when
   the table did not choose one; in a held claim window, not before its middle); they arrive at
@@ -73,223 +78,93 @@ The deadlines:
 
 from __future__ import annotations
 
-import math
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar, cast
 
-from protocol import codes
+from pydantic import BaseModel
+
+from protocol import codes, frames
 from protocol.codes import Close as CloseCode
 from protocol.messages import (
     Act,
     AddBot,
     Auto,
+    BetweenRounds,
     HandSeat,
     NextRound,
     Rematch,
     RemoveBot,
+    Start,
+    Sync,
     TakeSeat,
     Watch,
 )
 from rules.actions import Action, IllegalAction
 from rules.fairdeal import commitment
-from rules.levels import LevelPolicy, policy_for
 from rules.match import Match
-from rules.options import RuleOptions
+from rules.players.levels import LevelPolicy, policy_for
 from rules.round import Phase, Round, legal_actions, step
 from rules.tiles import parse_tile, tile_name
-from server import store as st
 from server.credentials import new_salt, new_token, password_matches, token_key
-from server.projection import (
+from server.storage.records import (
+    ActionPlayed,
+    EventLogged,
+    MatchStarted,
+    Record,
+    RoundDealt,
+    RoundEnded,
+    SeatsChanged,
+    TableAbandoned,
+    TableCreated,
+    TableEnded,
+    TokensChanged,
+)
+from server.table.between import Between, Wait
+from server.table.clock import Idleness
+from server.table.effects import (
+    Accepted,
+    Bind,
+    Close,
+    DropToken,
+    Effect,
+    IssueToken,
+    RematchSeat,
+    Remove,
+    Send,
+    StartRematch,
+    Unbind,
+    Write,
+)
+from server.table.fanout import EARLY, EventLog, Pacer, SpectatorCount, Stamp, view_groups
+from server.table.inputs import TableCommand
+from server.table.projection import (
     ErrorItem,
+    Frame,
     Item,
     PromptItem,
     SnapshotItem,
     Viewer,
     view_for,
-    view_key,
 )
-from server.table_pace import EARLY, Pacer, Stamp
+from server.table.seating import Seats, SeatState
+from server.table.settings import Settings, Timing
+from server.table.window import ClaimWindow, HeldAnswer
 
-LOG_KEEP = 4096  # events kept in memory for reconnect catch-up; older gaps get a snapshot
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
 WINDOW_PHASES = (Phase.CLAIM, Phase.ROB)
 WINDOW = -1  # the stamp's "seat" of a claim window's opening event
-AUTO_LEVEL = "strong"  # the policy that plays a seat in 托管 or after a timeout (`rules.levels`)
-SPECTATORS_EVERY = 0.5  # seconds: at most one `spectators` count frame per table this often
 
 M = TypeVar("M", bound=Hashable)
+# Why the server played a seat's move (`auto_played`; a counter of the metrics).
+AutoReason = Literal["timeout", "disconnected", "auto"]
 
 
 def weekday_of(wall: float) -> int:
     """Monday 1 … Sunday 7 of the server's local date at `wall` (epoch seconds): the deal's
     weekday for 星期鸡 (RULES.md §13.12)."""
     return datetime.fromtimestamp(wall).isoweekday()
-
-
-# ----- effects -----
-
-
-@dataclass(frozen=True, slots=True)
-class Write:
-    """Store these statements in one transaction before performing any later effect."""
-
-    ops: list[st.Op]
-
-
-@dataclass(frozen=True, slots=True)
-class Send(Generic[M]):
-    """One frame (a projected dict, the same for each of them) to these members."""
-
-    to: tuple[M, ...]
-    frame: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Bind(Generic[M]):
-    """The member is now at this table, in `seat` (None: watching)."""
-
-    member: M
-    seat: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Unbind(Generic[M]):
-    """The member is no longer at this table."""
-
-    member: M
-
-
-@dataclass(frozen=True, slots=True)
-class Close(Generic[M]):
-    member: M
-    code: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class IssueToken:
-    """A seat token (its `token_key`) now leads to this table."""
-
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class DropToken:
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted(Generic[M]):
-    """The member's move answered its prompt (it does not count against its rate limit)."""
-
-    member: M
-
-
-@dataclass(frozen=True, slots=True)
-class Remove:
-    """The table is done: the server forgets it (its record stays in the database)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StartRematch(Generic[M]):
-    """Every player asked to play again: the server opens a new table with these `settings`
-    and seats (`RematchSeat`, seats 0–3) and hands it to `TableCore.rematch`. The members are
-    no longer at this table (they were unbound just before)."""
-
-    settings: Settings
-    seats: tuple[RematchSeat[M], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RematchSeat(Generic[M]):
-    name: str | None
-    kind: str  # human | bot
-    member: M | None  # a human's connection (None: it went meanwhile)
-    level: str | None = None  # a bot's level: the same bot comes along
-
-
-Effect = (
-    Write
-    | Send[Any]
-    | Bind[Any]
-    | Unbind[Any]
-    | Close[Any]
-    | IssueToken
-    | DropToken
-    | Accepted[Any]
-    | Remove
-    | StartRematch[Any]
-)
-
-
-# ----- what the core holds -----
-
-
-@dataclass
-class Timing:
-    """The server's time limits (seconds)."""
-
-    disconnect_grace: float = 20.0
-    finished_linger: float = 600.0
-    bot_delay: float = 0.0
-    auto_level: str = AUTO_LEVEL  # the bot level that plays 托管 seats and timeouts
-    idle_pause: float = 600.0  # nobody connected this long: the table pauses (0: never)
-    idle_close: float = 7200.0  # nobody connected this long: it is closed (0: never)
-
-
-@dataclass
-class Settings:
-    """What `create_table` fixed."""
-
-    name: str
-    preset: str
-    overrides: dict[str, Any]
-    options: RuleOptions
-    base: int
-    rounds: int
-    turn_seconds: float
-    bank_seconds: float
-    claim_min_ms: int
-    password_hash: str | None = field(default=None, repr=False)  # `hash_password`
-    bot_delay: float | None = None  # seconds the bots wait before moving (None: the server's)
-    next_round_seconds: float = 30.0  # the longest wait between rounds (0: no limit)
-
-
-@dataclass
-class SeatState(Generic[M]):
-    name: str | None = None
-    kind: str = "empty"  # empty | human | bot
-    level: str | None = None  # a bot's level: easy | normal | strong
-    token_key: str | None = None  # the SHA-256 digest of the seat's token (`token_key`)
-    member: M | None = None  # a human's connection
-    bot_here: bool = False  # a server bot has taken the seat
-    bot_arrives: float | None = None  # when a server bot takes the seat
-    auto: bool = False
-    auto_requested: bool = False
-    gone_at: float | None = None  # when the connection dropped
-    bank: float = 0.0
-    prompted_seq: int = -1  # the decision (its seq) this seat was last prompted for
-    prompt_at: float = 0.0  # when that prompt went out (inf: it waits to go out)
-    answered_seq: int = -1  # the decision (its seq) this seat last answered
-    # After a restart: the last seq stored. A client of the run before may have seen later
-    # events that never reached the disk (a power loss with `synchronous=NORMAL`), so its first
-    # resume quoting a later seq gets a snapshot, not events that reuse those numbers.
-    restored_seq: int | None = None
-    # The connection dropped during the match (it did not `leave`): the player has not seen
-    # the end yet, so a finished table waits for them (up to `finished_linger`).
-    away: bool = False
-    # A claim window timed out: the seat's later claims are answered by the policy at once
-    # until it moves again. Not announced (nor 托管): that would tell who could claim.
-    quiet_auto: bool = False
-    next_ready: bool = False  # between rounds: the player sent `next_round`
-    rematch: bool = False  # after the match: the player asked for a rematch
-
-    @property
-    def connected(self) -> bool:
-        return self.member is not None or self.bot_here
 
 
 class TableCore(Generic[M]):
@@ -311,14 +186,13 @@ class TableCore(Generic[M]):
         self.timing = timing
         self._new_token = tokens
         self._new_salt = salts
-        self.seats: list[SeatState[M]] = [SeatState() for _ in range(4)]
+        self.seats: Seats[M] = Seats()  # who sits where, and their tokens
         self.members: dict[M, int | None] = {}  # who is at the table: seat, or None (watching)
         self.state = "waiting"  # waiting | playing | finished | abandoned
-        self.seq = 0
+        self.events = EventLog(table_id)  # the numbered events (`seq`), the last kept
         # The seq of the last round event: the decision the round waits on. A prompt quotes it,
         # and stays good while other events (a seat's connection, a spectator) come and go.
         self.decision_seq = 0
-        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
         self.round: Round | None = None
         # Rounds, running scores and the deal passing (§8.3) are the rules core's `Match`.
         self.match = Match(settings.options, settings.rounds, seed=seed, base=settings.base)
@@ -328,6 +202,9 @@ class TableCore(Generic[M]):
         self.action_idx = 0
         self.round_done = False
         self.frozen = False
+        # A match that could not be restored: its stored standings are the truth (this core
+        # never summed them), so its freeze records the end alone (`table_restore`).
+        self.keep_stored_standings = False
         self.bots: dict[int, LevelPolicy] = {}  # the server's bots, by seat
         self.auto_policies: dict[int, LevelPolicy] = {}  # 托管 and timeouts, by seat
         # The claim window's minimum as a deadline of the round itself: after a discard (or a
@@ -335,41 +212,33 @@ class TableCore(Generic[M]):
         # or not anyone may claim; answers meanwhile are checked and held (`held`), and played
         # when it closes. So the round a member can ask about (`sync`, `act`) is the same
         # whoever holds what.
-        self.held: dict[int, tuple[Action, str | None, int, str]] = {}
-        self.window_pending = False  # the window's event waits to go out
-        self.window_open_at: float | None = None  # when it went out
-        self.window_until: float | None = None  # when it may close (None: not held)
+        self.window: ClaimWindow[Action] = ClaimWindow(settings.claim_min_ms / 1000)
         # Spectators come and go unstored: a coalesced count frame (`spectators`).
-        self.spectators_shown = 0
-        self.spectators_due: float | None = None
-        self.spectators_sent_at = -math.inf
+        self.spectator_count = SpectatorCount()
         self.watcher_names: dict[M, str | None] = {}
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         # Between rounds (`between`): the round to come starts when no seat holds it up, or at
-        # `next_round_at` (None: no limit). `_wait_sent` is the last `between_rounds` state sent.
-        self.between = False
+        # `next_round_at` (None: no limit); after the match, the rematch vote.
+        self.between = Between(timing.disconnect_grace)
         # What happened, counted for the server's metrics (the shell takes and clears it after
         # each input): "action:<by>" (player, bot, auto, timeout, disconnected), "round" (a
         # round ended), "resume:<how>" (events, snapshot, refused).
         self.tally: Counter[str] = Counter()
-        self.next_round_at: float | None = None
-        self._wait_sent: tuple[Any, ...] | None = None
         self.linger_until: float | None = None
         self.creator: M | None = None  # who created it (a waiting table goes when they leave)
-        self.empty_since: float | None = None  # playing with nobody connected since then
-        self.paused_at: float | None = None  # idle: paused since then (nothing plays)
+        self.idle = Idleness(timing.idle_pause, timing.idle_close)  # nobody connected
         self.pacer: Pacer[Send[M]] = Pacer(settings.claim_min_ms / 1000)
         self._out: list[Effect] = []
         self._now = 0.0  # the time of the input being handled (deadlines)
         self._wall = 0.0  # the same on the wall clock (what the records say)
 
-    # ----- after a restart (`server.table_restore` rebuilt it) -----
+    # ----- after a restart (`server.table.restore` rebuilt it) -----
 
     def resumed(self, now: float, *, wall: float | None = None) -> list[Effect]:
         """Go on after a restart: everyone is told the seats wait, the server's bots come back
         at the next tick, and the match continues where it stood."""
         self._begin(now, wall)
-        event = self._event({"type": "table", "info": self.info()})
+        event = self._logged(frames.table_update(self.id, self.seq + 1, self.info()))
         self._commit([event], [], now, round_no=0)
         for index, seat in enumerate(self.seats):
             if seat.kind == "bot":
@@ -381,7 +250,7 @@ class TableCore(Generic[M]):
         if self.round is not None:
             self.round.hold_empty_windows = self._hold
             if self.round.phase in WINDOW_PHASES:
-                self.window_open_at = self.window_until = now  # its minimum ran before
+                self.window.ran_before(now)
             self._advance(now)
         elif self.match.over:
             self._end_match("finished", now)
@@ -396,12 +265,22 @@ class TableCore(Generic[M]):
     # ----- reading -----
 
     @property
+    def seq(self) -> int:
+        """The number of the table's last event."""
+        return self.events.seq
+
+    @property
     def round_no(self) -> int:
         return self.match.round_no
 
     @property
     def scores(self) -> list[int]:
         return self.match.scores
+
+    @property
+    def rounds_played(self) -> int:
+        """Rounds that ended (a round cut short by an abandon is not one played)."""
+        return len(self.match.history)
 
     @property
     def spectators(self) -> list[M]:
@@ -453,29 +332,34 @@ class TableCore(Generic[M]):
         return seat.kind == "human" and seat.member is None and self.state != "waiting"
 
     @property
+    def _timed(self) -> bool:
+        """Whether moves have a time limit (a turn's time or a bank)."""
+        return self.s.turn_seconds > 0 or self.s.bank_seconds > 0
+
+    @property
     def _hold(self) -> bool:
         """Whether claim windows are held open for `claim_min_ms`."""
         return self.s.claim_min_ms > 0
 
-    def row(self, now: float) -> dict[str, Any]:
-        """The table's database row as created."""
-        return {
-            "id": self.id,
-            "name": self.s.name,
-            "preset": self.s.preset,
-            "options": self.s.overrides,
-            "base": self.s.base,
-            "rounds": self.s.rounds,
-            "turn_seconds": self.s.turn_seconds,
-            "bank_seconds": self.s.bank_seconds,
-            "claim_min_ms": self.s.claim_min_ms,
-            "bot_delay": self.s.bot_delay,
-            "next_round_seconds": self.s.next_round_seconds,
-            "has_password": self.s.password_hash is not None,
-            "password_hash": self.s.password_hash,
-            "seed": self.seed,
-            "created_at": now,
-        }
+    def _created(self) -> TableCreated:
+        """The table's record as created."""
+        s = self.s
+        return TableCreated(
+            id=self.id,
+            name=s.name,
+            preset=s.preset,
+            options=s.overrides,
+            base=s.base,
+            rounds=s.rounds,
+            turn_seconds=s.turn_seconds,
+            bank_seconds=s.bank_seconds,
+            claim_min_ms=s.claim_min_ms,
+            bot_delay=s.bot_delay,
+            next_round_seconds=s.next_round_seconds,
+            password_hash=s.password_hash,
+            seed=self.seed,
+            created_at=self._wall,
+        )
 
     def next_wakeup(self) -> float | None:
         """When the core next has something to do by itself (call `tick` then), or None."""
@@ -487,40 +371,23 @@ class TableCore(Generic[M]):
             times.append(self.linger_until)
         if self.frozen:
             return min(times, default=None)
-        if self.state == "playing" and self.empty_since is not None:
-            if self.timing.idle_close > 0:
-                times.append(self.empty_since + self.timing.idle_close)
-            if self.paused_at is not None:
+        if self.state == "playing":
+            times += self.idle.wakeups()
+            if self.idle.paused:
                 return min(times, default=None)
-            if self.timing.idle_pause > 0:
-                times.append(self.empty_since + self.timing.idle_pause)
-        if self.between and self.state == "playing":
-            if self.next_round_at is not None:
-                times.append(self.next_round_at)
-            if self._all_ready(self._now):
-                times.append(self._now)
-            for seat in self.seats:  # an absent player stops holding the round up
-                if seat.kind == "human" and seat.member is None and seat.gone_at is not None:
-                    at = seat.gone_at + self.timing.disconnect_grace
-                    if at > self._now + EARLY:
-                        times.append(at)
+        if self.state == "playing":
+            times += self.between.wakeups(self.seats, self._now)
         for seat in self.seats:
             if seat.kind == "bot" and not seat.bot_here and seat.bot_arrives is not None:
                 times.append(seat.bot_arrives)
         for index in self._prompted():
             times += [t for t in self._seat_deadlines(index) if t is not None]
-        if self.spectators_due is not None:
-            times.append(self.spectators_due)
+        if self.spectator_count.due is not None:
+            times.append(self.spectator_count.due)
         r = self.round
-        if (
-            r is not None
-            and self.state == "playing"
-            and r.phase in WINDOW_PHASES
-            and self.window_until is not None
-        ):
-            times.append(self.window_until)
-            if any(self._plays_at_once(s) for s in self._asked()):
-                times.append(self._window_middle())
+        if r is not None and self.state == "playing" and r.phase in WINDOW_PHASES:
+            machine = any(self._plays_at_once(s) for s in self._asked())
+            times += self.window.wakeups(machine_waits=machine)
         return min(times, default=None)
 
     # ----- inputs: membership -----
@@ -531,7 +398,7 @@ class TableCore(Generic[M]):
         """The table row is stored, then the creator takes seat 0."""
         self._begin(now, wall)
         self.creator = member
-        self._emit(Write([st.op_insert_table(self.row(self._wall))]))
+        self._emit(Write([self._created()]))
         self._join(member, name, TakeSeat(table=self.id, seat=0), now, creator=True, busy=False)
         return self._done()
 
@@ -640,23 +507,13 @@ class TableCore(Generic[M]):
         seat.member, seat.gone_at, seat.away = member, None, False
         self.members[member] = index
         self._emit(Bind(member, index))
-        self._emit(Write([self._seats_op()]))
+        self._emit(Write([self._seats_record()]))
         self._welcome(member, index, token)
         self._came_back(index, now)
 
-    def _seat_rows(self) -> list[dict[str, Any]]:
-        """The seats as stored: name and kind, and a bot's level (a restart brings it back)."""
-        rows: list[dict[str, Any]] = []
-        for s in self.seats:
-            row: dict[str, Any] = {"name": s.name, "kind": s.kind}
-            if s.kind == "bot":
-                row["level"] = s.level or "normal"
-            rows.append(row)
-        return rows
-
-    def _seats_op(self) -> st.Op:
+    def _seats_record(self) -> SeatsChanged:
         """The seats' names and token digests as stored (what a restarted server knows)."""
-        return st.op_set_seats(self.id, self._seat_rows(), [s.token_key for s in self.seats])
+        return SeatsChanged(self.id, self.seats.rows(), self.seats.token_keys())
 
     def _hand_seat(self, member: M, msg: HandSeat, now: float) -> None:
         """The table's creator (the player in seat 0) hands an away seat to a spectator."""
@@ -701,16 +558,11 @@ class TableCore(Generic[M]):
 
     def _free_seat(self, member: M, wanted: int | None, ref: str) -> int | None:
         """The seat asked for, or the first free one; None (and an error) if there is none."""
-        if wanted is not None:
-            if self.seats[wanted].kind == "empty":
-                return wanted
-            self._error(member, codes.SEAT_TAKEN, f"seat {wanted} is taken", ref)
-            return None
-        free = [i for i, seat in enumerate(self.seats) if seat.kind == "empty"]
-        if free:
-            return free[0]
-        self._error(member, codes.TABLE_FULL, "all four seats are taken", ref)
-        return None
+        index = self.seats.free(wanted)
+        if index is None:
+            code, message = self.seats.refusal(wanted)
+            self._error(member, code, message, ref)
+        return index
 
     def _issue_token(self, seat: SeatState[M]) -> str:
         token = self._new_token()
@@ -719,17 +571,7 @@ class TableCore(Generic[M]):
         return token
 
     def _welcome(self, member: M, seat: int | None, token: str | None) -> None:
-        self._frame(
-            member,
-            {
-                "type": "joined",
-                "table": self.id,
-                "seq": self.seq,
-                "seat": seat,
-                "token": token,
-                "resume": "snapshot",
-            },
-        )
+        self._frame(member, frames.joined(self.id, self.seq, seat, token, "snapshot"))
         self._send(member, seat, self._snapshot())
         self._send_wait((member,))
 
@@ -748,7 +590,7 @@ class TableCore(Generic[M]):
         if self._refused_frozen(member, "resume"):
             self.tally["resume:refused"] += 1
             return self._done()
-        index = next((i for i, s in enumerate(self.seats) if s.token_key == key), None)
+        index = self.seats.holding(key)
         if index is None or self.seats[index].kind != "human":
             self.tally["resume:refused"] += 1
             self._error(member, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
@@ -771,31 +613,14 @@ class TableCore(Generic[M]):
             and (last_seq > seat.restored_seq)
         )
         seat.restored_seq = None
-        catch_up = (
-            last_seq is not None
-            and not unknown
-            and (
-                last_seq == self.seq
-                or (bool(self.log) and self.log[0]["seq"] - 1 <= last_seq < self.seq)
-            )
-        )
+        missed = None if last_seq is None or unknown else self.events.since(last_seq)
+        catch_up = missed is not None
         self.tally["resume:events" if catch_up else "resume:snapshot"] += 1
-        self._frame(
-            member,
-            {
-                "type": "joined",
-                "table": self.id,
-                "seq": self.seq,
-                "seat": index,
-                "token": token,
-                "resume": "events" if catch_up else "snapshot",
-            },
-        )
-        if catch_up:
-            assert last_seq is not None
-            for event in self.log:
-                if event["seq"] > last_seq:
-                    self._send(member, index, event)
+        how: Literal["events", "snapshot"] = "events" if catch_up else "snapshot"
+        self._frame(member, frames.joined(self.id, self.seq, index, token, how))
+        if missed is not None:
+            for event in missed:
+                self._send(member, index, event)
         else:
             self._send(member, index, self._snapshot())
         self._send_wait((member,))
@@ -833,7 +658,7 @@ class TableCore(Generic[M]):
         self._emit(Unbind(member))
         if index is None:
             if left:
-                self._frame(member, {"type": "left", "table": self.id})
+                self._frame(member, frames.left(self.id))
             if not self.frozen:
                 self._spectators_changed(now)
         else:
@@ -842,7 +667,7 @@ class TableCore(Generic[M]):
                 return self._done()
             seat.member = None
             if left:
-                self._frame(member, {"type": "left", "table": self.id})
+                self._frame(member, frames.left(self.id))
             if self.frozen:
                 pass
             elif self.state == "waiting" and member == self.creator:
@@ -850,7 +675,7 @@ class TableCore(Generic[M]):
             elif self.state == "waiting":
                 # Before the start a seat is only a reservation: free it.
                 self._drop_token(seat)
-                self.seats[index] = SeatState()
+                self.seats.vacate(index)
                 self._table_changed(now)
             else:
                 seat.gone_at = now
@@ -878,47 +703,46 @@ class TableCore(Generic[M]):
             self.linger_until = None
             if self.state == "waiting":  # never started: recorded as abandoned
                 self.state = "abandoned"
-                self._emit(Write([st.op_end_table(self.id, "abandoned", [0] * 4, 0, self._wall)]))
+                self._emit(Write([TableEnded(self.id, "abandoned", [0] * 4, 0, self._wall)]))
             self._emit(Remove())
 
     # ----- inputs: commands from members -----
 
     def command(
-        self, member: M, msg: Any, now: float, *, wall: float | None = None
+        self, member: M, msg: TableCommand, now: float, *, wall: float | None = None
     ) -> list[Effect]:
         """A table command from a member (`add_bot`, `remove_bot`, `start`, `act`, `auto`,
-        `sync`, `hand_seat`)."""
+        `sync`, `hand_seat`, `next_round`, `rematch`)."""
         self._begin(now, wall)
         if self._refused_frozen(member, msg.type):
             return self._done()
         if member not in self.members:
             self._error(member, codes.NOT_AT_TABLE, "you are not at this table", msg.type)
-        elif isinstance(msg, Act):
-            self._act(member, msg, now)
-        elif isinstance(msg, Auto):
-            self._auto(member, msg, now)
-        elif isinstance(msg, AddBot):
-            self._add_bot(member, msg, now)
-        elif isinstance(msg, RemoveBot):
-            self._remove_bot(member, msg, now)
-        elif isinstance(msg, HandSeat):
-            self._hand_seat(member, msg, now)
-        elif isinstance(msg, NextRound):
-            index = self._seated(member, msg.type)
-            if index is not None and self.between and not self.seats[index].next_ready:
-                self.seats[index].next_ready = True
-                self._emit(Accepted(member))  # it answers the wait, as a move its prompt
-        elif isinstance(msg, Rematch):
-            self._rematch_vote(member)
-        elif msg.type == "start":
-            self._start(member, now)
-        elif msg.type == "sync":
-            index = self.members[member]
-            viewer = index if index is not None and self.seats[index].member == member else None
-            self._send(member, viewer, self._snapshot())
-            self._send_wait((member,))
-        else:  # pragma: no cover - the server routes only the above here
-            raise ValueError(f"unexpected message {msg.type!r}")
+            return self._done()
+        match msg:
+            case Act():
+                self._act(member, msg, now)
+            case Auto():
+                self._auto(member, msg, now)
+            case AddBot():
+                self._add_bot(member, msg, now)
+            case RemoveBot():
+                self._remove_bot(member, msg, now)
+            case HandSeat():
+                self._hand_seat(member, msg, now)
+            case NextRound():
+                index = self._seated(member, msg.type)
+                if index is not None and self.between.mark_ready(index):
+                    self._emit(Accepted(member))  # it answers the wait, as a move its prompt
+            case Rematch():
+                self._rematch_vote(member)
+            case Start():
+                self._start(member, now)
+            case Sync():
+                index = self.members[member]
+                seated = index is not None and self.seats[index].member == member
+                self._send(member, index if seated else None, self._snapshot())
+                self._send_wait((member,))
         return self._done()
 
     def _seated(self, member: M, ref: str) -> int | None:
@@ -955,7 +779,7 @@ class TableCore(Generic[M]):
             return
         self._drop_token(seat)
         self.bots.pop(msg.seat, None)
-        self.seats[msg.seat] = SeatState()
+        self.seats.vacate(msg.seat)
         self._table_changed(now)
 
     def _start(self, member: M, now: float) -> None:
@@ -972,11 +796,11 @@ class TableCore(Generic[M]):
     def _start_match(self, now: float) -> None:
         self.state = "playing"
         names = [seat.name or "" for seat in self.seats]
-        event = self._event({"type": "match_started", "rounds": self.s.rounds, "names": names})
-        keys = [s.token_key for s in self.seats]
+        event = self._logged(frames.match_started(self.id, self.seq + 1, self.s.rounds, names))
+        keys = self.seats.token_keys()
         self._commit(
             [event],
-            [st.op_start_table(self.id, self._seat_rows(), keys, self._wall)],
+            [MatchStarted(self.id, self.seats.rows(), keys, self._wall)],
             now,
             round_no=0,
         )
@@ -1006,7 +830,7 @@ class TableCore(Generic[M]):
             self._error(member, codes.NOT_PLAYING, "no round is being played", msg.type)
             return
         seat = self.seats[index]
-        if msg.seq == seat.answered_seq:
+        if msg.seq == seat.clock.answered_seq:
             self._error(member, codes.DUPLICATE, f"you already answered {msg.seq}", msg.type)
             return
         if msg.seq != self.decision_seq:
@@ -1030,14 +854,9 @@ class TableCore(Generic[M]):
         # A move the table accepted answers a prompt the server sent: it does not count
         # against the rate limit, so a quick bot at a quick table is never cut off.
         self._emit(Accepted(member))
-        self._spend_bank(seat, answered, now)
+        seat.clock.spend(answered, now, self.s.turn_seconds)
         seat.quiet_auto = False
         self._advance(now)
-
-    def _spend_bank(self, seat: SeatState[M], answered: int, now: float) -> None:
-        elapsed = now - seat.prompt_at
-        if seat.prompted_seq == answered and elapsed > self.s.turn_seconds:
-            seat.bank = max(0.0, seat.bank - (elapsed - self.s.turn_seconds))
 
     # ----- inputs: time -----
 
@@ -1059,28 +878,29 @@ class TableCore(Generic[M]):
             if seat.kind == "bot" and arrives is not None and arrives <= now + EARLY:
                 seat.bot_arrives, seat.bot_here = None, True
                 self._came_back(index, now)
-        if self.spectators_due is not None and self.spectators_due <= now + EARLY:
+        due = self.spectator_count.due
+        if due is not None and due <= now + EARLY:
             self._send_spectators(now)
-        if self._next_round_due(now):
-            self.between, self.next_round_at = False, None
+        if self.state == "playing" and self.between.due(self.seats, now):
+            self.between.end()
             self._start_round(now)
         self._moves_due(now)
         return self._done()
 
     def _spectators_changed(self, now: float) -> None:
         """A spectator came or went: the count goes out once the last one is old enough."""
-        if self.spectators_due is None:
-            self.spectators_due = max(now, self.spectators_sent_at + SPECTATORS_EVERY)
+        self.spectator_count.changed(now)
 
     def _send_spectators(self, now: float) -> None:
         """The spectator count to every member, unstored and unnumbered (it carries the
         table's current `seq`, as a snapshot does), if it changed since the last one."""
-        self.spectators_due = None
-        count = len(self.spectators)
-        if count == self.spectators_shown or self.frozen:
+        if self.frozen:
+            self.spectator_count.due = None
             return
-        self.spectators_shown, self.spectators_sent_at = count, now
-        frame = {"type": "spectators", "table": self.id, "seq": self.seq, "count": count}
+        count = len(self.spectators)
+        if not self.spectator_count.take(now, count):
+            return
+        frame = frames.spectators(self.id, self.seq, count)
         if self.members:
             self._paced([Send(tuple(self.members), frame)], event=False)
 
@@ -1092,8 +912,8 @@ class TableCore(Generic[M]):
         if r is None or r.phase is Phase.OVER or self.state != "playing":
             return
         moved = False
-        if r.phase in WINDOW_PHASES and self.window_until is not None:
-            if self._window_middle() <= now + EARLY:
+        if r.phase in WINDOW_PHASES and self.window.timed():
+            if self.window.middle() <= now + EARLY:
                 for index in self._asked():
                     if self.round is not r or r.phase not in WINDOW_PHASES:
                         break  # the window closed (it was no longer held)
@@ -1104,11 +924,11 @@ class TableCore(Generic[M]):
             if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
                 continue
             seat = self.seats[index]
-            if seat.prompted_seq != self.decision_seq:
+            if seat.clock.prompted_seq != self.decision_seq:
                 continue
             deadline, bot_at = self._seat_deadlines(index)
             if deadline is not None and deadline <= now + EARLY:
-                reason = "disconnected" if not seat.connected else "timeout"
+                reason: AutoReason = "disconnected" if not seat.connected else "timeout"
                 if r.phase is Phase.TURN:
                     if not seat.auto:
                         seat.auto = True
@@ -1121,34 +941,21 @@ class TableCore(Generic[M]):
             elif bot_at is not None and bot_at <= now + EARLY:
                 self._play_bot(index, now)
                 moved = True
-        if (
-            self.round is r
-            and r.phase in WINDOW_PHASES
-            and self.window_until is not None
-            and self.window_until <= now + EARLY
-        ):
+        if self.round is r and r.phase in WINDOW_PHASES and self.window.due(now):
             self._close_window(now)
             moved = True
         if moved:
             self._advance(now)
-
-    def _window_middle(self) -> float:
-        """When the machine answers a held claim window (bots, 托管): after its event has gone
-        out, so that no frame waits on a policy's thinking, and before it closes."""
-        opened = self.window_open_at
-        assert opened is not None
-        return opened + self.s.claim_min_ms / 2000
 
     def _close_window(self, now: float) -> None:
         """The claim window's minimum is over: the answers held are played, in order, and a
         window nobody could claim in closes."""
         r = self.round
         assert r is not None
-        self.window_open_at = self.window_until = None
-        held, self.held = self.held, {}
-        for action, reason, answered, phase in held.values():
-            new = r.apply(action)  # checked when it was held; the round has not moved since
-            self._record(action, new, answered, phase, now, reason=reason)
+        for held in self.window.close():
+            new = r.apply(held.action)  # checked when it was held; the round has not moved since
+            reason = cast(AutoReason | None, held.reason)  # one of them, as it was held
+            self._record(held.action, new, held.answered, held.phase, now, reason=reason)
         if r.phase in WINDOW_PHASES and not r.awaiting():
             mark = len(r.events)
             r.resolve_window()
@@ -1167,18 +974,16 @@ class TableCore(Generic[M]):
         r = self.round
         if r is None:
             return []
-        return [s for s in r.awaiting() if s not in self.held]
+        return [s for s in r.awaiting() if s not in self.window.held]
 
     def _window_held(self, now: float) -> bool:
         """A claim window whose minimum is still running (answers wait for its end)."""
         r = self.round
         if r is None or r.phase not in WINDOW_PHASES or not self._hold:
             return False
-        if self.window_pending:
-            return True
-        return self.window_until is not None and now + EARLY < self.window_until
+        return self.window.holds(now)
 
-    def _move(self, index: int, action: Action, reason: str | None, now: float) -> None:
+    def _move(self, index: int, action: Action, reason: AutoReason | None, now: float) -> None:
         """Play a seat's move, or (in a held claim window) check it and hold it until the
         window closes. Raises IllegalAction, changing nothing, if the move is illegal."""
         r = self.round
@@ -1186,8 +991,8 @@ class TableCore(Generic[M]):
         answered, phase = self.decision_seq, r.phase.value
         if self._window_held(now):
             step(r, action)  # on a copy: only to check it
-            self.held[index] = (action, reason, answered, phase)
-            self.seats[index].answered_seq = answered
+            self.window.hold(index, HeldAnswer(action, reason, answered, phase))
+            self.seats[index].clock.answered_seq = answered
             return
         new = r.apply(action)
         self._record(action, new, answered, phase, now, reason=reason)
@@ -1201,7 +1006,7 @@ class TableCore(Generic[M]):
             self.auto_policies[index] = policy
         return policy
 
-    def _play_policy(self, index: int, reason: str | None, now: float) -> None:
+    def _play_policy(self, index: int, reason: AutoReason | None, now: float) -> None:
         """The seat's move by its policy; its default (`Round.default_action`) only if the
         policy fails or picks an illegal move."""
         r = self.round
@@ -1222,7 +1027,7 @@ class TableCore(Generic[M]):
 
     def _play_bot(self, index: int, now: float) -> None:
         """A server bot's move, chosen by its policy."""
-        self._spend_bank(self.seats[index], self.decision_seq, now)
+        self.seats[index].clock.spend(self.decision_seq, now, self.s.turn_seconds)
         self._play_policy(index, None, now)
 
     def freeze(self, now: float, *, wall: float | None = None) -> list[Effect]:
@@ -1239,11 +1044,13 @@ class TableCore(Generic[M]):
             return self._done()
         self.frozen = True
         self.state = "abandoned"
-        self.between = False
-        self.next_round_at = None
-        self._emit(
-            Write([st.op_end_table(self.id, "abandoned", self.scores, self.round_no, self._wall)])
+        self.between.end()
+        end: Record = (
+            TableAbandoned(self.id, self._wall)
+            if self.keep_stored_standings
+            else TableEnded(self.id, "abandoned", list(self.scores), self.rounds_played, self._wall)
         )
+        self._emit(Write([end]))
         for member, viewer in list(self.members.items()):
             self._send(
                 member,
@@ -1256,13 +1063,8 @@ class TableCore(Generic[M]):
                     self.seq,
                 ),
             )
-        event = self._event(
-            {
-                "type": "match_ended",
-                "scores": list(self.scores),
-                "rounds_played": self.round_no,
-                "reason": "abandoned",
-            }
+        event = self._logged(
+            frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, "abandoned")
         )
         self._broadcast(event, stored=False)  # not logged: it goes with the errors
         self.linger_until = now + self.timing.finished_linger
@@ -1272,8 +1074,7 @@ class TableCore(Generic[M]):
         """The table waited `seconds` for a write (a storage fault): nobody's clock ran
         meanwhile, so the prompts and disconnection grace standing are pushed back by as much."""
         for seat in self.seats:
-            if not math.isinf(seat.prompt_at):
-                seat.prompt_at += seconds
+            seat.clock.shift(seconds)
             if seat.gone_at is not None:
                 seat.gone_at += seconds
 
@@ -1281,44 +1082,37 @@ class TableCore(Generic[M]):
 
     def _idle(self, now: float) -> bool:
         """Whether the table is paused for want of anyone connected (it may close here)."""
-        if self.empty_since is None or self.state != "playing":
+        if self.state != "playing":
             return False
-        t = self.timing
-        if t.idle_close > 0 and self.empty_since + t.idle_close <= now + EARLY:
-            self.paused_at = None
+        verdict = self.idle.check(now)
+        if verdict == "close":
             self._end_match("abandoned", now)
-            return True
-        if self.paused_at is None and t.idle_pause > 0:
-            if self.empty_since + t.idle_pause <= now + EARLY:
-                self.paused_at = now
-        return self.paused_at is not None
+        return verdict != "running"
 
     def _wake(self, now: float) -> None:
         """Someone is back: a paused table goes on, every clock as it stood at the pause."""
-        if self.paused_at is not None:
-            self._shift(max(0.0, now - self.paused_at))
-        self.empty_since = self.paused_at = None
+        paused = self.idle.wake(now)
+        if paused:
+            self._shift(paused)
 
     def _shift(self, seconds: float) -> None:
         """Push every deadline standing `seconds` later (the time nobody's clock ran)."""
         for seat in self.seats:
-            if not math.isinf(seat.prompt_at):
-                seat.prompt_at += seconds
+            seat.clock.shift(seconds)
             if seat.gone_at is not None:
                 seat.gone_at += seconds
             if seat.bot_arrives is not None:
                 seat.bot_arrives += seconds
-        if self.next_round_at is not None:
-            self.next_round_at += seconds
+        self.between.shift(seconds)
         self.pacer.hold_until += seconds
 
     def idle_seconds(self, now: float) -> float | None:
         """How long nobody has been connected to this playing table (None: someone is)."""
-        return None if self.empty_since is None else max(0.0, now - self.empty_since)
+        return self.idle.seconds(now)
 
     @property
     def paused(self) -> bool:
-        return self.paused_at is not None
+        return self.idle.paused
 
     # ----- inputs: the server's host (`zhuoji admin`) -----
 
@@ -1330,7 +1124,7 @@ class TableCore(Generic[M]):
         for seat in self.seats:
             self._drop_token(seat)
         self.state = "abandoned"
-        self._emit(Write([st.op_end_table(self.id, "abandoned", [0] * 4, 0, self._wall)]))
+        self._emit(Write([TableEnded(self.id, "abandoned", [0] * 4, 0, self._wall)]))
         self.linger_until = now
 
     def close_by_host(self, now: float, *, wall: float | None = None) -> list[Effect]:
@@ -1343,7 +1137,7 @@ class TableCore(Generic[M]):
         elif self.state == "playing" and not self.frozen:
             for member in list(self.members):
                 self._error(member, codes.TABLE_CLOSED, why, None)
-            self.paused_at = None
+            self.idle.paused_at = None
             self._end_match("abandoned", now)
             self.linger_until = now
         else:
@@ -1373,7 +1167,7 @@ class TableCore(Generic[M]):
             self._error(
                 member, codes.KICKED, f"the server's host removed you from seat {index}", None
             )
-            self._frame(member, {"type": "left", "table": self.id})
+            self._frame(member, frames.left(self.id))
             self.members.pop(member, None)
             self._emit(Unbind(member))
             seat.member = None
@@ -1382,14 +1176,14 @@ class TableCore(Generic[M]):
                 self._close_waiting(now, "the table's creator was removed: the table is closed")
                 return self._done()
             self._drop_token(seat)
-            self.seats[index] = SeatState()
+            self.seats.vacate(index)
             self._table_changed(now)
             self._remove_if_idle()
             return self._done()
         self._drop_token(seat)
         seat.token_key, seat.away, seat.gone_at = None, False, now
         seat.auto = True
-        self._emit(Write([st.op_set_tokens(self.id, [s.token_key for s in self.seats])]))
+        self._emit(Write([TokensChanged(self.id, self.seats.token_keys())]))
         self._seat_changed(index, now)
         self._advance(now)
         return self._done()
@@ -1406,19 +1200,17 @@ class TableCore(Generic[M]):
         seed = str(self.match.round_seed(self.round_no))
         self.round = r
         r.hold_empty_windows = self._hold  # claim windows close by the core's clock
-        self.held = {}
-        self.window_pending, self.window_open_at, self.window_until = False, None, None
+        self.window.reset()
         self.round_done = False
         self.action_idx = 0
         for seat in self.seats:
-            seat.bank = self.s.bank_seconds
-            seat.answered_seq = seat.prompted_seq = -1
+            seat.clock.new_round(self.s.bank_seconds)
         # Fair deal: commit to the whole deal order with a secret salt, revealed at the end.
         self.salt = self._new_salt()
         self.commitment = commitment(r.deal_order, self.salt)
         events = [self._engine_event(e.to_dict()) for e in r.events]
         hands = events[0]["hands"]
-        op = st.op_insert_round(
+        dealt = RoundDealt(
             self.id,
             self.round_no,
             seed,
@@ -1432,7 +1224,7 @@ class TableCore(Generic[M]):
             self.commitment,
             r.weekday,
         )
-        self._commit(events, [op], now, round_no=self.round_no)
+        self._commit(events, [dealt], now, round_no=self.round_no)
         self._advance(now)
 
     def _engine_event(self, d: dict[str, Any]) -> dict[str, Any]:
@@ -1451,10 +1243,12 @@ class TableCore(Generic[M]):
         return event
 
     def _event(self, d: dict[str, Any]) -> dict[str, Any]:
-        self.seq += 1
-        d["table"] = self.id
-        d["seq"] = self.seq
-        return d
+        return self.events.number(d)
+
+    def _logged(self, frame: BaseModel) -> dict[str, Any]:
+        """A table event made by its builder (`protocol.frames`, numbered `seq + 1`), as the
+        log keeps it."""
+        return self._event(frames.logged(frame))
 
     def _record(
         self,
@@ -1464,7 +1258,7 @@ class TableCore(Generic[M]):
         phase: str,
         now: float,
         *,
-        reason: str | None,
+        reason: AutoReason | None,
     ) -> None:
         """Number, store and send what an applied action caused (`action` None: a claim
         window nobody could claim in closed).
@@ -1475,24 +1269,19 @@ class TableCore(Generic[M]):
         r = self.round
         assert r is not None
         pre: list[dict[str, Any]] = []
-        ops: list[st.Op] = []
+        records: list[Record] = []
         if action is not None:
             if reason is not None and phase == "turn":
                 pre.append(
-                    self._event(
-                        {
-                            "type": "auto_played",
-                            "seat": action.seat,
-                            "act": action.act,
-                            "reason": reason,
-                        }
+                    self._logged(
+                        frames.auto_played(self.id, self.seq + 1, action.seat, action.act, reason)
                     )
                 )
-            self.seats[action.seat].answered_seq = answered
+            self.seats[action.seat].clock.answered_seq = answered
             by = reason or ("bot" if self.seats[action.seat].kind == "bot" else "player")
             self.tally["action:" + by] += 1
-            ops.append(
-                st.op_insert_action(
+            records.append(
+                ActionPlayed(
                     self.id,
                     self.round_no,
                     self.action_idx,
@@ -1511,10 +1300,12 @@ class TableCore(Generic[M]):
         events = pre + [self._engine_event(e.to_dict()) for e in new]
         if r.phase is Phase.OVER:
             result = events[-1]["result"]
-            ops += st.op_end_round(
-                self.id, self.round_no, result, result["net"], self.scores, self._wall
+            records.append(
+                RoundEnded(
+                    self.id, self.round_no, result, result["net"], list(self.scores), self._wall
+                )
             )
-        self._commit(events, ops, now, round_no=self.round_no)
+        self._commit(events, records, now, round_no=self.round_no)
 
     def _advance(self, now: float) -> None:
         """Play 托管 seats at once (by the policy); then prompt the others, or finish the
@@ -1547,56 +1338,24 @@ class TableCore(Generic[M]):
         """The settlement sheet is up: wait for the players (`next_round`), at most
         `next_round_seconds`. The round starts at a tick, never inside the input that ended
         the last one (a table of bots and 托管 seats plays one round per step)."""
-        self.between = True
-        limit = self.s.next_round_seconds
-        self.next_round_at = now + limit if limit > 0 else None
-        for seat in self.seats:
-            seat.next_ready = False
-
-    def _ready(self, index: int, now: float) -> bool:
-        """Whether seat `index` lets the next round (or the rematch) start."""
-        seat = self.seats[index]
-        if seat.kind != "human":
-            return True
-        if self.state != "playing":  # the rematch: each player asks for it
-            return seat.rematch and seat.member is not None
-        if seat.auto:
-            return True
-        if seat.member is None:
-            gone = seat.gone_at
-            return gone is None or gone + self.timing.disconnect_grace <= now + EARLY
-        return seat.next_ready
+        self.between.begin(now, self.s.next_round_seconds)
 
     def _all_ready(self, now: float) -> bool:
-        return all(self._ready(i, now) for i in range(4))
+        """Whether no seat holds up the next round (or the rematch, after the match)."""
+        return self.between.all_ready(self.seats, now, playing=self.state == "playing")
 
-    def _wait_state(self, now: float) -> tuple[Any, ...] | None:
-        """What `between_rounds` says now (None: no wait): (round, ready, deadline, rematch)."""
+    def _wait_state(self, now: float) -> Wait | None:
+        """What `between_rounds` says now (None: no wait)."""
         if self.frozen:
             return None
-        if self.state == "playing" and self.between:
-            return (
-                self.round_no + 1,
-                tuple(self._ready(i, now) for i in range(4)),
-                self.next_round_at,
-                False,
-            )
-        if self.state == "finished" and any(s.rematch for s in self.seats):
-            return (1, tuple(self._ready(i, now) for i in range(4)), None, True)
-        return None
+        return self.between.wait(self.seats, now, round_no=self.round_no, state=self.state)
 
-    def _wait_frame(self, state: tuple[Any, ...]) -> dict[str, Any]:
-        round_no, ready, deadline, rematch = state
+    def _wait_frame(self, wait: Wait) -> BetweenRounds:
+        deadline = wait.deadline
         left = None if deadline is None else max(0, int((deadline - self._now) * 1000))
-        return {
-            "type": "between_rounds",
-            "table": self.id,
-            "seq": self.seq,
-            "round_no": round_no,
-            "ready": list(ready),
-            "deadline_ms": left,
-            "rematch": rematch,
-        }
+        return frames.between_rounds(
+            self.id, self.seq, wait.round_no, wait.ready, left, wait.rematch
+        )
 
     def _send_wait(self, to: tuple[M, ...]) -> None:
         """The wait as it stands, to these members (one who just came in)."""
@@ -1607,17 +1366,10 @@ class TableCore(Generic[M]):
     def _wait_changed(self) -> None:
         """After every input: everyone at the table is told when the wait changed."""
         state = self._wait_state(self._now)
-        if state == self._wait_sent:
+        if not self.between.changed(state):
             return
-        self._wait_sent = state
         if state is not None and self.members:
             self._paced([Send(tuple(self.members), self._wait_frame(state))], event=False)
-
-    def _next_round_due(self, now: float) -> bool:
-        if not (self.between and self.state == "playing"):
-            return False
-        at = self.next_round_at
-        return (at is not None and at <= now + EARLY) or self._all_ready(now)
 
     def _rematch_vote(self, member: M) -> None:
         index = self._seated(member, "rematch")
@@ -1626,7 +1378,7 @@ class TableCore(Generic[M]):
         if self.state != "finished":
             self._error(member, codes.NOT_FINISHED, "the match is not over", "rematch")
             return
-        self.seats[index].rematch = True
+        self.between.votes.add(index)
         self._maybe_rematch()
 
     def _maybe_rematch(self) -> None:
@@ -1641,7 +1393,8 @@ class TableCore(Generic[M]):
             if mover is not None:
                 self.members.pop(mover, None)
                 self._emit(Unbind(mover))
-            seat.member, seat.away, seat.rematch = None, False, False
+            seat.member, seat.away = None, False
+        self.between.votes.clear()
         self._emit(StartRematch(self.s, tuple(seats)))
         self._remove_if_idle()
 
@@ -1652,7 +1405,7 @@ class TableCore(Generic[M]):
         as they were (each player gets `joined` with a new token; 托管 is off: they asked to
         play), and the match starts."""
         self._begin(now, wall)
-        self._emit(Write([st.op_insert_table(self.row(self._wall))]))
+        self._emit(Write([self._created()]))
         tokens: list[tuple[M, int, str]] = []
         for index, (seat, was) in enumerate(zip(self.seats, seats, strict=True)):
             seat.name, seat.kind = was.name, was.kind
@@ -1673,20 +1426,14 @@ class TableCore(Generic[M]):
         self._start_match(now)
         return self._done()
 
-    def _end_match(self, reason: str, now: float) -> None:
+    def _end_match(self, reason: Literal["finished", "abandoned"], now: float) -> None:
         self.state = "finished" if reason == "finished" else "abandoned"
-        self.between = False
-        self.next_round_at = None
-        event = self._event(
-            {
-                "type": "match_ended",
-                "scores": list(self.scores),
-                "rounds_played": self.round_no,
-                "reason": reason,
-            }
+        self.between.end()
+        event = self._logged(
+            frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, reason)
         )
-        op = st.op_end_table(self.id, self.state, self.scores, self.round_no, self._wall)
-        self._commit([event], [op], now, round_no=0)
+        end = TableEnded(self.id, self.state, list(self.scores), self.rounds_played, self._wall)
+        self._commit([event], [end], now, round_no=0)
         # The server's bots are done and leave their seats; humans may look at the result
         # until they leave.
         for index, seat in enumerate(self.seats):
@@ -1704,28 +1451,26 @@ class TableCore(Generic[M]):
         if r is None or r.phase is Phase.OVER or self.state != "playing":
             return
         for index in self._asked():
-            if self.seats[index].prompted_seq == self.decision_seq:
+            if self.seats[index].clock.prompted_seq == self.decision_seq:
                 yield index
 
     def _seat_deadlines(self, index: int) -> tuple[float | None, float | None]:
         """(when the seat's clock runs out, when a server bot in it moves); neither while its
         prompt waits to go out."""
-        seat = self.seats[index]
-        if math.isinf(seat.prompt_at):
+        seat, clock = self.seats[index], self.seats[index].clock
+        if clock.waiting:
             return None, None
-        deadline: float | None = None
-        if self.s.turn_seconds > 0 or self.s.bank_seconds > 0:
-            deadline = seat.prompt_at + self.s.turn_seconds + seat.bank
+        deadline = clock.deadline(self.s.turn_seconds) if self._timed else None
         if not seat.connected:
-            since = max(seat.prompt_at, seat.gone_at or seat.prompt_at)
+            since = max(clock.prompt_at, seat.gone_at or clock.prompt_at)
             grace = since + self.timing.disconnect_grace
             deadline = grace if deadline is None else min(deadline, grace)
         bot_at = None
         if seat.kind == "bot" and seat.bot_here and not seat.auto:
-            bot_at = seat.prompt_at + self.bot_delay
+            bot_at = clock.prompt_at + self.bot_delay
             r = self.round
-            if r is not None and r.phase in WINDOW_PHASES and self.window_until is not None:
-                bot_at = max(bot_at, self._window_middle())
+            if r is not None and r.phase in WINDOW_PHASES and self.window.timed():
+                bot_at = max(bot_at, self.window.middle())
         return deadline, bot_at
 
     def _send_prompts(self, now: float, *, resend: int | None = None) -> None:
@@ -1738,16 +1483,16 @@ class TableCore(Generic[M]):
             if self._plays_at_once(index):
                 continue  # the server answers for it (in a held window: at its middle)
             seat = self.seats[index]
-            fresh = seat.prompted_seq != self.decision_seq
-            if fresh:
-                seat.prompted_seq, seat.prompt_at = self.decision_seq, math.inf
-            elif index != resend:
+            fresh = seat.clock.prompt(self.decision_seq)
+            if not fresh and index != resend:
                 continue
             sends: list[Send[M]] = []
             if seat.member is not None:
-                start = now if math.isinf(seat.prompt_at) else seat.prompt_at
-                clock = self.s.turn_seconds > 0 or self.s.bank_seconds > 0
-                deadline = start + self.s.turn_seconds + seat.bank if clock else None
+                deadline = (
+                    seat.clock.deadline(self.s.turn_seconds, sending_at=now)
+                    if self._timed
+                    else None
+                )
                 item = PromptItem(
                     self.id,
                     self.decision_seq,
@@ -1755,7 +1500,7 @@ class TableCore(Generic[M]):
                     actions_of(r, index),
                     _choice(r.default_action(index)),
                     None if deadline is None else max(0, int((deadline - now) * 1000)),
-                    None if deadline is None else int(seat.bank * 1000),
+                    None if deadline is None else int(seat.clock.bank * 1000),
                 )
                 frame = view_for(item, index)
                 if frame is not None:
@@ -1778,19 +1523,14 @@ class TableCore(Generic[M]):
         """A prompt went out: its seat's clock starts (if it still waits on that decision)."""
         index, seq = stamp
         if index == WINDOW:
-            if seq == self.decision_seq and self.window_pending:
-                self.window_pending = False
-                self.window_open_at = now
-                self.window_until = now + self.s.claim_min_ms / 1000
+            if seq == self.decision_seq and self.window.pending:
+                self.window.opened(now)
             return
-        if self.seats[index].prompted_seq == seq:
-            self.seats[index].prompt_at = now
+        self.seats[index].clock.started(seq, now)
 
     def _done(self) -> list[Effect]:
-        if self.members or self.state != "playing" or self.frozen:
-            self.empty_since = self.paused_at = None
-        elif self.empty_since is None:
-            self.empty_since = self._now  # the last one left: the idle limits count from now
+        anyone = bool(self.members) or self.state != "playing" or self.frozen
+        self.idle.update(anyone=anyone, now=self._now)
         self._wait_changed()
         out, self._out = self._out, []
         return out
@@ -1804,20 +1544,20 @@ class TableCore(Generic[M]):
         )
 
     def _table_changed(self, now: float, exclude: M | None = None) -> None:
-        event = self._event({"type": "table", "info": self.info()})
+        event = self._logged(frames.table_update(self.id, self.seq + 1, self.info()))
         self._commit([event], [], now, round_no=0, exclude=exclude)
 
     def _seat_changed(self, index: int, now: float) -> None:
         seat = self.seats[index]
-        event = self._event(
-            {"type": "seat_status", "seat": index, "connected": seat.connected, "auto": seat.auto}
+        event = self._logged(
+            frames.seat_status(self.id, self.seq + 1, index, seat.connected, seat.auto)
         )
         self._commit([event], [], now, round_no=self.round_no)
 
     def _commit(
         self,
         events: list[dict[str, Any]],
-        ops: list[st.Op],
+        records: list[Record],
         now: float,
         *,
         round_no: int,
@@ -1825,9 +1565,9 @@ class TableCore(Generic[M]):
     ) -> None:
         """Log the events, write them (with `ops`), then send each member its view (paced:
         after a claim-hold event the next event waits `claim_min_ms`)."""
-        self.log.extend(events)
-        ops = ops + [st.op_insert_event(self.id, round_no, e, self._wall) for e in events]
-        self._emit(Write(ops))
+        self.events.keep(events)
+        logged: list[Record] = [EventLogged(self.id, round_no, e, self._wall) for e in events]
+        self._emit(Write(records + logged))
         r = self.round
         for event in events:
             claim = event["type"] in CLAIM_HOLD_TYPES
@@ -1839,7 +1579,7 @@ class TableCore(Generic[M]):
                 and event["seq"] == self.decision_seq
             )
             if window:
-                self.window_pending, self.window_open_at, self.window_until = True, None, None
+                self.window.announced()
             self._broadcast(
                 event,
                 exclude=exclude,
@@ -1858,19 +1598,7 @@ class TableCore(Generic[M]):
     ) -> None:
         """Every member its view of an event; each distinct view is made once. A `stored`
         event's frames wait for its write (the next tick) and for any claim hold."""
-        groups: dict[object, tuple[Viewer, list[M]]] = {}
-        for member, viewer in self.members.items():
-            if member != exclude:
-                key = view_key(item, viewer)
-                if key in groups:
-                    groups[key][1].append(member)
-                else:
-                    groups[key] = (viewer, [member])
-        sends = []
-        for viewer, members in groups.values():
-            frame = view_for(item, viewer)
-            if frame is not None:
-                sends.append(Send(tuple(members), frame))
+        sends = [Send(to, frame) for frame, to in view_groups(item, self.members, exclude)]
         self._paced(sends, event=stored, claim=claim, stamp=stamp)
 
     def _send(self, member: M, viewer: Viewer, item: Item) -> None:
@@ -1878,7 +1606,7 @@ class TableCore(Generic[M]):
         if frame is not None:
             self._frame(member, frame)
 
-    def _frame(self, member: M, frame: dict[str, Any]) -> None:
+    def _frame(self, member: M, frame: Frame) -> None:
         """A frame for one member (a reply): in order behind the others."""
         self._paced([Send((member,), frame)], event=False)
 

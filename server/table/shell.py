@@ -1,6 +1,6 @@
 """One table's asyncio shell: it feeds the table's state machine and does what it says.
 
-The table itself — seats, the match, the clock — is `server.table_core.TableCore`, which does no
+The table itself — seats, the match, the clock — is `server.table.core.TableCore`, which does no
 I/O. `Table` owns one core and one asyncio task. Connection handlers only put messages into
 `Table.inbox` (`post`); the task takes them one at a time, hands each to the core with the time
 (the loop's steady clock for deadlines, the wall clock for records), and performs the effects
@@ -20,18 +20,19 @@ import asyncio
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
 from protocol import frames
-from protocol.messages import TakeSeat, Watch
+from protocol.messages import Error
 from rules.options import OptionsError
 from rules.round import Round
 from server import store as st
 from server.conn import Conn, send_many
-from server.table_core import (
-    LOG_KEEP,
+from server.storage.records import Record
+from server.table.core import TableCore
+from server.table.effects import (
     Accepted,
     Bind,
     Close,
@@ -40,20 +41,33 @@ from server.table_core import (
     IssueToken,
     RematchSeat,
     Remove,
-    SeatState,
     Send,
-    Settings,
     StartRematch,
-    TableCore,
     Unbind,
     Write,
 )
-from server.table_restore import Unrestorable, restore_core, settings_from_row
+from server.table.host import TableHost
+from server.table.inputs import (
+    Command,
+    Create,
+    Freeze,
+    Gone,
+    HostClose,
+    HostKick,
+    Input,
+    Join,
+    Leave,
+    OpenRematch,
+    Resume,
+    Resumed,
+    Stop,
+    Tick,
+)
+from server.table.restore import Unrestorable, restore_core, settings_from_row
+from server.table.seating import SeatState
+from server.table.settings import Settings
 
-if TYPE_CHECKING:
-    from server.app import Server
-
-__all__ = ["LOG_KEEP", "Settings", "Table", "dumps"]
+__all__ = ["Table", "dumps"]
 
 log = logging.getLogger("zhuoji.table")
 
@@ -76,7 +90,7 @@ def dumps(frame: BaseModel | dict[str, Any]) -> str:
 class Table:
     def __init__(
         self,
-        server: Server,
+        server: TableHost[Table],
         table_id: str,
         settings: Settings,
         *,
@@ -89,7 +103,7 @@ class Table:
             seed = seed if seed is not None else server.match_seed(table_id)
             core = TableCore(table_id, settings, seed=seed, timing=server.timing)
         self.core = core
-        self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.inbox: asyncio.Queue[Input[Conn]] = asyncio.Queue()
         self.loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
         self._moves: deque[_Move] = deque()  # moves whose frames wait to go out (metrics)
@@ -140,7 +154,7 @@ class Table:
     # ----- after a restart -----
 
     @classmethod
-    def restore(cls, server: Server, stored: st.StoredTable) -> Table:
+    def restore(cls, server: TableHost[Table], stored: st.StoredTable) -> Table:
         """A match a previous run left unfinished (`restore_core`); one that cannot be
         rebuilt is frozen (its record kept, its players told) and the server goes on."""
         row = stored.row
@@ -165,7 +179,7 @@ class Table:
         table = cls(server, stored.id, settings, core=core)
         for seat in core.seats:
             if seat.token_key is not None:
-                server.tokens[seat.token_key] = table
+                server.seat_token(seat.token_key, table)
         if frozen is not None:
             log.error(
                 "table %s: cannot resume its match: %s; the table is frozen, its log kept",
@@ -173,30 +187,35 @@ class Table:
                 frozen,
                 extra={"event": "table_error", "table": stored.id},
             )
-            table.post("freeze")
+            table.post(Freeze())
         elif core.state == "playing":
-            table.post("resumed")
+            table.post(Resumed())
         else:
-            table.post("tick")  # a finished match: it stays for what is left of the linger
+            table.post(Tick())  # a finished match: it stays for what is left of the linger
         return table
 
     # ----- the task -----
 
-    def post(self, *item: Any) -> None:
-        """Called by handlers (synchronously): queue a message for the table's task."""
+    def post(self, item: Input[Conn]) -> None:
+        """Called by handlers (synchronously): queue an input for the table's task."""
         self.inbox.put_nowait(item)
 
     async def ask(self, what: str, *args: Any) -> None:
         """The server's host (`server.admin`): `close` the table or `kick` a seat, through the
         task like any message; returns once it is done (or the table has stopped)."""
         done: asyncio.Future[None] = self.loop.create_future()
-        self.post("host", what, args, done)
+
+        def finished() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        self.post(HostClose(finished) if what == "close" else HostKick(args[0], finished))
         await asyncio.wait([done, self.task], return_when=asyncio.FIRST_COMPLETED)
 
     async def _run(self) -> None:
         while True:
             item = await self.inbox.get()
-            if item[0] == "stop":
+            if isinstance(item, Stop):
                 self._cancel_timer()
                 return
             state, hold = self.core.state, self.core.pacer.hold_until
@@ -210,91 +229,89 @@ class Table:
                 log.exception(
                     "table %s: %s failed",
                     self.id,
-                    item[0],
+                    type(item).__name__,
                     extra={"event": "table_error", "table": self.id},
                 )
-                conn = item[1] if len(item) > 1 else None
+                conn = getattr(item, "member", None)
                 if isinstance(conn, Conn) and conn.joining is self:
                     conn.joining = None
                 await self._freeze()
             try:
-                self._account(item[0], effects, state, hold)
+                self._account(item, effects, state, hold)
             except Exception:  # the metrics and the log never stop a table
                 log.exception("table %s: accounting failed", self.id)
             self._arm_timer()
 
-    async def _step(self, item: tuple[Any, ...]) -> list[Effect]:
-        """One message for the core, and what it says to do (done: the effects)."""
-        kind, now, wall, core = item[0], self.loop.time(), time.time(), self.core
-        conn = item[1] if len(item) > 1 and isinstance(item[1], Conn) else None
-        if conn is not None and conn.joining is self:
-            conn.joining = None
-        if kind in ("create", "join", "resume") and conn is not None and conn.closed:
-            return []  # gone before its turn came
+    async def _step(self, item: Input[Conn]) -> list[Effect]:
+        """One input for the core, and what it says to do (done: the effects)."""
+        now, wall, core = self.loop.time(), time.time(), self.core
+        conn = getattr(item, "member", None)
+        if isinstance(conn, Conn):
+            if conn.joining is self:
+                conn.joining = None
+            if isinstance(item, Create | Join | Resume) and conn.closed:
+                return []  # gone before its turn came
         effects: list[Effect]
-        if kind == "tick":
-            effects = core.tick(now, wall=wall)
-        elif kind == "msg":
-            entry = core.pacer.added + 1  # the first frames the move makes, if accepted
-            effects = core.command(item[1], item[2], now, wall=wall)
-            # Timed: a move accepted that made frames (one taken but held for later makes none).
-            made = core.pacer.added >= entry
-            timed = len(item) > 3 and item[2].type == "act"  # a move (not `next_round`)
-            if timed and made and any(isinstance(e, Accepted) for e in effects):
-                await self._perform(effects)
-                self._moves.append(_Move(entry, item[3], self.loop.time()))
-                return effects
-        elif kind == "join":
-            msg: TakeSeat | Watch = item[2]
-            busy = item[1].table is not None
-            effects = core.join(item[1], item[1].name, msg, now, busy=busy, wall=wall)
-        elif kind == "create":
-            effects = core.create(item[1], item[1].name, now, wall=wall)
-        elif kind == "resume":
-            effects = core.resume(item[1], item[2], item[3], item[4], now, wall=wall)
-        elif kind == "gone":
-            effects = core.gone(item[1], now, left=False, wall=wall)
-        elif kind == "leave":
-            effects = core.gone(item[1], now, left=True, wall=wall)
-        elif kind == "rematch":
-            seats: tuple[RematchSeat[Conn], ...] = tuple(
+        match item:
+            case Tick():
+                effects = core.tick(now, wall=wall)
+            case Command(member, msg, received):
+                entry = core.pacer.added + 1  # the first frames the move makes, if accepted
+                effects = core.command(member, msg, now, wall=wall)
+                # Timed: a move accepted that made frames (one held for later makes none).
+                made = core.pacer.added >= entry
+                if msg.type == "act" and made and any(isinstance(e, Accepted) for e in effects):
+                    await self._perform(effects)
+                    self._moves.append(_Move(entry, received, self.loop.time()))
+                    return effects
+            case Join(member, msg):
+                busy = member.table is not None
+                effects = core.join(member, member.name, msg, now, busy=busy, wall=wall)
+            case Create(member):
+                effects = core.create(member, member.name, now, wall=wall)
+            case Resume(member, key, token, last_seq):
+                effects = core.resume(member, key, token, last_seq, now, wall=wall)
+            case Gone(member):
+                effects = core.gone(member, now, left=False, wall=wall)
+            case Leave(member):
+                effects = core.gone(member, now, left=True, wall=wall)
+            case OpenRematch(seats):
                 # A player whose connection closed meanwhile comes back with 托管 (no token).
-                RematchSeat(s.name, s.kind, None, s.level)
-                if s.member is not None and s.member.closed
-                else s
-                for s in item[1]
-            )
-            for s in item[1]:
-                if s.member is not None and s.member.joining is self:
-                    s.member.joining = None
-            effects = core.rematch(list(seats), now, wall=wall)
-        elif kind == "resumed":
-            log.info(
-                "table %s: match resumed at seq %d (round %d of %d)",
-                self.id,
-                core.seq,
-                core.round_no,
-                core.s.rounds,
-                extra={"event": "match_resumed", "table": self.id, "round": core.round_no},
-            )
-            effects = core.resumed(now, wall=wall)
-        elif kind == "freeze":
-            await self._freeze()
-            return []
-        elif kind == "host":
-            what, args, done = item[1], item[2], item[3]
-            try:
-                if what == "close":
-                    effects = core.close_by_host(now, wall=wall)
-                else:
-                    effects = core.kick(args[0], now, wall=wall)
-                await self._perform(effects)
-            finally:
-                if not done.done():
-                    done.set_result(None)
-            return effects
-        else:  # pragma: no cover - programming error
-            raise ValueError(f"unknown table item {kind!r}")
+                kept = [
+                    RematchSeat(s.name, s.kind, None, s.level)
+                    if s.member is not None and s.member.closed
+                    else s
+                    for s in seats
+                ]
+                for s in seats:
+                    if s.member is not None and s.member.joining is self:
+                        s.member.joining = None
+                effects = core.rematch(kept, now, wall=wall)
+            case Resumed():
+                log.info(
+                    "table %s: match resumed at seq %d (round %d of %d)",
+                    self.id,
+                    core.seq,
+                    core.round_no,
+                    core.s.rounds,
+                    extra={"event": "match_resumed", "table": self.id, "round": core.round_no},
+                )
+                effects = core.resumed(now, wall=wall)
+            case Freeze():
+                await self._freeze()
+                return []
+            case HostClose(done) | HostKick(_, done):
+                try:
+                    if isinstance(item, HostKick):
+                        effects = core.kick(item.seat, now, wall=wall)
+                    else:
+                        effects = core.close_by_host(now, wall=wall)
+                    await self._perform(effects)
+                finally:
+                    done()
+                return effects
+            case Stop():  # pragma: no cover - `_run` stops before
+                return []
         await self._perform(effects)
         return effects
 
@@ -310,17 +327,15 @@ class Table:
     async def _perform(self, effects: list[Effect]) -> None:
         for effect in effects:
             if isinstance(effect, Send):
-                if effect.frame.get("type") == "error":
+                if isinstance(effect.frame, Error):
                     for member in effect.to:
-                        self.server.refused(
-                            member, effect.frame["code"], effect.frame.get("ref"), self.id
-                        )
+                        self.server.refused(member, effect.frame.code, effect.frame.ref, self.id)
                 if len(effect.to) == 1:
                     effect.to[0].send(dumps(effect.frame))
                 elif effect.to:
                     send_many(effect.to, dumps(effect.frame))
             elif isinstance(effect, Write):
-                await self._write(effect.ops)
+                await self._write(effect.records)
             elif isinstance(effect, Bind):
                 effect.member.table, effect.member.seat = self, effect.seat
             elif isinstance(effect, Unbind):
@@ -330,7 +345,7 @@ class Table:
             elif isinstance(effect, Close):
                 effect.member.close(effect.code, effect.reason)
             elif isinstance(effect, IssueToken):
-                self.server.tokens[effect.key] = self
+                self.server.seat_token(effect.key, self)
             elif isinstance(effect, DropToken):
                 self.server.drop_token(effect.key)
             elif isinstance(effect, Accepted):
@@ -341,19 +356,19 @@ class Table:
             elif isinstance(effect, StartRematch):
                 self.server.rematch(self, effect.settings, effect.seats)
 
-    async def _write(self, ops: list[st.Op]) -> None:
+    async def _write(self, records: list[Record]) -> None:
         """The one way the table reaches the store; raises if the write was refused. During a
         storage fault it waits until the ops are stored (the store retries), and the clocks
         standing are pushed back by the wait."""
         began = self.loop.time()
-        await self.server.store.write(ops)
+        await self.server.write(records)
         waited = self.loop.time() - began
         if waited > STORAGE_WAIT:
             self.core.storage_waited(waited)
 
     # ----- what happened: the metrics and the log -----
 
-    def _account(self, kind: str, effects: list[Effect], state: str, hold: float) -> None:
+    def _account(self, item: Input[Conn], effects: list[Effect], state: str, hold: float) -> None:
         """After a step: count what the core tallied, log what changed (`state` and the
         pacer's `hold` are from before the step), and time the moves whose frames went out."""
         core, metrics = self.core, self.server.metrics
@@ -361,7 +376,7 @@ class Table:
         core.tally.clear()
         if tally:
             metrics.tally(tally)
-        if kind == "create" and state == "waiting":
+        if isinstance(item, Create) and state == "waiting":
             creator = next((e.member for e in effects if isinstance(e, Bind)), None)
             if creator is not None:
                 metrics.tables_created.inc()
@@ -375,7 +390,7 @@ class Table:
                     ", with a password" if s.password_hash is not None else "",
                     extra={"event": "table_created", "table": self.id, "conn": creator.id},
                 )
-        elif kind == "resume":
+        elif isinstance(item, Resume):
             bound = next((e for e in effects if isinstance(e, Bind)), None)
             how = next((k.partition(":")[2] for k in tally if k.startswith("resume:")), None)
             if bound is not None and how is not None:
@@ -425,7 +440,7 @@ class Table:
                 "table %s: match %s after %d of %d rounds, scores %s",
                 self.id,
                 core.state,
-                core.round_no,
+                core.rounds_played,
                 core.s.rounds,
                 core.scores,
                 extra={"event": "match_ended", "table": self.id, "reason": core.state},
@@ -451,7 +466,7 @@ class Table:
         self._cancel_timer()
         at = self.core.next_wakeup()
         if at is not None:
-            self._timer = self.loop.call_at(at, self.post, "tick")
+            self._timer = self.loop.call_at(at, self.post, Tick())
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:

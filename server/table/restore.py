@@ -13,13 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from protocol.messages import ROUND_EVENT_TYPES
-from rules.levels import LEVELS
 from rules.options import make_options
+from rules.players.levels import LEVELS
 from rules.round import Phase
 from server import store as st
 from server.credentials import new_salt, new_token
 from server.resume import RebuildError, rebuild_round
-from server.table_core import Settings, TableCore, Timing
+from server.table.core import TableCore
+from server.table.settings import Settings, Timing
 
 
 class Unrestorable(Exception):
@@ -62,8 +63,8 @@ def restore_core(
         salts=salts,
     )
     core.state = "playing"
-    core.seq = stored.seq
-    core.log.extend(stored.log)
+    core.events.seq = stored.seq
+    core.events.keep(stored.log)
     seats = row.get("seats") or []
     keys = row.get("tokens") or []
     for i, seat in enumerate(core.seats):
@@ -75,7 +76,7 @@ def restore_core(
         seat.token_key = keys[i] if i < len(keys) and seat.kind == "human" else None
         seat.gone_at = now
         seat.away = seat.kind == "human"
-        seat.bank = settings.bank_seconds
+        seat.clock.bank = settings.bank_seconds
         seat.restored_seq = stored.seq
     if row["state"] != "playing":
         core.state = row["state"]
@@ -90,8 +91,21 @@ def restore_core(
             raise RebuildError(problem)
         _rebuild(core, stored)
     except Exception as err:  # whatever it is, this table alone stops
+        _stored_standings(core, row)
         raise Unrestorable(core, err) from err
     return core
+
+
+def _stored_standings(core: TableCore[Any], row: dict[str, Any]) -> None:
+    """A match that cannot be rebuilt keeps its stored standings: its freeze records the end
+    alone, and its players are told the stored scores (not the part of them summed so far)."""
+    core.keep_stored_standings = True
+    scores = row.get("scores")
+    m = core.match
+    if isinstance(scores, list) and len(scores) == 4 and all(type(x) is int for x in scores):
+        m.scores = list(scores)
+    else:
+        m.scores = [0, 0, 0, 0]
 
 
 def _rebuild(core: TableCore[Any], stored: st.StoredTable) -> None:
@@ -124,10 +138,10 @@ def _rebuild(core: TableCore[Any], stored: st.StoredTable) -> None:
         raise RebuildError(f"the stored scores {stored_scores} are not the rounds' {m.scores}")
     if m.round_no > core.s.rounds:
         raise RebuildError(f"{m.round_no} rounds of {core.s.rounds}")
-    round_seqs = [e["seq"] for e in core.log if e["type"] in ROUND_EVENT_TYPES]
+    round_seqs = [e["seq"] for e in core.events.events if e["type"] in ROUND_EVENT_TYPES]
     core.decision_seq = round_seqs[-1] if round_seqs else core.seq
     # Each seat's 托管 as last announced (a seat coming back takes it off, as ever).
-    for event in core.log:
+    for event in core.events.events:
         if event["type"] == "seat_status":
             core.seats[event["seat"]].auto = event["auto"]
 

@@ -1,0 +1,51 @@
+"""What a table needs from the server that holds it: the narrow protocol the shell talks
+through (`server.app.Server` implements `TableHost[Table]`). Nothing in `server.table` imports
+the app (an import-linter contract)."""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeVar
+
+from server.conn import Conn
+from server.metrics import Metrics
+from server.storage.records import Record
+from server.table.effects import RematchSeat
+from server.table.settings import Settings, Timing
+
+# The shell's table type (`server.table.shell.Table`): a parameter, so that the host protocol
+# does not import the shell that uses it.
+Table = TypeVar("Table", contravariant=True)
+
+
+class TableHost(Protocol[Table]):
+    @property
+    def timing(self) -> Timing:
+        """The server's time limits."""
+        ...
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+    def match_seed(self, table_id: str) -> str:
+        """A new match's seed (`[server] seed` makes them reproducible)."""
+        ...
+
+    async def write(self, records: list[Record]) -> None:
+        """Store these in one transaction; raises if the store refused them."""
+        ...
+
+    def seat_token(self, key: str, table: Table) -> None:
+        """A seat token (its `token_key`) now leads to `table`."""
+        ...
+
+    def drop_token(self, key: str | None) -> None: ...
+
+    def refused(self, conn: Conn, code: str, ref: str | None, table: str | None) -> None:
+        """An error frame went to `conn` (counted and logged)."""
+        ...
+
+    def remove_table(self, table: Table) -> None: ...
+
+    def rematch(self, old: Table, settings: Settings, seats: tuple[RematchSeat[Conn], ...]) -> None:
+        """Open a new table for a rematch of `old`'s seats."""
+        ...

@@ -1,0 +1,96 @@
+"""A table's four seats: who sits in each, their tokens, and which seat is free.
+
+A seat holds nobody (`empty`), a player (`human`: its connection while connected, and the
+SHA-256 digest of its token, which takes it back after a reconnect), or one of the server's
+bots. The seats know nothing of the match; the core decides who may sit where.
+
+>>> seats: Seats[str] = Seats()
+>>> seats.free(None), seats.free(2)
+(0, 2)
+>>> seats[0].kind, seats[0].token_key = "human", "k" * 64
+>>> seats.free(0), seats.refusal(0)
+(None, ('seat_taken', 'seat 0 is taken'))
+>>> seats.holding("k" * 64), seats.rows()[0], seats.token_keys()[1]
+(0, {'name': None, 'kind': 'human'}, None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from protocol import codes
+from server.table.clock import SeatClock
+
+M = TypeVar("M", bound=Hashable)
+SEATS = 4
+
+
+@dataclass
+class SeatState(Generic[M]):
+    name: str | None = None
+    kind: str = "empty"  # empty | human | bot
+    level: str | None = None  # a bot's level: easy | normal | strong
+    token_key: str | None = None  # the SHA-256 digest of the seat's token (`token_key`)
+    member: M | None = None  # a human's connection
+    bot_here: bool = False  # a server bot has taken the seat
+    bot_arrives: float | None = None  # when a server bot takes the seat
+    auto: bool = False
+    auto_requested: bool = False
+    gone_at: float | None = None  # when the connection dropped
+    clock: SeatClock = field(default_factory=SeatClock)  # its move clock (`server.table.clock`)
+    # After a restart: the last seq stored. A client of the run before may have seen later
+    # events that never reached the disk (a power loss with `synchronous=NORMAL`), so its first
+    # resume quoting a later seq gets a snapshot, not events that reuse those numbers.
+    restored_seq: int | None = None
+    # The connection dropped during the match (it did not `leave`): the player has not seen
+    # the end yet, so a finished table waits for them (up to `finished_linger`).
+    away: bool = False
+    # A claim window timed out: the seat's later claims are answered by the policy at once
+    # until it moves again. Not announced (nor 托管): that would tell who could claim.
+    quiet_auto: bool = False
+
+    @property
+    def connected(self) -> bool:
+        return self.member is not None or self.bot_here
+
+
+class Seats(list[SeatState[M]]):
+    """The four seats, in order (a list: `seats[i]`)."""
+
+    def __init__(self) -> None:
+        super().__init__(SeatState() for _ in range(SEATS))
+
+    def free(self, wanted: int | None) -> int | None:
+        """The seat asked for if it is free, else (none asked for) the first free one."""
+        if wanted is not None:
+            return wanted if self[wanted].kind == "empty" else None
+        return next((i for i, seat in enumerate(self) if seat.kind == "empty"), None)
+
+    def refusal(self, wanted: int | None) -> tuple[str, str]:
+        """Why `free(wanted)` found no seat: an error code and its message."""
+        if wanted is not None:
+            return codes.SEAT_TAKEN, f"seat {wanted} is taken"
+        return codes.TABLE_FULL, "all four seats are taken"
+
+    def vacate(self, index: int) -> None:
+        """The seat is empty again (before the match: a reservation given up)."""
+        self[index] = SeatState()
+
+    def holding(self, key: str) -> int | None:
+        """The seat whose token has this digest (None: no seat)."""
+        return next((i for i, s in enumerate(self) if s.token_key == key), None)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The seats as stored: name and kind, and a bot's level (a restart brings it back)."""
+        rows: list[dict[str, Any]] = []
+        for s in self:
+            row: dict[str, Any] = {"name": s.name, "kind": s.kind}
+            if s.kind == "bot":
+                row["level"] = s.level or "normal"
+            rows.append(row)
+        return rows
+
+    def token_keys(self) -> list[str | None]:
+        return [s.token_key for s in self]
