@@ -24,7 +24,7 @@ from textual.widgets import Collapsible
 from textual.widgets._collapsible import CollapsibleTitle
 
 from client_tui.i18n import Lang
-from client_tui.screens.forms import CreateTableScreen, option_id
+from client_tui.screens.forms import CreateTableScreen, form_folds, option_id
 from protocol.house import load_house
 
 pytestmark = pytest.mark.skipif(Tmux is None, reason="tmux is not installed")
@@ -119,7 +119,8 @@ def test_a_table_from_the_form_and_a_house_preset_saved_and_reloaded(
     tmux.wait(a, lambda s: "本鸡 on" in s, "本鸡 switched on", 60)
     tab(a, score - benji)
     tmux.keys(a, "Enter")
-    tmux.wait(a, lambda s: en.option_help("hand_cap")[:20] in s, "the scoring section open", 60)
+    first = en.option(form_folds(en)["score"][1][0].key)  # its first field, just below it
+    tmux.wait(a, lambda s: "▼" in s and first in s, "the scoring section open", 60)
     tab(a, cap - score)
     press(a, "2", "0")  # 封顶 20
     form = tmux.wait(a, lambda s: f"Changes: {WANT}" in s, "the three changes on the form", 60)
