@@ -462,3 +462,21 @@ async def test_a_radio_set_highlights_its_choice(tmp_path: Path) -> None:
         for r in sets:
             lit = [i for i, b in enumerate(r.query("RadioButton")) if b.has_class("-selected")]
             assert lit == [r.pressed_index], (r.id, lit, r.pressed_index)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_help_wraps_every_line_at_80_by_24(lang: str) -> None:
+    """Issue 23, defect 10: the help's key lines wrap instead of being cut with "…" (Chinese has
+    no spaces for Rich to wrap at), at the widths an 80-column help screen gives them."""
+    import io
+
+    from client_tui.screens.help import KEYS, help_renderable
+
+    for width in (60, 70, 76):
+        console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+        console.print(help_renderable(Lang(lang)))
+        text = console.export_text()
+        assert "…" not in text, (width, [ln for ln in text.splitlines() if "…" in ln])
+        flat = "".join(ln.strip() for ln in text.splitlines()).replace(" ", "")
+        for _key, zh, en in KEYS:
+            assert (zh if lang == "zh" else en).replace(" ", "") in flat, (width, zh)
