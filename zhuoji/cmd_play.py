@@ -24,6 +24,7 @@ from zhuoji.common import (
     add_house_argument,
     add_name_argument,
     display,
+    player_key_or_exit,
     read_house,
 )
 
@@ -216,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
                 seats=seats,
                 seat_key=play_key(db),
                 resume=resume,
+                player_key=player_key_or_exit(),
                 bot_level=args.bots,
             )
             return app.run() or 0

@@ -115,6 +115,7 @@ from server.storage.records import (
     Record,
     RoundDealt,
     RoundEnded,
+    RoundTallied,
     SeatsChanged,
     TableAbandoned,
     TableCreated,
@@ -450,6 +451,7 @@ class TableCore(Generic[M]):
             return
         seat = self.seats[index]
         seat.name, seat.kind, seat.member = name, "human", member
+        seat.player = getattr(member, "player", None)
         token = self._issue_token(seat)
         self.members[member] = index
         self._emit(Bind(member, index))
@@ -505,6 +507,7 @@ class TableCore(Generic[M]):
         self._drop_token(seat)
         token = self._issue_token(seat)
         seat.member, seat.gone_at, seat.away = member, None, False
+        seat.player = getattr(member, "player", None) or seat.player
         self.members[member] = index
         self._emit(Bind(member, index))
         self._emit(Write([self._seats_record()]))
@@ -1305,6 +1308,12 @@ class TableCore(Generic[M]):
                     self.id, self.round_no, result, result["net"], list(self.scores), self._wall
                 )
             )
+            records.append(
+                RoundTallied(
+                    self.id, r.dealer, r.streak, list(r.declared), result, self.seats.rows(),
+                    self._wall,
+                )
+            )  # fmt: skip
         self._commit(events, records, now, round_no=self.round_no)
 
     def _advance(self, now: float) -> None:
@@ -1417,7 +1426,7 @@ class TableCore(Generic[M]):
             if was.member is None:
                 seat.gone_at, seat.auto = now, True  # nobody holds its token: 托管
                 continue
-            seat.member = was.member
+            seat.member, seat.player = was.member, getattr(was.member, "player", None)
             self.members[was.member] = index
             self._emit(Bind(was.member, index))
             tokens.append((was.member, index, token))
