@@ -315,7 +315,10 @@ class ZhuojiApp(App[int]):
                 store.forget(url, new.table_id)
                 if self.played is not None:  # its rounds can be browsed later
                     name = new.table.name if new.table is not None else new.table_id
-                    self.played.put(url, new.table_id, token=new.token, seat=new.seat, name=name)
+                    score = new.scores[new.seat] if len(new.scores) == 4 else None
+                    self.played.put(
+                        url, new.table_id, token=new.token, seat=new.seat, name=name, score=score
+                    )
         if old.table_id is not None and new.table_id is None and old.token is not None:
             playing = old.table is not None and old.table.state == "playing"
             if playing and not bad_token and old.seat is not None and old.match_end is None:
@@ -551,7 +554,7 @@ class ZhuojiApp(App[int]):
             if table is not None and table in by_table:
                 self.ask_rounds(table, by_table[table].token)
 
-        choices = [(p.table, f"#{p.table}  {p.name}") for p in played]
+        choices = [(p.table, p.label()) for p in played]  # with the date and the result
         self.push_screen(ChoiceScreen(self.lang.t("rp_pick_played"), choices), picked)
 
     def browse(self, msg: Rounds) -> None:
