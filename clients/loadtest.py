@@ -25,7 +25,7 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from clients.bot_player import BotPlayer
-from clients.client import Client
+from clients.client import Client, ClientError
 from clients.tracker import SeatTracker
 from protocol.messages import TABLE_EVENT_TYPES
 
@@ -50,6 +50,8 @@ class Report:
     mismatch_samples: list[str] = field(default_factory=list)
     fallbacks: int = 0
     fair_deals_checked: int = 0
+    storage_notices: int = 0  # the server said its storage is failing: tables wait, not errors
+    setup_retries: int = 0
 
     def error(self, text: str) -> None:
         self.errors += 1
@@ -77,6 +79,8 @@ class Report:
             "matches_completed": self.matches_completed,
             "errors": self.errors,
             "error_samples": self.error_samples,
+            "storage_notices": self.storage_notices,
+            "setup_retries": self.setup_retries,
             "p50_ms": pct(0.50),
             "p90_ms": pct(0.90),
             "p99_ms": pct(0.99),
@@ -245,6 +249,44 @@ class SeatClient:
         self.resume_snapshot = False
 
 
+SETUP_TRIES = 8  # a set-up message refused while the server's storage fails: tried again
+
+
+def seen_error(report: Report, where: str, frame: dict[str, Any]) -> None:
+    """An error frame during play: a `storage_unavailable` notice (the server tells everyone
+    its storage is failing; the tables wait and go on) is counted apart, not as an error.
+
+    >>> r = Report(tables=1, rounds=1)
+    >>> seen_error(r, "t", {"code": "storage_unavailable", "message": "later"})
+    >>> seen_error(r, "t", {"code": "not_your_turn", "message": "no"})
+    >>> r.storage_notices, r.errors
+    (1, 1)
+    """
+    if frame["code"] == "storage_unavailable":
+        report.storage_notices += 1
+    else:
+        report.error(f"{where}: {frame['code']}: {frame['message']}")
+
+
+async def ask_until_stored(
+    client: Client, message: dict[str, Any], answer: str, report: Report
+) -> dict[str, Any]:
+    """Send a set-up message and read its answer; while the server refuses it with
+    `storage_unavailable`, wait (0.5 s, doubling to 8 s) and send it again."""
+    delay = 0.5
+    for attempt in range(SETUP_TRIES):
+        await client.send(message)
+        try:
+            return await client.recv_type(answer)
+        except ClientError as err:
+            if not str(err).startswith("storage_unavailable") or attempt == SETUP_TRIES - 1:
+                raise
+        report.setup_retries += 1
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 8.0)
+    raise AssertionError("unreachable")
+
+
 async def run_table(
     url: str,
     index: int,
@@ -268,15 +310,13 @@ async def run_table(
             clients.append(await Client.connect(url, f"lt{index}-{seat}"))
         host = clients[0]
         await host.recv_type("welcome")
-        await host.send(
-            {"type": "create_table", "name": f"load {index}", "rounds": rounds, **table_options}
-        )
-        joined = [await host.recv_type("joined")]
+        create = {"type": "create_table", "name": f"load {index}", "rounds": rounds}
+        joined = [await ask_until_stored(host, {**create, **table_options}, "joined", report)]
         table = joined[0]["table"]
         for c in clients[1:]:
             await c.recv_type("welcome")
-            await c.send({"type": "take_seat", "table": table})
-            joined.append(await c.recv_type("joined"))
+            take = {"type": "take_seat", "table": table}
+            joined.append(await ask_until_stored(c, take, "joined", report))
         await host.send({"type": "start"})
         players = [BotPlayer(seed=f"{index}:{seat}") for seat in range(4)]
         rng = random.Random(index)
@@ -308,7 +348,7 @@ async def run_table(
             def on_frame(frame: dict[str, Any]) -> None:
                 kind = frame["type"]
                 if kind == "error":
-                    report.error(f"table {table} seat {seat}: {frame['code']}: {frame['message']}")
+                    seen_error(report, f"table {table} seat {seat}", frame)
                 elif kind in TABLE_EVENT_TYPES:
                     cause = sent.get(frame["seq"] - 1)
                     if cause is not None and cause[1] != seat:
