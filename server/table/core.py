@@ -623,6 +623,12 @@ class TableCore(Generic[M]):
         seat.member, seat.gone_at, seat.away = member, None, False
         self.members[member] = index
         self._emit(Bind(member, index))
+        player = getattr(member, "player", None)
+        if seat.player is None and player is not None:
+            # A seat taken before its player had a key (an older client, or a match carried
+            # over an upgrade) is theirs from now on, in the store as in the records.
+            seat.player = player
+            self._emit(Write([self._seats_record()]))
         unknown = (
             seat.restored_seq is not None
             and last_seq is not None

@@ -414,3 +414,17 @@ def test_a_seat_played_under_a_player_key_is_not_taken_by_its_name_and_the_passw
         )
     )
     assert shell.of(back, "joined")[0]["seat"] == 1  # type: ignore[arg-type]
+
+
+def test_a_seat_taken_without_a_key_becomes_its_players_when_they_come_back_with_one() -> None:
+    """A seat of a match carried over an upgrade (or taken by an older client) has no player;
+    its token coming back with a key makes it that player's, stored at once."""
+    shell = Shell(password_hash=hash_password(PASSWORD), turn_seconds=5)
+    started_with_guest(shell)  # the guest sat without a key
+    token = shell.of("guest", "joined")[0]["token"]
+    shell.input(shell.core.gone("guest", shell.now, left=False))
+    back = Keyed("guest-again", "p-0123456789ab")
+    shell.input(shell.core.resume(back, token_key(token), token, None, shell.now))
+    assert shell.of(back, "joined")[0]["seat"] == 1  # type: ignore[arg-type]
+    stored = shell.stored(SeatsChanged)
+    assert stored and stored[-1].seats[1].get("player") == "p-0123456789ab"
