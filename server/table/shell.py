@@ -434,6 +434,8 @@ class Table:
                 kinds.count("bot"),
                 extra={"event": "match_started", "table": self.id},
             )
+        elif core.state in ("finished", "abandoned") and core.round_no == 0:
+            pass  # made and left before its start: no match ended (the server logs the close)
         elif core.state in ("finished", "abandoned"):
             metrics.matches_ended.labels(reason=core.state).inc()
             log.log(
