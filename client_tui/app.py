@@ -13,11 +13,13 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel
+from rich.text import Text
 from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 from textual.timer import Timer
+from textual.widgets import Static
 
 from client_tui.i18n import Lang
 from client_tui.local import Acted, LocalMessage
@@ -235,16 +237,24 @@ class ZhuojiApp(App[int]):
         mode = self._wanted_mode(new)
         if mode != self.current_mode:
             self.switch_mode(mode)
-        if self.held is not None and asked(old, new):
-            self.end_reveal()  # a move is asked: the sheet opens now (and says so)
+        gave_way = False
+        if asked(old, new):
+            # A move is asked: the table comes first, at once. The move's clock is the server's
+            # and runs for everyone; holding it for a reader would need the server and would let
+            # one open sheet stall three players, so the sheet gives way instead (`s` brings it
+            # back) and nobody loses clock time or falls into 托管 for reading (issue 23).
+            gave_way = self.held is not None or self._sheet_open()
+            self.end_reveal(open_sheet=False)
+            while self._reading_open():
+                self.pop_screen()
         for screen in self.screen_stack:
             show = getattr(screen, "show", None)
             if show is not None:
                 show(self.displayed)
         if asked(old, new):
             self.ring()  # your turn (or a claim): heard even with the window behind another
-            if self._sheet_open():
-                self.notify(self.lang.t("prompt_behind"), timeout=4, markup=False)
+            if gave_way:
+                self.notify(self.lang.t("sheet_gave_way"), timeout=6, markup=False)
         if self.show_sheets and new.result is not None and new.result is not old.result:
             self._reveal(new)
         if not self.show_sheets and new.wait is not None and new.wait != old.wait:
@@ -252,6 +262,8 @@ class ZhuojiApp(App[int]):
         if old.match_end is not None and new.match_end is None and self._sheet_open():
             self.pop_screen()  # a new match (the rematch) began: the old sheets go
         if new.match_end is not None and old.match_end is None:
+            if self._sheet_open() and self.screen.name == "settlement":
+                self.screen.query_one("#sheet-hint", Static).update(Text(self.settlement_hint()))
             if self._sheet_open() or self.held is not None:
                 self._summary_pending = True
             else:
@@ -379,6 +391,12 @@ class ZhuojiApp(App[int]):
 
     # ----- sheets -----
 
+    def _reading_open(self) -> bool:
+        """A sheet or the round list is over the table."""
+        from client_tui.screens.history import HistoryScreen
+
+        return self._sheet_open() or isinstance(self.screen, HistoryScreen)
+
     def _sheet_open(self) -> bool:
         from client_tui.screens.sheets import SheetScreen
 
@@ -424,9 +442,16 @@ class ZhuojiApp(App[int]):
         if self._sheet_open():
             self.pop_screen()
         self.push_screen(
-            SheetScreen(body, self.lang.t("next_hint"), name="settlement", status=self.wait_line),
+            SheetScreen(body, self.settlement_hint(), name="settlement", status=self.wait_line),
             self._sheet_closed,
         )
+
+    def settlement_hint(self) -> str:
+        """The settlement sheet's key line: "ready for the next round" only to a player of a
+        match that goes on (never to a watcher, never on the match's last sheet)."""
+        v = self.view
+        more = v.seat is not None and v.match_end is None
+        return self.lang.t("next_hint" if more else "close_hint")
 
     def waiting_on_me(self) -> bool:
         """Between rounds, and the next round waits for this player's `next_round`."""
@@ -544,6 +569,8 @@ class ZhuojiApp(App[int]):
         body = summary_renderable(v.match_end, v.history, v.scores, self._names(), self.lang)
         again = v.seat is not None and v.match_end is not None and v.match_end.reason == "finished"
         hint = self.lang.t("again_hint" if again else "close_hint")
+        if self._sheet_open() and self.screen.name == "summary":
+            self.pop_screen()  # one standings sheet at a time: one Esc closes it
         self.push_screen(SheetScreen(body, hint, name="summary", status=self.wait_line))
 
     # ----- actions -----

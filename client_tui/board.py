@@ -65,21 +65,33 @@ def fit(name: str, cells: int) -> str:
     return out + "…"
 
 
-def relation_short(view: View, holder: int, other: int, lang: Lang) -> str:
-    """Where `other` sits from `holder`: 上家 / 对家 / 下家 (left / across / right)."""
-    key = ("me", "xiajia", "duijia", "shangjia")[(other - holder) % 4]
-    return lang.t(key)
+def feeder(view: View, other: int, lang: Lang) -> str:
+    """Whose discard a claimed meld took, as the reader sees the table: the label that seat's
+    own row carries (你 / 下家 / 对家 / 上家 for a seated reader, 座位N for a watcher), never
+    counted from the melder (issue 23: `←left` next to a tile that came from the right).
+
+    >>> from client_tui.view import View
+    >>> feeder(View(seat=0), 2, Lang("en")), feeder(View(seat=1), 1, Lang("zh"))
+    ('across', '你')
+    >>> feeder(View(), 3, Lang("en"))
+    'Seat 4'
+    """
+    if view.seat is None:
+        return lang.t("seat_n", n=other + 1)
+    if other == view.seat:
+        return lang.t("you")
+    return lang.t(("me", "xiajia", "duijia", "shangjia")[(other - view.seat) % 4])
 
 
 def meld_text(view: View, seat: int, m: MeldV, ascii: bool, lang: Lang) -> Text:
-    """A meld: `碰五筒←对家` — the kind, the tile (`▒▒` an unseen 暗杠), and for a claimed one
-    whose discard it was, as that seat sits from the meld's holder."""
+    """A meld: `碰五筒×3←对家` — the kind, the tile (`▒▒` an unseen 暗杠), and for a claimed one
+    whose discard it was, named as the reader's table labels that seat (`feeder`)."""
     out = Text(MELD_NAMES.get(m.kind, m.kind), style=DIM)
     out.append_text(tl.text(m.tile, ascii))
     n = 3 if m.kind == "pong" else 4
     out.append(f"×{n}", style=DIM)
     if m.from_seat is not None:
-        out.append("←" + relation_short(view, seat, m.from_seat, lang), style=Style(color="cyan"))
+        out.append("←" + feeder(view, m.from_seat, lang), style=Style(color="cyan"))
     return out
 
 

@@ -61,7 +61,7 @@ def move_label(hint: Hint, lang: Lang, ascii: bool) -> str:
     tile = "" if a.tile is None else tl.label(tile_name(a.tile), ascii)
     if a.act == "discard":
         return lang.t("hint_discard", tile=tile)
-    name = lang.t(a.act).split(" ")[0]  # the Chinese term alone (碰, not 碰 Pong)
+    name = lang.t(a.act)  # 碰 in zh, `碰 Pong` in en: an English reader gets the word too
     return f"{name} {tile}".strip()
 
 

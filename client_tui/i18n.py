@@ -35,7 +35,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "tiles_in_hand": ("手牌{n}", "{n} tiles"),
     "your_turn": ("轮到你出牌", "Your turn: discard"),
     "turn_of": ("{name} 出牌中", "{name} to play"),
-    "claim_window": ("{name} 打出 {tile}", "{name} discarded {tile}"),
+    "claim_window": ("{name} 打 {tile}", "{name} discarded {tile}"),
     "rob_window": ("{name} 补杠 {tile}", "{name} adds a 杠 with {tile}"),
     "you": ("你", "you"),
     "seat_n": ("座位{n}", "Seat {n}"),
@@ -79,7 +79,10 @@ TEXT: dict[str, tuple[str, str]] = {
     "gang": ("杠", "杠 Kong"),
     "pass": ("过", "过 Pass"),
     "ready": ("报听", "报听 Declare"),
-    "prompt_behind": ("轮到你了：按 Enter 关闭结算", "Your move — Enter closes the sheet"),
+    "sheet_gave_way": (
+        "轮到你了：结算已关闭（按 s 再看）",
+        "Your move: the sheet gave way to the table (s shows it again)",
+    ),
     "auto_on": ("托管中：按 a 自己打", "托管: the server plays for you — a to take over"),
     "ready_on": ("报听：出牌时宣布", "报听 on: declared with the discard"),
     "discard_hint": (
@@ -115,6 +118,10 @@ TEXT: dict[str, tuple[str, str]] = {
     ),
     "taking_back": ("正在回到你的座位…", "Taking your seat back…"),
     "your_seat": ("你的座位", "your seat"),
+    "room_watching": (
+        "你在观战：开局由入座的玩家决定",
+        "You are watching: the seated players start",
+    ),
     # lobby
     "lobby": ("大厅", "Lobby"),
     "tables": ("牌桌", "Tables"),
@@ -242,6 +249,14 @@ TEXT: dict[str, tuple[str, str]] = {
     "sheet": ("结算", "settlement"),
     "flip": ("翻牌", "Flip"),
     "no_flip": ("不翻牌", "no flip"),
+    "no_flip_draw": ("不翻牌（荒庄不翻）", "no flip (none in a 荒庄)"),
+    "no_flip_void": ("不翻牌（包牌不翻）", "no flip (none on a 包牌 win)"),
+    "no_flip_wall": ("不翻牌（牌墙已空）", "no flip (the wall is empty)"),
+    "no_payments_draw": (
+        "无人付分：荒庄只由未叫牌的人付给叫牌的人",
+        "nobody pays: in a 荒庄 only players not ready pay the ready ones",
+    ),
+    "no_payments": ("无人付分", "nobody pays"),
     "blown": ("吹风鸡：本局鸡不计分", "吹风鸡 blown away: no chicken scores this round"),
     "flip_makes": ("{tile} → 鸡：{chickens}", "{tile} → chicken: {chickens}"),
     "chickens": ("鸡", "Chickens 鸡"),
@@ -259,7 +274,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "close_hint": ("Enter/Esc 关闭", "Enter/Esc closes"),
     "next_hint": (
         "Enter 看完了（准备下一局） · Esc 关闭 · s 再看结算",
-        "Enter: done reading (ready for the next round) · Esc closes · s shows it again",
+        "Enter: ready for the next round · Esc closes · s shows it again",
     ),
     "again_hint": (
         "n 原班人马再来一场 · Enter/Esc 关闭",
@@ -281,7 +296,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "amount": ("数", "amount"),
     "detail": ("说明", "note"),
     "hands": ("手牌", "Hands"),
-    "discarded": ("打出", "discarded"),
+    "discarded": ("打", "discarded"),
     "win_mark_zimo": ("自摸", "自摸"),
     "win_mark_discard": ("胡", "胡"),
     "win_mark_rob": ("抢杠", "抢杠"),
@@ -432,10 +447,11 @@ TEXT: dict[str, tuple[str, str]] = {
     "history_empty": ("还没有打完的局", "no round has finished yet"),
     "why_no_history": ("还没有打完的局", "no round has finished yet"),
     "res_draw": ("荒庄", "draw (荒庄)"),
-    "res_win": ("{name} {how} {pattern}", "{name} {how} {pattern}"),
-    "how_zimo": ("自摸", "self-drawn"),
-    "how_discard": ("点炮", "on a discard"),
-    "how_rob": ("抢杠", "robbing a gang"),
+    # Who won how, for the round lists: "X 点炮" is read as "X fed the win", so the feeder is
+    # the one named with 点炮 (`阿明 胡 ← Bea 点炮`).
+    "how_zimo": ("{name} 自摸", "{name} self-drawn"),
+    "how_discard": ("{name} 胡 ← {from_name} 点炮", "{name} wins on {from_name}'s discard"),
+    "how_rob": ("{name} 抢杠胡 ← {from_name}", "{name} robs {from_name}'s 杠"),
 }
 
 # Payment kinds (the `kind` of a payment) → (zh, en).
@@ -546,6 +562,7 @@ NAMES: dict[str, tuple[str, str]] = {
 # How a payment line is worded: `{fields}` filled by `Lang.s(key, ...)`.
 SHEET_TEXT: dict[str, tuple[str, str]] = {
     "times": ("（{parts}）×{n}", "({parts}) × {n}"),
+    "times_base": ("（{parts}）×底分{n}", "({parts}) × base {n}"),
     "capped": ("{parts}，封顶{n}", "{parts}, capped at {n}"),
     "rob": ("抢杠包三家：{shares}", "抢杠: pays for all three: {shares}"),
     "rob_share": ("替{name}付 {parts}", "for {name}: {parts}"),
@@ -576,6 +593,15 @@ def default_lang() -> str:
     except ValueError:
         code = ""
     return "zh" if code.lower().startswith("zh") else "en"
+
+
+_KIND_OF: dict[str, StrEnum] = {
+    key: member
+    for kind in (PatternKind, BonusKind, ExtraKind, ChickenKind, DouKind)
+    for member in kind
+    for key in (member.value, member.zh)
+}
+"""Every identifier of rules/kinds.py, by its value and by its Chinese name."""
 
 
 class Lang:
@@ -631,6 +657,19 @@ class Lang:
     def dou_why(self, why: str) -> str:
         pair = DOU_WHY.get(why)
         return pair[self._index] if pair is not None else why
+
+    def word(self, thing: str) -> str:
+        """A pattern or bonus as the wire names it — an identifier of rules/kinds.py (`zimo`) or
+        its Chinese name (`自摸`) — in this language; the one place a wire word becomes a display
+        word.
+
+        >>> Lang("zh").word("zimo"), Lang("zh").word("自摸"), Lang("en").word("qidui")
+        ('自摸', '自摸', '七对 seven pairs')
+        >>> Lang("en").word("新")
+        '新'
+        """
+        kind = _KIND_OF.get(thing)
+        return self.name(kind) if kind is not None else self.pattern(thing)
 
     def pattern(self, name: str) -> str:
         """A pattern's display name (its Chinese name; glossed in English)."""

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from client_tui.local import Connecting, ConnectionClosed, ConnectionLost, LocalMessage, Say
 from protocol.codes import Close
-from protocol.messages import PROTOCOL_VERSION, UNSAFE_CHARS, ServerMessage, parse_server
+from protocol.messages import PROTOCOL_VERSION, SERVER_ADAPTER, UNSAFE_CHARS, ServerMessage
 
 # Close codes after which trying again cannot help (or would fight another client for the seat).
 FINAL_CLOSES = {
@@ -162,7 +162,9 @@ class Link:
             self.deliver(Say("unreadable frame from the server: not JSON", True))
             return
         try:
-            msg = parse_server(json.dumps(frame, ensure_ascii=False))
+            # Parsed once: decoded, scrubbed, validated from the decoded value (issue 23: no
+            # second encode and decode per frame).
+            msg: ServerMessage = SERVER_ADAPTER.validate_python(frame)
         except ValidationError as err:
             # A frame this client does not understand (a newer server?): say so, go on.
             self.deliver(Say(f"unreadable frame from the server: {err.errors()[0]['msg']}", True))

@@ -21,6 +21,7 @@ from client_tui.board import fit, melds_lines, pond_faces, pond_text, pond_width
 from client_tui.i18n import Lang
 from client_tui.option_form import summary
 from client_tui.view import MeldV, RoundV, TableV, View
+from client_tui.wins import extra_bonuses
 from protocol.messages import printable
 from rules.chickens import weekday_kinds
 from rules.tiles import tile_name
@@ -246,30 +247,35 @@ def options_summary(t: TableV, lang: Lang) -> str:
 
 
 def header_text(view: View, lang: Lang, ascii: bool) -> Text:
-    """The table's one-line header: table, rules, round, dealer, wall, base, connection."""
+    """The table's one-line header, what matters for play first — round, dealer, wall, base,
+    the 星期鸡, watching, the connection — then the table's name, its rules and every override
+    of the preset: a narrow terminal cuts the option list, never the play (issue 23)."""
     out = Text()
     t = view.table
-    if t is not None:
-        out.append(f"{t.name}", style=Style(bold=True))
-        out.append(f" · {lang.t('preset_' + t.preset)}")
-        if t.options:  # every override of the preset, so nobody is surprised by a rule
-            out.append(f" ({options_summary(t, lang)})", style=DIM)
     r = view.round
     if r is not None and t is not None:
-        out.append(" · " + lang.t("round", n=r.round_no, of=t.rounds))
+        out.append(lang.t("round", n=r.round_no, of=t.rounds), style=Style(bold=True))
         out.append(" · " + lang.t("dealer") + " " + view.name_of(r.dealer))
         if r.streak:
             out.append(" " + lang.t("streak", n=r.streak))
         out.append(" · " + lang.t("wall", n=r.wall_left))
         out.append(" · " + lang.t("base", n=r.base))
+        if view.seat is not None:  # where the reader sits this round
+            out.append(f" · {lang.t('you')} {wind(r, view.seat, lang)}", style=Style(bold=True))
         today = weekday_chickens(r)
         if today:
             out.append(" · " + lang.t("xingqi_today", tiles=""))
             out.append_text(tl.tiles_text(today, ascii, sep=" " if ascii else ""))
     if view.watching:
         out.append(" · " + lang.t("spectating"), style=Style(color="cyan"))
-    out.append("  ")
+    out.append(" ")
     out.append_text(conn_badge(view, lang))
+    if t is not None:
+        out.append("  ")
+        out.append(f"{t.name}", style=Style(bold=True))
+        out.append(f" · {lang.t('preset_' + t.preset)}")
+        if t.options:  # every override of the preset, so nobody is surprised by a rule
+            out.append(f" ({options_summary(t, lang)})", style=DIM)
     return out
 
 
@@ -355,7 +361,7 @@ def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
         for w in r.winners:
             name = view.name_of(w.seat)
             tile = tl.label(w.tile, ascii) if w.tile else ""
-            pattern = lang.pattern(w.pattern)
+            pattern = lang.word(w.pattern)
             if w.how == "zimo":
                 line = lang.t("won_zimo", name=name, pattern=pattern)
             elif w.how == "rob":
@@ -365,8 +371,9 @@ def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
                 line = lang.t(
                     "won_discard", name=name, from_name=from_name, tile=tile, pattern=pattern
                 )
-            if w.bonuses:
-                line += " + " + " ".join(w.bonuses)
+            bonuses = extra_bonuses(w.how, w.bonuses)  # 自摸 said once
+            if bonuses:
+                line += " + " + " + ".join(lang.word(b) for b in bonuses)
             parts.append(Text(line, style=Style(bold=True, color="#f0c040")))
         if r.exhausted:
             parts.append(Text(lang.t("exhausted"), style=Style(bold=True)))

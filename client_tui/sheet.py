@@ -297,6 +297,25 @@ def payment_words(p: Payment, lang: Lang, name: Name, tile: TileLabel) -> str:
     return lang.s("chajiao_wait", pattern=lang.name(wait.pattern), n=wait.pattern_units)
 
 
+def payment_note(p: Payment, lang: Lang, name: Name, tile: TileLabel) -> str:
+    """`payment_words`, with the ×底分 step when the table's base is not 1, so the note adds up
+    to the amount printed beside it: `（平胡 1 + 自摸 2）×底分2` next to 6 (issue 23: the units
+    alone do not add up to the money).
+
+    >>> from protocol.settlement import PAYMENT_ADAPTER
+    >>> p = PAYMENT_ADAPTER.validate_python({"from": 3, "to": 2, "item": "dou", "kind": "dou",
+    ...     "amount": 6, "detail": "", "details": {"dou": {"kind": "mendou", "tile": "8p",
+    ...     "fed_by": None}, "units": 3}})
+    >>> payment_note(p, Lang("zh"), str, str), payment_note(p, Lang("en"), str, str)
+    ('（闷豆 8p）×底分2', '(闷豆 concealed kong 8p) × base 2')
+    """
+    words = payment_words(p, lang, name, tile)
+    units = p.details.units
+    if units and p.amount != units:
+        return lang.s("times_base", parts=words, n=p.amount // units)
+    return words
+
+
 # ---------------------------------------------------------------------------------------------
 # The sheet
 

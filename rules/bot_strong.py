@@ -33,7 +33,7 @@ from rules.actions import Action
 from rules.bot import NEG, best_discards, keep_value, row_info, row_infos, shanten
 from rules.chickens import chongfeng_value, known_chickens, standing_values
 from rules.hand import is_win_counts, wait_mask
-from rules.options import Pattern, RuleOptions
+from rules.options import Pattern, RuleOptions, options_key
 from rules.patterns import Meld, best_pattern, has_pass
 from rules.round import Round, may_declare
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI
@@ -192,7 +192,7 @@ def _state(
     s: int | None = None,
 ) -> _State:
     """The cached state of a hand; `s`, when the caller knows it, is its shanten."""
-    key = (hand, melds, pass_ok, keep, id(opts))
+    key = (hand, melds, pass_ok, keep, options_key(opts))  # by value: equal rules share
     st = _STATES.get(key)
     if st is not None:
         return st

@@ -389,6 +389,33 @@ def inert_options(opts: RuleOptions, lang: Literal["en", "zh"] = "en") -> dict[s
     }
 
 
+# ----- the options' value as a cache key -----
+
+_KEYS: dict[int, tuple[RuleOptions, str]] = {}
+_KEYS_MAX = 256
+
+
+def options_key(opts: RuleOptions) -> str:
+    """The options' value as a hashable key (their JSON), for caches of what depends on the
+    rules: two equal options share entries, and a key never outlives its meaning (a key by
+    `id(opts)` could be reused by another object once the first is freed). Computed once per
+    options object: the entry holds the object, so its id cannot be reused while it stands.
+
+    >>> options_key(make_options("guiyang", {"benji": True})) == options_key(
+    ...     make_options("guiyang", {"benji": True})
+    ... )
+    True
+    """
+    entry = _KEYS.get(id(opts))
+    if entry is not None and entry[0] is opts:
+        return entry[1]
+    if len(_KEYS) >= _KEYS_MAX:
+        _KEYS.clear()
+    key = opts.model_dump_json()
+    _KEYS[id(opts)] = (opts, key)
+    return key
+
+
 def make_options(ruleset: str, overrides: Mapping[str, Any] | None = None) -> RuleOptions:
     """The preset `ruleset` with `overrides` applied; `patterns` may be overridden in part.
 

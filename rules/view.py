@@ -48,18 +48,10 @@ from rules.events import (
     RoundStarted,
     Won,
 )
+from rules.legality import discard_claims, rob_claims, seat_wait_mask, turn_actions
 from rules.options import RuleOptions
 from rules.patterns import DouKind, Meld, MeldKind
-from rules.round import (
-    DiscardRecord,
-    Phase,
-    Round,
-    discard_claims,
-    rob_claims,
-    seat_wait_mask,
-    turn_actions,
-    won_event,
-)
+from rules.round import DiscardRecord, Phase, Round, won_event
 from rules.tiles import NUM_KINDS, parse_tile
 
 Viewer = int | None

@@ -197,6 +197,18 @@ CLOCK_ROWS = (
 choice of four, follows them."""
 
 
+class ChoiceSet(RadioSet):
+    """A radio set whose highlight starts on the chosen button: Textual's starts on the first,
+    and a player reads the highlight, not the dot (issue 23: `1分` lit while `2分` is set)."""
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._highlight_choice)
+
+    def _highlight_choice(self) -> None:
+        if self.pressed_index >= 0:
+            self._selected = self.pressed_index
+
+
 class CreateTableScreen(ModalScreen[CreateTable | None]):
     """The create-table form: name, preset, house rules, rounds, base, password; then every rule
     option of the preset as a switch, a radio or a number, grouped as the apps do, each with a
@@ -370,7 +382,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         if f.kind == "switch":
             yield Checkbox(word(f, f.key, value, lang), value, id=wid, compact=True)
         elif f.kind == "radio":
-            yield RadioSet(
+            yield ChoiceSet(
                 *(
                     RadioButton(plain(lang.choice(f.key, c)), c == value, compact=True)
                     for c in f.choices
@@ -384,6 +396,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                 id=wid,
                 type="integer",
                 placeholder=lang.t("value_none") if f.nullable else "",
+                valid_empty=f.nullable,  # empty is "none" (no 封顶), not an error drawn red
                 compact=True,
             )
         yield Static(plain(lang.option_help(f.key)), classes="help", id=f"help-{wid}")
@@ -517,6 +530,10 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         for wid, name, _key in TABLE_ROWS + CLOCK_ROWS:
             if name in house.table:
                 self.query_one(f"#{wid}", Input).value = f"{house.table[name]:g}"
+        pace = house.table.get("bot_delay")
+        delay = self.query_one("#bot_delay", Select)
+        known = {"0", "0.5", "1", "1.5"}
+        delay.value = f"{pace:g}" if pace is not None and f"{pace:g}" in known else "default"
         preset = self.query_one("#preset", Select)
         self.query_one("#options", Input).value = ""
         if preset.value == house.preset:
@@ -532,9 +549,14 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         name = self._value("house-name")
         if not name:
             self._say(self.lang.t("house_need_name"), error=True)
+            self.query_one("#house-name", Input).focus()  # where the name goes (issue 23)
             return
         try:
-            house = House(self.current_preset(), self.overrides(), self._table_settings())
+            settings = self._table_settings()
+            delay = str(self.query_one("#bot_delay", Select).value)
+            if delay != "default":  # the bot pace is a table setting too: kept with the rest
+                settings["bot_delay"] = float(delay)
+            house = House(self.current_preset(), self.overrides(), settings)
             path = save_house(name, house, self.houses)
         except (ValueError, HouseError) as err:
             self._say(str(err), error=True)

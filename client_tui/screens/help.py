@@ -74,7 +74,12 @@ KEYS: list[tuple[str, str, str]] = [
     ("p", "碰", "碰 pong the discard"),
     ("k", "杠（明杠、暗杠、补杠）", "杠 kong (claimed, concealed or added)"),
     ("space", "过", "过 pass"),
-    ("b", "报听：下一张出牌时宣布", "报听: declare ready with the next discard"),
+    (
+        "b",
+        "报听：只能在自己的第一张出牌时宣布（之后不能再报）",
+        "报听: declare ready with your first discard only (not later)",
+    ),
+    ("*", "名字后的 * 是你自己", "a * after a name marks you"),
     ("i", "提示：强机器人的三个最佳打法", "hints: the strong bot's three best moves"),
     ("a", "托管开关（等待中：加机器人）", "托管 auto-play on/off (before the start: add a bot)"),
     ("v", "等待中：换下一个机器人的水平", "before the start: the next bot's level"),

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Static
 from client_tui.i18n import Lang
 from client_tui.sheet import round_wins
 from client_tui.view import ResultV
+from client_tui.wins import extra_bonuses, win_head
 
 DIM = Style(dim=True)
 REPLAY = -1
@@ -33,15 +34,11 @@ def outcome_text(res: ResultV, name: Callable[[int], str], lang: Lang) -> Text:
     for i, w in enumerate(wins):
         if i:
             out.append(" · ", style=DIM)
-        out.append(name(w.seat), style=Style(bold=True))
-        out.append(" " + lang.t(f"how_{w.how}"))
-        if w.how != "zimo" and w.from_seat is not None:
-            out.append(" ← " + name(w.from_seat))
+        out.append(win_head(w.how, w.seat, w.from_seat, name, lang), style=Style(bold=True))
         out.append(" " + lang.name(w.pattern), style=Style(bold=True))
-        said = {"zimo": "zimo", "rob": "qianggang"}.get(w.how)  # 自摸, 抢杠: said once
-        bonuses = [b for b in w.bonuses if b != said]
+        bonuses = extra_bonuses(w.how, w.bonuses)
         if bonuses:
-            out.append(" + " + " + ".join(lang.name(b) for b in bonuses))
+            out.append(" + " + " + ".join(lang.word(b) for b in bonuses))
         if w.void:
             out.append(f" ({lang.item('baopai')})", style=Style(color="red"))
     return out

@@ -38,6 +38,7 @@ class LobbyScreen(Screen[None]):
     #lobby-buttons { height: auto; padding: 0 1; }
     #lobby-buttons Button { margin-right: 2; }
     #lobby-status { height: 1; padding: 0 1; }
+    #lobby-rules { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     #lobby-keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
     """
 
@@ -54,6 +55,7 @@ class LobbyScreen(Screen[None]):
         yield Static(id="lobby-title")
         yield Static(id="lobby-empty")
         yield DataTable(id="lobby-tables", cursor_type="row", zebra_stripes=True)
+        yield Static(id="lobby-rules")  # the highlighted table's rules in full, wrapped
         with Horizontal(id="lobby-buttons"):
             yield Button("", id="create", variant="primary")
             yield Button("", id="sit")
@@ -67,14 +69,16 @@ class LobbyScreen(Screen[None]):
         table = self.query_one(DataTable)
         t = self.zapp.lang.t
         for key in (
+            # What a player acts on first (state and "your seat", round, who sits); the option
+            # list last, so a narrow terminal cuts it, never the marker (issue 23).
             "col_id",
             "col_name",
-            "col_preset",
-            "col_options",
-            "col_seats",
-            "col_watchers",
             "col_state",
             "col_round",
+            "col_seats",
+            "col_watchers",
+            "col_preset",
+            "col_options",
         ):
             table.add_column(t(key), key=key)
         for bid, key in (
@@ -125,19 +129,39 @@ class LobbyScreen(Screen[None]):
                 for c in (
                     t.id,
                     t.name + (" 🔒" if t.has_password else ""),
-                    lang.t("preset_" + t.preset),
-                    rd.options_summary(t, lang),
-                    seats,
-                    str(t.spectators),
                     lang.t("state_" + t.state),
                     f"{t.round_no}/{t.rounds}",
+                    seats,
+                    str(t.spectators),
+                    lang.t("preset_" + t.preset),
+                    rd.options_summary(t, lang),
                 )
             ]
             if t.id in mine:  # a seat this client holds there: Enter takes it back
-                cells[6].append(" · " + lang.t("your_seat"), style="bold #f0c040")
+                cells[2].append(" · " + lang.t("your_seat"), style="bold #f0c040")
             table.add_row(*cells, key=t.id)
         if view.tables:
             table.move_cursor(row=min(keep, len(view.tables) - 1))
+        self._show_rules()
+
+    def _show_rules(self) -> None:
+        """Under the list, the highlighted table's preset and every override, wrapped: a narrow
+        terminal cuts the options column, never this (issue 23)."""
+        tables = self.zapp.view.tables
+        row = self.query_one(DataTable).cursor_row
+        line = self.query_one("#lobby-rules", Static)
+        if not tables or not 0 <= row < len(tables):
+            line.update("")
+            return
+        t = tables[row]
+        lang = self.zapp.lang
+        text = rd.plain(f"{t.name} · {lang.t('preset_' + t.preset)}")
+        if t.options:
+            text.append(" (" + rd.options_summary(t, lang) + ")")
+        line.update(text)
+
+    def on_data_table_row_highlighted(self, _: DataTable.RowHighlighted) -> None:
+        self._show_rules()
 
     def my_tables(self) -> frozenset[str]:
         """The listed tables where this client holds a seat (its token is saved)."""

@@ -18,7 +18,7 @@ from client_tui import tiles as tl
 from client_tui.i18n import Lang
 from client_tui.render import signed
 from client_tui.screens.history import outcome_text
-from client_tui.sheet import HandRow, Sheet, payment_words
+from client_tui.sheet import HandRow, Sheet, payment_note
 from client_tui.view import MatchEndV, MeldV, ResultV
 
 BOLD = Style(bold=True)
@@ -120,8 +120,15 @@ def sheet_renderable(
     parts.append(_packed(Text(lang.t("net") + ":", style=BOLD), nets, width))
     # The flip and the chicken it makes.
     flip = Text(lang.t("flip") + ": ", style=BOLD)
-    if sheet.flip is None:
-        flip.append(lang.t("no_flip"), style=DIM)
+    if sheet.flip is None:  # and why not: nobody should wonder whether it was forgotten
+        why = (
+            "no_flip_draw"
+            if sheet.outcome == "draw"
+            else "no_flip_void"
+            if any(w.void for w in sheet.winners)
+            else "no_flip_wall"
+        )
+        flip.append(lang.t(why), style=DIM)
     else:
         flip.append_text(tl.text(sheet.flip, ascii))
         flip.append(" → ")
@@ -154,9 +161,13 @@ def sheet_renderable(
             pieces = [meld_line(m, ascii, name, hr.chickens) for m in hr.melds]
             if hr.discarded:
                 # Chickens among the seat's own discards count too: say which.
+                # The word and the first tile together, then a piece a tile: a narrow sheet
+                # wraps between tiles rather than cutting them off (issue 23).
+                first, *rest = hr.discarded
                 disc = Text(lang.t("discarded") + " ", style=DIM)
-                disc.append_text(Text(" ").join(_tile(t, ascii, hr.chickens) for t in hr.discarded))
+                disc.append_text(_tile(first, ascii, hr.chickens))
                 pieces.append(disc)
+                pieces += [_tile(t, ascii, hr.chickens) for t in rest]
             hands.add_row(who_text, _packed(hand_line(hr, ascii, lang), pieces, room))
         parts.append(hands)
     # Chickens.
@@ -230,11 +241,16 @@ def sheet_renderable(
         label = Text(lang.item(p.kind))
         if p.how is not None:
             label.append(" " + lang.how(p.how), style=DIM)
-        note = payment_words(p.payment, lang, name, lambda t: tl.label(t, ascii))
+        note = payment_note(p.payment, lang, name, lambda t: tl.label(t, ascii))
         pay.add_row(
             Text(f"{name(p.payer)} → {name(p.payee)}"), label, Text(str(p.amount)), Text(note)
         )
-    parts.append(pay)
+    if sheet.payments:
+        parts.append(pay)
+    else:  # an empty table says why
+        parts.append(Text(lang.t("payments"), style=BOLD))
+        key = "no_payments_draw" if sheet.outcome == "draw" else "no_payments"
+        parts.append(Text(lang.t(key), style=DIM))
     # Per item and seat, then the nets: the columns add up.
     ok = sheet.adds_up
     totals = Table(
@@ -291,6 +307,9 @@ class SheetScreen(ModalScreen[bool]):
         Binding("enter", "close(True)", "close"),
         Binding("space", "close(True)", "close", show=False),
         Binding("n", "again", "play again", show=False),
+        # The footer offers q and a over a sheet too: neither may be swallowed (issue 23).
+        Binding("q", "app.quit_app", "quit", show=False),
+        Binding("a", "take_over", "托管", show=False),
     ]
     DEFAULT_CSS = """
     SheetScreen { align: center middle; }
@@ -342,6 +361,11 @@ class SheetScreen(ModalScreen[bool]):
 
     def action_close(self, ready: bool = False) -> None:
         self.dismiss(ready)
+
+    def action_take_over(self) -> None:
+        """`a`: close the sheet and let the table take the key (托管 off or on)."""
+        self.dismiss(False)
+        self.app.call_later(self.app.run_action, "screen.auto")
 
     def action_again(self) -> None:
         if self.name == "summary":

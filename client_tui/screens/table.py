@@ -204,11 +204,14 @@ class TableScreen(Screen[None]):
             if s.kind == "bot":
                 tag += f" ({lang.t('bot')})" + rd.level_tag(s.level, lang)
             out.append(f"  {i + 1}. {who}{tag}\n", style="dim" if s.kind == "empty" else "")
-        out.append("\n" + lang.t("room_hint"), style="dim")
-        level = lang.t("level_" + self.bot_level)
-        out.append("\n" + lang.t("room_level_hint", level=level), style="dim")
-        self.query_one("#room-seats", Static).update(out)
         seated = view.seat is not None
+        if seated:
+            out.append("\n" + lang.t("room_hint"), style="dim")
+            level = lang.t("level_" + self.bot_level)
+            out.append("\n" + lang.t("room_level_hint", level=level), style="dim")
+        else:  # a watcher sees only what a watcher can do (issue 23)
+            out.append("\n" + lang.t("room_watching"), style="dim")
+        self.query_one("#room-seats", Static).update(out)
         free = t.seated < 4
         bots = any(s.kind == "bot" for s in t.seats)
         for bid, key, enabled in (
@@ -222,6 +225,7 @@ class TableScreen(Screen[None]):
             if bid == "add-bot":
                 button.label = f"{lang.t(key)} ({lang.t('level_' + self.bot_level)})"
             button.disabled = not enabled
+            button.display = seated or bid == "leave"  # a watcher can only leave
 
     def _clock_of(self, seat: int) -> Text:
         """A seat's clock for the centre: the prompt's deadline for the player's own, else the

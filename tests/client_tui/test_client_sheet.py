@@ -58,7 +58,11 @@ def render(sheet: Sheet, lang: str, ascii: bool = True, width: int = 220) -> lis
 def payment_lines(lines: list[str], lang: Lang) -> list[tuple[int, int, str, int, str]]:
     """(payer, payee, label, amount, note) of each payment line as rendered (a long note goes on
     over the next lines)."""
-    start = next(i for i, ln in enumerate(lines) if lang.t("payer_payee") in ln) + 1
+    heads = [i for i, ln in enumerate(lines) if lang.t("payer_payee") in ln]
+    if not heads:  # no payment: the sheet says why instead of an empty table
+        assert any(lang.t("no_payments_draw") in ln or lang.t("no_payments") in ln for ln in lines)
+        return []
+    start = heads[0] + 1
     end = next(i for i, ln in enumerate(lines) if ln.strip() == lang.t("totals"))
     out: list[tuple[int, int, str, int, str]] = []
     note_at = lines[start - 1].index(lang.t("detail"))

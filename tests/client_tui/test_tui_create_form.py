@@ -135,8 +135,10 @@ async def test_only_the_differences_are_sent_and_the_advanced_text_goes_on_top(
             "zimo_bonus": 2,
         }
         form.query_one("#options", Input).value = "no_such_rule=1"
-        await pilot.press("ctrl+s")  # no name yet: said so
+        await pilot.press("ctrl+s")  # no name yet: said so, and the focus goes to the name
         assert "name first" in text_of(form, "#error")
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "house-name"
         form.query_one("#options", Input).value = ""
         form.query_one(f"#{option_id('zeren_extra')}", Input).value = ""  # not optional
         with pytest.raises(ValueError, match="责任鸡: enter a number"):
@@ -161,13 +163,14 @@ async def test_a_saved_house_preset_fills_a_new_form(tmp_path: Path) -> None:
         form.query_one(f"#{option_id('benji')}", Checkbox).value = True
         form.query_one(f"#{option_id('hand_cap')}", Input).value = "30"
         form.query_one("#rounds", Input).value = "4"
+        form.query_one("#bot_delay", Select).value = "1.5"  # the bot pace is saved too
         form.query_one("#house-name", Input).value = "周五"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: (tmp_path / "周五.toml").exists())
         assert "已存家规 周五" in text_of(form, "#error")
         saved = load_house(tmp_path / "周五.toml")
         assert (saved.preset, saved.overrides) == ("anshun", {"benji": True, "hand_cap": 30})
-        assert saved.table["rounds"] == 4
+        assert saved.table["rounds"] == 4 and saved.table["bot_delay"] == 1.5
         await pilot.press("escape")
         await until(pilot, lambda: app.result is None)
 
@@ -180,12 +183,14 @@ async def test_a_saved_house_preset_fills_a_new_form(tmp_path: Path) -> None:
         await until(pilot, lambda: form.values()["benji"] is True)
         assert form.values() == {**preset_values("anshun"), "benji": True, "hand_cap": 30}
         assert form.query_one("#rounds", Input).value == "4"
+        assert form.query_one("#bot_delay", Select).value == "1.5"
         await until(pilot, lambda: text_of(form, "#changes") == "改动: 本鸡 开 · 封顶 30")
         msg = form.build()
-        assert (msg.preset, msg.options, msg.rounds) == (
+        assert (msg.preset, msg.options, msg.rounds, msg.bot_delay) == (
             "anshun",
             {"benji": True, "hand_cap": 30},
             4,
+            1.5,
         )
 
 

@@ -104,7 +104,9 @@ def test_a_meld_says_whose_discard_it_was() -> None:
 
     view = View(seat=0)
     m = MeldV("pong", "5p", from_seat=2)
-    assert board.meld_text(view, 1, m, True, Lang("en")).plain == "碰5p×3←right"
+    # Named as the reader's table labels the feeder (seat 2 sits across from seat 0), never
+    # counted from the melder (from seat 1, seat 2 is its right).
+    assert board.meld_text(view, 1, m, True, Lang("en")).plain == "碰5p×3←across"
     assert board.meld_text(view, 0, m, False, Lang("zh")).plain == "碰五筒×3←对家"
 
 
@@ -131,7 +133,8 @@ async def test_a_prompt_ends_the_hold() -> None:
             a.apply(frame)
         await pilot.pause()
         assert a.held is not None
-        # The next round's deal and a move asked of the player: the sheet opens at once.
+        # The next round's deal and a move asked of the player: the table stays, the hold ends
+        # (the sheet is one key away; a reader must not lose clock time, issue 23).
         nxt = Round.deal(PRESETS["guiyang"], seed=SEED + 1, dealer=0)
         follow = OfflineTable(nxt, viewer=0, round_no=2)
         follow.seq = table.seq
@@ -141,7 +144,7 @@ async def test_a_prompt_ends_the_hold() -> None:
         assert prompt is not None
         a.apply(prompt)
         await pilot.pause()
-        assert a.held is None and isinstance(a.screen, SheetScreen)
+        assert a.held is None and isinstance(a.screen, TableScreen)
 
 
 async def test_a_spectator_sees_the_four_seats_around_the_centre() -> None:
