@@ -217,7 +217,8 @@ class TableCore(Generic[M]):
         # `next_round_at` (None: no limit); after the match, the rematch vote.
         self.between = Between(timing.disconnect_grace)
         # What happened, counted for the server's metrics (the shell takes and clears it after
-        # each input): "action:<by>" (player, bot, auto, timeout, disconnected), "round" (a
+        # each input): "action:<by>" (player, bot, auto, timeout, disconnected: each move an
+        # event shows, never a pass, so /metrics tells nobody who could claim), "round" (a
         # round ended), "resume:<how>" (events, snapshot, refused).
         self.tally: Counter[str] = Counter()
         self._shown: set[int] = set()  # seats whose move an event of this input showed
