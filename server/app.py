@@ -59,7 +59,7 @@ from server.table.inputs import Command, Create, Gone, Join, Leave, OpenRematch,
 from server.table.projection import ErrorItem, view_for
 from server.table.settings import Settings, Timing
 from server.table.shell import Table
-from server.throttle import LogThrottle
+from server.throttle import AcceptFailures, LogThrottle
 
 log = logging.getLogger("zhuoji.server")
 
@@ -272,9 +272,14 @@ class Server:
                 if self.lobby_timeout > 0
                 else None
             )
+            # A flood that runs the process out of descriptors: one line a minute, not one a
+            # second per listening socket, each with its traceback.
+            accept_failures = AcceptFailures(self.log_throttle)
+            logging.getLogger("asyncio").addFilter(accept_failures)
             try:
                 yield ws_server
             finally:
+                logging.getLogger("asyncio").removeFilter(accept_failures)
                 if sweep is not None:
                     sweep.cancel()
                 await self.shutdown(ws_server, restart=self.restart)

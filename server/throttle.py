@@ -16,7 +16,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import logging
+import time
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 KEEP = 4096  # keys remembered at most (the oldest quiet ones are forgotten first)
@@ -55,3 +57,26 @@ class LogThrottle:
             del self.seen[key]
         while len(self.seen) > self.keep:
             del self.seen[next(iter(self.seen))]
+
+
+class AcceptFailures(logging.Filter):
+    """asyncio logs every failed `accept()` (out of file descriptors: a connection flood) with
+    a traceback, once a second per listening socket. This filter on the `asyncio` logger lets
+    one through a minute, telling how many were held back; other records pass untouched."""
+
+    MESSAGE = "socket.accept() out of system resource"
+
+    def __init__(self, throttle: LogThrottle, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.throttle = throttle
+        self.clock = clock
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith(self.MESSAGE):
+            return True
+        held = self.throttle.allow(("accept_failed",), self.clock())
+        if held is None:
+            return False
+        if held and not record.args:
+            record.msg = f"{record.msg}\n({held} more in the last minute, not logged)"
+        return True

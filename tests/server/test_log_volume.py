@@ -15,7 +15,7 @@ from websockets.exceptions import InvalidStatus
 
 from clients.client import Client
 from server.testkit import running_server
-from server.throttle import LogThrottle
+from server.throttle import AcceptFailures, LogThrottle
 from tests.server.test_metrics import scrape
 
 
@@ -109,3 +109,23 @@ async def test_a_table_left_before_its_start_is_no_abandoned_match(
     assert len(_lines(caplog, "closed (before its start)")) == 5
     assert got["zhuoji_matches_ended_total", {"reason": "abandoned"}] == 0
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def test_failed_accepts_are_logged_once_a_minute(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Out of file descriptors, asyncio reports each failed accept() (once a second per
+    listening socket, with a traceback): the server lets one line through a minute."""
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    async with running_server(tmp_path / "f.db") as (url, server):
+        loop = asyncio.get_running_loop()
+        for _ in range(5):
+            loop.call_exception_handler(
+                {"message": AcceptFailures.MESSAGE, "exception": OSError(24, "Too many open files")}
+            )
+        loop.call_exception_handler({"message": "something else"})
+    lines = [r for r in caplog.records if r.name == "asyncio"]
+    assert [r.getMessage().splitlines()[0] for r in lines] == [
+        AcceptFailures.MESSAGE,
+        "something else",
+    ]
