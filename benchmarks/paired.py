@@ -2,8 +2,8 @@
 
     python benchmarks/paired.py '{"LEADERS": 4}' '{}' --deals 1000 --seed 50
 
-Each variant sets module constants of `rules.bot_strong` (by name, JSON) in the worker processes,
-then plays `rules.arena.play_deals` (every deal four times, the strong seat in each seat, the same
+Each variant sets module constants of `rules.players.bot_strong` (by name, JSON) in the worker processes,
+then plays `rules.players.arena.play_deals` (every deal four times, the strong seat in each seat, the same
 walls and the same opponents for both variants). The difference is taken per deal, so the luck of
 the deal cancels and a change that alters few games is measured sharply (`changed`: deals whose
 points differ). Prints one JSON object: both variants' points/round and the difference, each as
@@ -28,13 +28,13 @@ Job = tuple[dict[str, Any], str, int, list[int]]
 
 def _play(job: Job) -> list[tuple[int, float]]:
     variant, preset, seed, deals = job
-    import rules.bot_strong as strong
+    import rules.players.bot_strong as strong
 
     for name, value in variant.items():
         setattr(strong, name, value)
-    from rules.arena import play_deals
-    from rules.levels import policy_for
     from rules.options import make_options
+    from rules.players.arena import play_deals
+    from rules.players.levels import policy_for
 
     results = play_deals(
         make_options(preset), seed, deals, policy_for, "strong", "normal", time.process_time
@@ -64,7 +64,9 @@ def estimate(xs: list[float]) -> list[float]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("a", help='variant A: JSON of rules.bot_strong constants, e.g. {"LEADERS": 4}')
+    p.add_argument(
+        "a", help='variant A: JSON of rules.players.bot_strong constants, e.g. {"LEADERS": 4}'
+    )
     p.add_argument("b", help="variant B (the committed bot: {})")
     p.add_argument("--preset", default="guiyang")
     p.add_argument("--seed", type=int, default=50)
@@ -72,11 +74,11 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args()
     a, b = json.loads(args.a), json.loads(args.b)
-    import rules.bot_strong as strong
+    import rules.players.bot_strong as strong
 
     unknown = sorted(name for name in {**a, **b} if not name.isupper() or not hasattr(strong, name))
     if unknown:
-        p.error(f"rules.bot_strong has no constant {', '.join(unknown)}")
+        p.error(f"rules.players.bot_strong has no constant {', '.join(unknown)}")
     start = time.monotonic()
     pa = points(a, args.preset, args.seed, args.deals, args.workers)
     pb = points(b, args.preset, args.seed, args.deals, args.workers)

@@ -33,6 +33,7 @@ from client_tui.view import Choice, ResultV, View
 from protocol.messages import (
     Act,
     AddBot,
+    BotLevel,
     CreateTable,
     GetRounds,
     Leave,
@@ -99,8 +100,10 @@ class ZhuojiApp(App[int]):
         resume: SavedSeat | None = None,
         bell: bool = True,
         reveal_seconds: float = 0.0,
+        bot_level: BotLevel = "normal",
     ) -> None:
         super().__init__()
+        self.bot_level: BotLevel = bot_level  # `zhuoji play --bots`: the level of the bots added
         self.url = url
         self.player_name = name
         self.lang = Lang(lang)
@@ -332,7 +335,7 @@ class ZhuojiApp(App[int]):
         if view.table.seated < 4 and not self._bots_asked:
             self._bots_asked = True
             for _ in range(4 - view.table.seated):
-                self.send(AddBot(), quiet=True)
+                self.send(AddBot(level=self.bot_level), quiet=True)
         elif view.table.seated == 4 and not self._started:
             self._started = True
             self.send(Start(), quiet=True)

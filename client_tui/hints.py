@@ -1,5 +1,5 @@
 """Hints for the player: the strong bot's three best moves for the prompt on screen, worded here
-from the rules core's structured hints (`rules.hints.top_moves`).
+from the rules core's structured hints (`rules.players.hints.top_moves`).
 
 The hints are computed on the client from the seat's own view (`RoundV.seat_view`, what the
 server has shown this seat), so they reveal nothing the player could not work out; the table's
@@ -16,7 +16,7 @@ from client_tui import tiles as tl
 from client_tui.analysis import options_for
 from client_tui.i18n import Lang
 from client_tui.view import View
-from rules.hints import Hint, top_moves
+from rules.players.hints import Hint, top_moves
 from rules.round import Phase
 from rules.tiles import tile_name
 from rules.view import SeatView
@@ -24,6 +24,7 @@ from rules.view import SeatView
 HINTS = 3
 MOVE_STYLE = Style(bold=True)
 DIM = Style(color="grey50")
+DANGER_STYLE = Style(color="red", bold=True)
 
 
 def hint_view(view: View) -> SeatView | str:
@@ -85,4 +86,18 @@ def hints_text(hints: list[Hint], lang: Lang, ascii: bool) -> Text:
         out.append(move_label(h, lang, ascii), style=MOVE_STYLE)
         out.append(f"  {lang.t('hint_value', v=f'{h.value:+.1f}')}  ", style=DIM)
         out.append(reason_text(h, lang, ascii))
+        danger = danger_text(h, lang)
+        if danger:
+            out.append(f"  ({danger})", style=DANGER_STYLE if h.params.get("declared") else DIM)
     return out
+
+
+def danger_text(hint: Hint, lang: Lang) -> str:
+    """How likely a discard feeds another seat's win, in words; a tile a 报听 seat may be
+    waiting on says so. Empty for a move that discards nothing."""
+    if "danger" not in hint.params:
+        return ""
+    words = lang.t(f"danger_{hint.params['danger']}")
+    if hint.params.get("declared"):
+        words += "; " + lang.t("danger_declared")
+    return words

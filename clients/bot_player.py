@@ -1,4 +1,4 @@
-"""A bot that plays a seat as a protocol client, with the rules core's policy (`rules.bot.Bot`).
+"""A bot that plays a seat as a protocol client, with the rules core's policy (`rules.players.bot.Bot`).
 
 `BotPlayer` is the transport-free part: feed it every frame the server sends (decoded JSON) and
 it returns the frame to send back, if any. It knows only what its seat is shown — its own hand
@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from protocol.events import seen_event, snapshot_view
-from rules.bot import Bot
 from rules.options import RuleOptions, make_options
+from rules.players.bot import Bot
 from rules.round import Phase
 from rules.tiles import tile_name
 from rules.view import SeatView, reduce, start

@@ -116,7 +116,7 @@ SaltHex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{2,128}$")]
 Weekday = Annotated[int, Field(ge=1, le=7)]
 """The day a round was dealt, 1 Monday … 7 Sunday: it makes the 星期鸡 (RULES.md §13.12)."""
 BotLevel = Literal["easy", "normal", "strong"]
-"""A server bot's level (`rules.levels.policy_for`)."""
+"""A server bot's level (`rules.players.levels.policy_for`)."""
 BOT_DELAYS: tuple[float, ...] = (0.0, 0.5, 1.0, 1.5)
 """The `bot_delay` a table may choose: instant, or a human pace."""
 

@@ -2,7 +2,8 @@
 
 This package is the one import surface for the other packages: `from rules import Round, …`.
 The modules behind it (round, settle, record, chickens, patterns, options, kinds, script, …) are
-its implementation.
+its implementation. The bot policies are not rules: they live in `rules.players`
+(`from rules.players import Bot, policy_for`), which this surface does not load.
 
 >>> from rules import parse_tiles, is_win, waits
 >>> is_win(parse_tiles("11122233344455m"))
@@ -54,12 +55,8 @@ from rules.tiles import (
     tiles_str,
     to_counts,
 )
-from rules.wall import seed_to_int, shuffled_wall
-
-# isort: split
-# The bot last: it may itself import from this surface, which by now holds everything else.
-from rules.bot import Bot, shanten
 from rules.view import SeatView, legal_actions_for, project, reduce, start, view_of
+from rules.wall import seed_to_int, shuffled_wall
 
 __all__ = [
     "ACT_KINDS",
@@ -73,7 +70,6 @@ __all__ = [
     "YAOJI",
     "Action",
     "BonusKind",
-    "Bot",
     "ChickenKind",
     "DealError",
     "DiscardRecord",
@@ -123,7 +119,6 @@ __all__ = [
     "run_script",
     "seed_to_int",
     "settle",
-    "shanten",
     "shuffled_wall",
     "start",
     "step",

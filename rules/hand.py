@@ -3,7 +3,9 @@
 Every analysis works on 27 counts (one per tile kind), read as one 27-digit base-5 numeral, 1m
 first: the *hand key* (at most four of a kind, so every count is one digit; 5**27 < 2**63). Its
 three 9-digit parts are the *suit keys* (a suit's nine counts as a base-5 numeral, rank 1 first).
-Two tables are built once at import by enumerating sets and pairs:
+Two tables are built by enumerating sets and pairs, once: the first import writes them to a
+cache beside this module's bytecode (`_tables`), later imports read it back (a start of the
+command line pays milliseconds instead of the build):
 
 - `_CLASS`, a bytes object indexed by suit key (5**9 entries, 2 MB): whether the suit's shape is
   "sets only" or "sets + one pair", and whether all its counts are even;
@@ -27,6 +29,10 @@ True
 
 from __future__ import annotations
 
+import marshal
+import os
+import sys
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -140,9 +146,42 @@ def _build_tables() -> tuple[dict[int, int], bytes, dict[int, int]]:
     return table, bytes(classes), adds
 
 
+Tables = tuple[dict[int, int], bytes, dict[int, int]]
+
+
+def _tables(folder: str | None) -> Tables:
+    """`_build_tables()`, read from the cache file in `folder` when this very source wrote it
+    (the file holds the CRC-32 of hand.py), else built and written there for the next start.
+    A folder that cannot be written, or a cache that cannot be read, only costs the build. No
+    folder (None): build. The cache file is marshal data (trusted like the bytecode beside it)."""
+    with open(__file__, "rb") as source:
+        stamp = zlib.crc32(source.read())
+    path = None
+    if folder is not None:
+        path = os.path.join(folder, f"hand_tables.{sys.implementation.cache_tag}.marshal")
+        try:
+            with open(path, "rb") as f:
+                held, table, classes, adds = marshal.loads(f.read())
+            if held == stamp and len(classes) == _P9:
+                return table, classes, adds
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    tables = _build_tables()
+    if path is not None and not sys.dont_write_bytecode:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            part = f"{path}.{os.getpid()}"
+            with open(part, "wb") as f:
+                f.write(marshal.dumps((stamp, *tables)))
+            os.replace(part, path)  # whole or not at all, for a start running beside
+        except OSError:
+            pass
+    return tables
+
+
 SUIT_TABLE: dict[int, int]
 """Suit key → SETS_ONLY or SETS_PAIR, for every complete single-suit shape."""
-SUIT_TABLE, _CLASS, _ADD = _build_tables()
+SUIT_TABLE, _CLASS, _ADD = _tables(os.path.join(os.path.dirname(__file__), "__pycache__"))
 
 # the names / kinds of the set bits of a 9-bit rank mask, per suit
 _MASK_NAMES = tuple(

@@ -178,6 +178,7 @@ class Server:
         self.outbox = Outbox()
         self.stopping = False
         self.resumed = 0  # unfinished matches resumed at start (`restore`)
+        self.frozen_at_start = 0  # unfinished matches that could not be rebuilt (frozen)
         self.ws_server: WsServer | None = None  # while listening
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
         self.version = version
@@ -260,11 +261,12 @@ class Server:
             self.ws_server = ws_server
             addresses = ", ".join(_address(sock.getsockname()) for sock in ws_server.sockets)
             log.info(
-                "zhuoji %s serving on %s (database %s; %d unfinished matches resumed)",
+                "zhuoji %s serving on %s (database %s; %d unfinished matches resumed, %d frozen)",
                 self.version,
                 addresses,
                 self.store.path,
                 self.resumed,
+                self.frozen_at_start,
                 extra={"event": "server_started", "address": addresses, "version": self.version},
             )
             sweep = (
@@ -301,6 +303,10 @@ class Server:
             if fault is not None:
                 return connection.respond(
                     HTTPStatus.SERVICE_UNAVAILABLE, f"storage unavailable: {fault}\n"
+                )
+            if self.store.integrity is not None:
+                return connection.respond(
+                    HTTPStatus.SERVICE_UNAVAILABLE, f"database corrupt: {self.store.integrity}\n"
                 )
             return connection.respond(HTTPStatus.OK, f"ok {len(self.tables)} tables\n")
         if path == "/metrics":
@@ -778,7 +784,7 @@ class Server:
         """Resume every match a previous run left unfinished (`Table.restore`), and close the
         tables it left waiting (nobody is at them any more). Returns the tables resumed."""
         closed = self.store.close_waiting(time.time())
-        resumed = 0
+        resumed = frozen = 0
         since = time.time() - self.timing.finished_linger
         for stored in self.store.unfinished(LOG_KEEP, ended_since=since):
             try:
@@ -791,14 +797,24 @@ class Server:
                 )
                 continue
             self.tables[table.id] = table
-            resumed += table.state == "playing"
-        self.resumed = resumed
-        if resumed or closed:
+            if table.core.keep_stored_standings:  # could not be rebuilt: it is being frozen
+                frozen += 1
+            else:
+                resumed += table.state == "playing"
+        self.resumed, self.frozen_at_start = resumed, frozen
+        if resumed or closed or frozen:
             log.warning(
-                "resumed %d unfinished matches; closed %d tables that had not started",
+                "resumed %d unfinished matches; %d could not be resumed (frozen, their records"
+                " kept); closed %d tables that had not started",
                 resumed,
+                frozen,
                 len(closed),
-                extra={"event": "restored", "resumed": resumed, "closed": len(closed)},
+                extra={
+                    "event": "restored",
+                    "resumed": resumed,
+                    "frozen": frozen,
+                    "closed": len(closed),
+                },
             )
         return resumed
 

@@ -37,6 +37,8 @@ class ServerSection(_Section):
     sync: Literal["normal", "full"] = "normal"
     name: str = Field(default="zhuoji", min_length=1, max_length=32)
     retry_max: float = Field(default=5.0, ge=0.01, le=60)
+    # Seconds between integrity checks of the live file (PRAGMA quick_check; 0: only at a stop).
+    integrity_every: float = Field(default=600.0, ge=0, le=86_400)
     # The admin endpoint's token; "": generated into `<db>.admin-token` (mode 0600).
     admin_token: str = Field(default="", max_length=128)
 

@@ -8,7 +8,7 @@ once it listens, its URL) into it, so a second server is refused with a line nam
 not a directory, not empty, not read-only, a SQLite file, zhuoji's (its `application_id`, or
 the tables of a file from before it was set), and not from a newer zhuoji (`user_version`).
 A file that fails a check is left exactly as it was; the refusal (`DatabaseRefused`) is one line.
-An older schema is migrated in one transaction.
+An older schema is migrated in one transaction (`server.migrations`).
 """
 
 from __future__ import annotations
@@ -16,96 +16,18 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import sqlite3
 import stat
 from pathlib import Path
 from typing import Any
 
-APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
-SCHEMA_VERSION = 2  # PRAGMA user_version this code writes (0: a file from before versions)
+from server.migrations import APPLICATION_ID, SCHEMA_VERSION, migrate
+from server.migrations import SCHEMA as SCHEMA  # re-exported: the schema's text
+
 BUSY_MS = 2000
 OUR_TABLES = frozenset({"tables", "rounds", "actions", "events"})
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    preset TEXT NOT NULL,
-    options TEXT NOT NULL,          -- JSON: the overrides of the preset
-    base INTEGER NOT NULL,
-    rounds INTEGER NOT NULL,
-    turn_seconds REAL NOT NULL,
-    bank_seconds REAL NOT NULL,
-    claim_min_ms INTEGER NOT NULL,
-    has_password INTEGER NOT NULL,
-    created_at REAL NOT NULL,
-    started_at REAL,
-    ended_at REAL,
-    state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
-    seats TEXT,                     -- JSON: [{"name", "kind", "level" (bots)}] × 4 once started
-    scores TEXT,                    -- JSON: 4 ints, the match result so far
-    rounds_played INTEGER NOT NULL DEFAULT 0,
-    seed TEXT,                      -- the match seed every round's wall derives from
-    password_hash TEXT,             -- pbkdf2 of the password (never the password)
-    tokens TEXT,                    -- JSON: 4 SHA-256 digests of the seat tokens, once started
-    bot_delay REAL                  -- seconds the bots wait before moving (NULL: the server's)
-    next_round_seconds REAL         -- the longest wait between rounds (0: no limit, NULL: 30)
-);
-CREATE TABLE IF NOT EXISTS rounds (
-    table_id TEXT NOT NULL REFERENCES tables(id),
-    round_no INTEGER NOT NULL,
-    seed TEXT NOT NULL,
-    dealer INTEGER NOT NULL,
-    streak INTEGER NOT NULL,
-    base INTEGER NOT NULL,
-    hands TEXT NOT NULL,            -- JSON: four lists of tiles in notation, as dealt
-    wall TEXT NOT NULL,             -- JSON: the live wall, front first
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    result TEXT,                    -- JSON: the settlement
-    net TEXT,                       -- JSON: 4 ints
-    salt TEXT,                      -- fair deal: the secret salt (hex), revealed at the end
-    commitment TEXT,                -- fair deal: SHA-256 of the salt and the deal order
-    weekday INTEGER,                -- 1 Monday … 7 Sunday: the day of the deal (星期鸡, §13.12)
-    PRIMARY KEY (table_id, round_no)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS actions (
-    table_id TEXT NOT NULL,
-    round_no INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    act TEXT NOT NULL,
-    tile TEXT,
-    phase TEXT NOT NULL,            -- turn | claim | rob: when it was played
-    auto INTEGER NOT NULL,          -- 1 when the server played it (timeout, 托管)
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, round_no, idx)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    round_no INTEGER NOT NULL,      -- 0 outside a round
-    type TEXT NOT NULL,
-    data TEXT NOT NULL,             -- JSON: the full event, private fields included
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, seq)
-) WITHOUT ROWID;
-"""
-
-# The columns each version added (a file of an older version gets them), and the application id.
-# 0 → 1: the columns added after the first release; 1 → 2: a table's own `bot_delay`, the wait
-# between rounds, and the weekday of each round's deal (for 星期鸡).
-ADDED_COLUMNS: dict[int, dict[str, list[tuple[str, str]]]] = {
-    1: {
-        "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
-        "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
-    },
-    2: {
-        "tables": [("bot_delay", "REAL"), ("next_round_seconds", "REAL")],
-        "rounds": [("weekday", "INTEGER")],
-    },
-}
 
 
 class DatabaseRefused(Exception):
@@ -125,22 +47,28 @@ def lock_path(db: Path) -> Path:
 
 
 class DbLock:
-    """An exclusive lock on a database, held by one process (`flock` on `<db>.lock`).
+    """An exclusive lock on a database, held by one process: `flock` on `<db>.lock` (which
+    records the holder: its pid, its URL), and `flock` on the database file itself, so that a
+    second server reaching the same file by another path (a symlink, a hardlink, a lock file
+    deleted meanwhile) is refused too: the file's own lock goes with its inode, not its name.
+    (On Linux a `flock` does not touch SQLite's own `fcntl` locks: readers are not affected.)
 
     The lock file is never deleted (deleting it would let a second process lock a new file while
-    the first still holds the old one); the kernel drops the lock when the process ends, however
-    it ends."""
+    the first still holds the old one); the kernel drops the locks when the process ends,
+    however it ends."""
 
     def __init__(self, db: Path) -> None:
         self.db = db
         self.path = lock_path(db)
         self._fd: int | None = None
+        self._db_fd: int | None = None
         self.info: dict[str, Any] = {}
 
     def acquire(self) -> None:
-        """Take the lock, or raise DatabaseInUse naming the holder."""
+        """Take the lock (the lock file's, then the database file's if it exists: a new file
+        is locked by `hold_database` once made), or raise DatabaseInUse naming the holder."""
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as err:
             raise DatabaseRefused(
                 f"cannot create the lock file {self.path}: {err.strerror}"
@@ -150,15 +78,40 @@ class DbLock:
         except BlockingIOError:
             holder = _read_holder(fd)
             os.close(fd)
-            pid = holder.get("pid", "unknown")
-            where = f", serving {holder['url']}" if holder.get("url") else ""
-            raise DatabaseInUse(
-                f"{self.db} is in use by another zhuoji server (pid {pid}"
-                f"{where}); one server owns a database",
-                holder,
-            ) from None
+            raise _in_use(self.db, holder, "") from None
         self._fd = fd
+        try:
+            self.hold_database()
+        except BaseException:
+            self.release()
+            raise
         self.note(pid=os.getpid())
+
+    def hold_database(self) -> None:
+        """Lock the database file itself (by its inode), if it exists and is not locked yet."""
+        if self._db_fd is not None or not self.db.is_file():
+            return
+        try:
+            fd = os.open(self.db, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as err:
+            raise DatabaseRefused(f"cannot open {self.db}: {err.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            # Not closed: closing a descriptor of the file would drop every POSIX lock this
+            # process holds on it (SQLite's own, if this process has it open elsewhere), as
+            # SQLite itself avoids. A refusal is rare: the descriptor is parked.
+            _PARKED.append(fd)
+            # Held through another name: its holder's record is beside the real file, if the
+            # other name is a symlink (a hardlink's other name cannot be found from here).
+            real = self.db.resolve()
+            holder = _holder_of(lock_path(real)) if real != self.db.absolute() else {}
+            raise _in_use(
+                self.db,
+                holder,
+                " through another path (a symlink, a hardlink or a lock file deleted while it ran)",
+            ) from None
+        self._db_fd = fd
 
     def note(self, **info: Any) -> None:
         """Record more about the holder (its URL once it listens) in the lock file."""
@@ -171,12 +124,39 @@ class DbLock:
             os.pwrite(self._fd, data, 0)
 
     def release(self) -> None:
+        if self._db_fd is not None:
+            os.close(self._db_fd)
+            self._db_fd = None
         if self._fd is None:
             return
         with contextlib.suppress(OSError):
             os.ftruncate(self._fd, 0)
         os.close(self._fd)  # closing drops the flock
         self._fd = None
+
+
+_PARKED: list[int] = []  # descriptors of refused database locks (see `hold_database`)
+
+
+def _in_use(db: Path, holder: dict[str, Any], how: str) -> DatabaseInUse:
+    pid = holder.get("pid", "unknown")
+    where = f", serving {holder['url']}" if holder.get("url") else ""
+    return DatabaseInUse(
+        f"{db} is in use by another zhuoji server{how} (pid {pid}{where}); one server owns a"
+        " database",
+        holder,
+    )
+
+
+def _holder_of(path: Path) -> dict[str, Any]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return {}
+    try:
+        return _read_holder(fd)
+    finally:
+        os.close(fd)
 
 
 def _read_holder(fd: int) -> dict[str, Any]:
@@ -228,9 +208,46 @@ def check_file(path: Path) -> bool:
     return True
 
 
+def roll_back_journal(path: Path) -> bool:
+    """Roll back a hot rollback journal (`<db>-journal`: a writer in rollback-journal mode, a
+    backup being written to, killed mid-transaction); True if there was one. A read-only
+    connection cannot (SQLite refuses the file as read-only), so the file is opened for writing
+    and read once, which makes SQLite restore the pages the journal holds: the file comes back
+    as it was before that write, as SQLite is designed to. Called under the database's lock."""
+    journal = path.with_name(path.name + "-journal")
+    try:
+        if journal.stat().st_size == 0:
+            return False
+    except OSError:
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5)
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as err:
+        raise DatabaseRefused(
+            f"{path} has the journal of an interrupted write ({journal}) that SQLite could not"
+            f" roll back ({err}); keep the two files together, and restore from a backup only"
+            " if sqlite3 cannot open the database either"
+        ) from None
+    rolled = not journal.exists() or journal.stat().st_size == 0
+    if rolled:
+        logging.getLogger("zhuoji.store").warning(
+            "%s: rolled back the write a killed writer left unfinished (hot journal %s);"
+            " the database is as it was before that write",
+            path,
+            journal,
+            extra={"event": "journal_rolled_back"},
+        )
+    return rolled
+
+
 def inspect(path: Path) -> int:
     """The schema version of an existing file, after checking (read-only) that it is a sound
-    zhuoji database this code can serve."""
+    zhuoji database this code can serve (a hot journal rolled back first)."""
+    roll_back_journal(path)
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error as err:
@@ -268,12 +285,41 @@ def inspect(path: Path) -> int:
     return int(version)
 
 
+def warn_if_readable(path: Path) -> None:
+    """One WARNING line when an existing database can be read by other local accounts (it holds
+    the hands and the wall of every round being played): made before files were made 0600."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if mode & 0o044:
+        logging.getLogger("zhuoji.store").warning(
+            "%s can be read by other accounts on this machine (mode %o): it holds the hands and"
+            " the wall of the rounds being played; chmod 600 %s (and its -wal, -shm files)",
+            path,
+            stat.S_IMODE(mode),
+            path,
+            extra={"event": "database_readable"},
+        )
+
+
 def open_database(path: Path) -> sqlite3.Connection:
     """The server's writing connection: the file checked (`check_file`, `inspect`), then made or
     migrated to `SCHEMA_VERSION`, in WAL mode."""
     exists = check_file(path)
     version = inspect(path) if exists else 0
     mode = "rw" if exists else "rwc"
+    if not exists:
+        # Made 0600 before SQLite opens it: the hands and the wall of the round being played
+        # are in it, and SQLite gives the -wal and -shm files the database's own mode.
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+        except FileExistsError:
+            pass
+        except OSError as err:
+            raise DatabaseRefused(f"cannot make {path}: {err.strerror or err}") from None
+    else:
+        warn_if_readable(path)
     try:
         db = sqlite3.connect(
             f"file:{path}?mode={mode}",
@@ -290,32 +336,8 @@ def open_database(path: Path) -> sqlite3.Connection:
         db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         db.execute("PRAGMA journal_mode=WAL")
         if version < SCHEMA_VERSION or not exists:
-            migrate(db, version)
+            migrate(db, version, new=not exists)
     except sqlite3.Error as err:
         db.close()
         raise DatabaseRefused(f"cannot write to {path}: {err}") from None
     return db
-
-
-def migrate(db: sqlite3.Connection, version: int) -> None:
-    """Bring a database at `version` (0 for a new file or one from before versions) to
-    `SCHEMA_VERSION`, in one transaction."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for statement in SCHEMA.split(";"):
-            if statement.strip():
-                db.execute(statement)
-        for since, added in ADDED_COLUMNS.items():
-            if version >= since:
-                continue
-            for table, columns in added.items():
-                have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-                for name, kind in columns:
-                    if name not in have:
-                        db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
-        db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")

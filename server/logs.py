@@ -69,6 +69,10 @@ class JsonFormatter(logging.Formatter):
             "event": None,
         }
         out.update(fields_of(record))
+        # Every line names an event: a line logged without one is a plain `message` (or an
+        # `error` with a traceback), never `null`.
+        if out.get("event") is None:
+            out["event"] = "error" if record.exc_info else "message"
         out["msg"] = record.getMessage()
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)

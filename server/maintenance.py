@@ -104,6 +104,34 @@ def stored_stats(db: Path) -> dict[str, Any]:
     }
 
 
+def remove_stale_parts(folder: Path) -> list[Path]:
+    """Remove the hidden `.NAME.part-PID` copies (and their -wal, -shm, -journal) that backups
+    killed midway left in `folder`: those whose process is gone. Returns what was removed."""
+    removed = []
+    for part in folder.glob(".*.part-*"):
+        head, _, pid = part.name.rpartition(".part-")
+        if not head or not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            part.unlink()
+            removed.append(part)
+    for extra in folder.glob(".*.part-*-*"):  # a -wal, -shm or -journal left beside one
+        if not extra.with_name(extra.name.rsplit("-", 1)[0]).exists():
+            with contextlib.suppress(OSError):
+                extra.unlink()
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def backup(db: Path, target: Path) -> dict[str, Any]:
     """Copy the database to `target` (which must not exist) with the online backup API."""
     target = target.expanduser()
@@ -113,6 +141,7 @@ def backup(db: Path, target: Path) -> dict[str, Any]:
         raise MaintenanceError(f"{target.parent} is not a directory")
     if target.resolve() == db.resolve():
         raise MaintenanceError("the backup cannot be the database itself")
+    remove_stale_parts(target.parent)
     tmp = target.with_name(f".{target.name}.part-{os.getpid()}")
     began = time.monotonic()
     src = _reader(db)
@@ -123,7 +152,10 @@ def backup(db: Path, target: Path) -> dict[str, Any]:
             raise MaintenanceError(f"cannot write {target}: {err}") from None
         try:
             src.backup(dst)  # pages=-1: the whole file in one step, one consistent snapshot
-            dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            # WAL mode like the live database (a server or a tool writing to the copy later
+            # leaves a write-ahead log, never a hot rollback journal); the log is folded in
+            # and removed when the copy is closed, so the copy is one self-contained file.
+            dst.execute("PRAGMA journal_mode=WAL")
             check = dst.execute("PRAGMA integrity_check(1)").fetchone()[0]
             tables = dst.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
         finally:
@@ -156,9 +188,12 @@ class PruneReport:
     events: int = 0
     bytes_before: int = 0
     bytes_after: int = 0
+    # What could not be done (a full disk): the rows above were removed all the same.
+    incomplete: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "incomplete": self.incomplete,
             "cutoff": self.cutoff,
             "tables": self.tables,
             "rounds": self.rounds,
@@ -189,8 +224,8 @@ def prune(
     for tid, name, state, ended in rows:
         if tid in keep:
             continue
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
             counts = {}
             for part in ("rounds", "actions", "events"):
                 cur = conn.execute(f"DELETE FROM {part} WHERE table_id=?", (tid,))
@@ -205,16 +240,41 @@ def prune(
                 conn.execute("ROLLBACK")
                 continue
             conn.execute("COMMIT")
+        except sqlite3.OperationalError as err:  # a full disk, an I/O error: stop here
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            report.incomplete = (
+                f"stopped after {len(report.tables)} of the matches to remove: {err}; free some"
+                " room on the disk and run it again (what is listed was removed)"
+            )
+            break
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        # The log back into the file after each match, and cut to nothing: on a full disk the
+        # deletions need no more room than one match's pages (the file never grows from them).
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         report.tables.append({"id": tid, "name": name, "state": state, "ended_at": ended})
         report.rounds += counts["rounds"]
         report.actions += counts["actions"]
         report.events += counts["events"]
-    conn.execute("VACUUM")
-    report.bytes_after = _size(conn)
+    if report.incomplete is None:
+        try:
+            conn.execute("VACUUM")
+        except sqlite3.OperationalError as err:
+            report.incomplete = (
+                f"the file was not compacted ({err}): the removed matches' room is free inside"
+                " it for new writes, but it did not shrink; compacting (VACUUM) needs about"
+                f" {report.bytes_before:,} bytes free on the disk, beside the database and in"
+                " the temporary directory"
+            )
+    with contextlib.suppress(sqlite3.Error):  # give the log's room back to the disk
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with contextlib.suppress(sqlite3.Error):
+        report.bytes_after = _size(conn)
     return report
 
 

@@ -44,6 +44,9 @@ class Scraped(Protocol):
     def resumed(self) -> int: ...
 
     @property
+    def frozen_at_start(self) -> int: ...
+
+    @property
     def store(self) -> Store: ...
 
 
@@ -255,6 +258,12 @@ class _Live:
             "Unfinished matches this server resumed when it started (after a restart or crash).",
             value=server.resumed,
         )
+        yield GaugeMetricFamily(
+            "zhuoji_matches_frozen_at_start",
+            "Unfinished matches that could not be rebuilt when this server started (frozen, their"
+            " records kept): not counted as resumed.",
+            value=server.frozen_at_start,
+        )
         store = server.store
         yield GaugeMetricFamily(
             "zhuoji_storage_fault",
@@ -263,6 +272,17 @@ class _Live:
         )
         yield CounterMetricFamily(
             "zhuoji_storage_faults", "Storage fault episodes so far.", value=store.faults
+        )
+        yield GaugeMetricFamily(
+            "zhuoji_db_integrity_ok",
+            "0 once a periodic integrity check (PRAGMA quick_check) found the live database"
+            " corrupt (/healthz answers 503), else 1.",
+            value=0 if store.integrity is not None else 1,
+        )
+        yield CounterMetricFamily(
+            "zhuoji_db_integrity_checks",
+            "Integrity checks run so far.",
+            value=store.integrity_checks,
         )
         yield GaugeMetricFamily(
             "zhuoji_db_wal_bytes",

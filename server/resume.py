@@ -27,6 +27,50 @@ from server.store import StoredRound
 
 # What the table adds to an engine event (its number, the round's context, the fair deal).
 TABLE_FIELDS = frozenset({"table", "seq", "round_no", "base", "scores", "commitment", "deal"})
+# What a settlement says in words for people (a payment's readable `detail`, a chicken line's
+# `tag`, why a 豆 scores nothing): its wording changes between versions, what the rules decided
+# does not. A round is checked on its decisions (`decisions`).
+WORDING = frozenset({"detail", "tag", "why"})
+
+
+def decisions(event: dict[str, Any]) -> Any:
+    """What the rules decided in an engine event, without its wording: a stored round whose
+    settlement was worded by an older zhuoji compares equal to its replay. A round's end is
+    its outcome, its winners (seats), every payment (payer, payee, amount, in order) and the
+    deal passing; any other event is compared whole but for wording."""
+    if event.get("type") == "round_ended" and isinstance(event.get("result"), dict):
+        result = event["result"]
+        return {
+            "type": "round_ended",
+            "outcome": result.get("outcome"),
+            "winners": [w.get("seat") for w in result.get("winners") or []],
+            "payments": [
+                (p.get("from"), p.get("to"), p.get("amount")) for p in result.get("payments") or []
+            ],
+            "next": (result.get("next_dealer"), result.get("next_streak")),
+        }
+    return _unworded(event)
+
+
+def _unworded(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _unworded(v) for k, v in value.items() if k not in WORDING}
+    if isinstance(value, list):
+        return [_unworded(v) for v in value]
+    return value
+
+
+def _first_difference(want: Any, got: Any, where: str = "") -> str:
+    """Where two decoded values first differ (`.result.payments[3]`), for the message."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        for k in list(want) + [k for k in got if k not in want]:
+            if want.get(k) != got.get(k):
+                return _first_difference(want.get(k), got.get(k), f"{where}.{k}")
+    if isinstance(want, list | tuple) and isinstance(got, list | tuple) and len(want) == len(got):
+        for i, (a, b) in enumerate(zip(want, got, strict=True)):
+            if a != b:
+                return _first_difference(a, b, f"{where}[{i}]")
+    return f"{where or 'the event'}: stored {want!r:.80}, rebuilt {got!r:.80}"
 
 
 class RebuildError(Exception):
@@ -113,10 +157,10 @@ def rebuild_round(
     close_empty_window()
     rebuilt = [json.loads(json.dumps(e.to_dict())) for e in r.events]
     for k, (want, got) in enumerate(zip(logged, rebuilt, strict=False)):
-        if want != got:
+        if want != got and decisions(want) != decisions(got):
             raise RebuildError(
-                f"round {stored.round_no}: event {k} differs: stored {want['type']}, rebuilt"
-                f" {got['type']}"
+                f"round {stored.round_no}: event {k} ({want['type']}) differs in what the rules"
+                f" decided: {_first_difference(decisions(want), decisions(got))}"
             )
     if len(logged) != len(rebuilt):
         raise RebuildError(

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -81,6 +82,7 @@ class Store:
         retry_max: float = 5.0,
         idle_truncate: float = 10.0,
         wal_limit: int = 64 << 20,
+        integrity_every: float = 600.0,
     ) -> None:
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL"):
             raise ValueError(f"synchronous must be OFF, NORMAL or FULL, got {synchronous!r}")
@@ -96,6 +98,7 @@ class Store:
         self.lock.acquire()
         try:
             self._db = open_database(self.path)
+            self.lock.hold_database()  # a new file: locked once made
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
             # A log reset after a full checkpoint is cut back to this size.
@@ -104,6 +107,8 @@ class Store:
             self.lock.release()
             raise
         self.identity = file_identity(self.path)
+        self._shm_size = 0  # the WAL index's longest length seen (`_shm_problem`)
+        self._shm_problem()
         self.fault: str | None = None  # why the store cannot write now (None: it can)
         self.fault_since = 0.0
         self.on_fault: Callable[[str | None], None] | None = None
@@ -112,6 +117,12 @@ class Store:
         self.on_commit: Callable[[float, int], None] | None = None
         self.rescued: Path | None = None  # a copy saved after the file was deleted
         self.faults = 0  # fault episodes so far
+        # `PRAGMA quick_check` of the live file every `integrity_every` seconds (0: only at a
+        # clean stop), on the checkpoint thread: None while it finds nothing wrong.
+        self.integrity: str | None = None
+        self.integrity_checks = 0
+        self._integrity_every = integrity_every
+        self._integrity_at = time.monotonic()
         self._retry_max = retry_max
         self._retry_delay = RETRY_FIRST
         self._retry: asyncio.TimerHandle | None = None
@@ -163,6 +174,10 @@ class Store:
         lost = self._lost()
         if lost is not None:
             self._failed(lost, lost=True)
+            return
+        shm = self._shm_problem(repair=self.fault is not None)
+        if shm is not None:
+            self._failed(shm)
             return
         if self._pending:
             try:
@@ -245,6 +260,38 @@ class Store:
             return f"the database file {self.path} was deleted while the server ran"
         return f"the database file {self.path} was replaced while the server ran"
 
+    def _shm_problem(self, *, repair: bool = False) -> str | None:
+        """Why the WAL index (`<db>-shm`, which SQLite maps into memory) cannot be used now, or
+        None. A file cut shorter than it was (a failing or full disk, another program) would
+        kill the process with SIGBUS at SQLite's next access, with no word said: it is found
+        before each commit and each checkpoint instead, and is a storage fault like a full disk.
+        With `repair` (a retry) the file is given its length back: SQLite then finds the index
+        empty and rebuilds it from the log, and the writes go on."""
+        shm = self.path.with_name(self.path.name + "-shm")
+        try:
+            size = os.stat(shm).st_size
+        except OSError:
+            return None  # none (yet): SQLite makes it
+        if size >= self._shm_size:
+            self._shm_size = size
+            return None
+        if repair:
+            try:
+                os.truncate(shm, self._shm_size)
+            except OSError as err:
+                return f"the WAL index {shm} cannot be written ({err.strerror or err})"
+            log.warning(
+                "the WAL index %s was given its length back (%d bytes); SQLite rebuilds it",
+                shm,
+                self._shm_size,
+                extra={"event": "shm_repaired"},
+            )
+            return None
+        return (
+            f"the WAL index {shm} was cut to {size} bytes of {self._shm_size} (a full or failing"
+            " disk, or another program); using it would crash the server"
+        )
+
     def _failed(self, reason: str, *, lost: bool = False) -> None:
         """A fault: keep the writes queued, retry with a growing delay; the first failure of an
         episode is logged (one line) and reported to `on_fault`."""
@@ -307,22 +354,67 @@ class Store:
         self.rescued = target
 
     def _file_watch(self) -> None:
-        """On the loop, after the checkpoint thread saw the file change."""
+        """On the loop, after the checkpoint thread saw the file change (or its WAL index)."""
         if self.fault is None and not self._closed:
             lost = self._lost()
             if lost is not None:
                 self._failed(lost, lost=True)
+                return
+            shm = self._shm_problem()
+            if shm is not None:
+                self._failed(shm)
 
     def _checkpoints(self, every: float, idle_truncate: float) -> None:
         while not self._stop.wait(every):
             loop = self._loop
-            if file_identity(self.path) != self.identity:
+            if file_identity(self.path) != self.identity or self._shm_problem() is not None:
                 if loop is not None:
                     with contextlib.suppress(RuntimeError):  # the loop has closed
                         loop.call_soon_threadsafe(self._file_watch)
                 continue
-            if self.fault is None:
-                self.checkpoint(truncate=time.monotonic() - self._last_write > idle_truncate)
+            # During a fault too, and then cutting the log: a disk filled by the log itself
+            # gets its room back once the log is in the file (it never grows the file by more
+            # than the pages the log holds), and the writes go on.
+            idle = time.monotonic() - self._last_write > idle_truncate
+            self.checkpoint(truncate=idle or self.fault is not None)
+            due = self._integrity_at + self._integrity_every
+            if self._integrity_every > 0 and time.monotonic() >= due:
+                self.check_integrity()
+                self._integrity_at = time.monotonic()
+
+    def check_integrity(self) -> str | None:
+        """`PRAGMA quick_check` of the file as it is now (a fresh connection: no page cached
+        from before); what is wrong (one line), or None. The first finding is logged at ERROR
+        and kept in `integrity` (`/healthz` answers 503, the metric says 0): corruption written
+        into the live file is noticed while serving, not after the stop."""
+        try:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=5)
+            try:
+                found = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as err:
+            if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+                return self.integrity  # busy: the next check will do
+            found = str(err)
+        except sqlite3.Error:
+            return self.integrity
+        self.integrity_checks += 1
+        problem = (
+            None
+            if found == "ok"
+            else " ".join(found.replace("*** in database main ***", "").split())
+        )
+        if problem is not None and self.integrity is None:
+            log.error(
+                "integrity check failed: %s is corrupt (%s); the server goes on, but stop it,"
+                " keep the file aside and restore the last good backup (docs/OPERATIONS.md)",
+                self.path,
+                problem,
+                extra={"event": "integrity_failed"},
+            )
+        self.integrity = problem
+        return problem
 
     def checkpoint(self, *, truncate: bool = False) -> bool:
         """Copy the write-ahead log into the database (`PASSIVE`: never waits for the writer);
@@ -348,13 +440,16 @@ class Store:
         except OSError:
             return 0
 
-    def close(self) -> None:
-        """Write what is still queued (one last try), checkpoint, close, release the lock."""
+    def close(self, *, check: bool = True) -> None:
+        """Write what is still queued (one last try), checkpoint, check the file's integrity
+        (`check`: a server that served; not one that failed to start), close, release the
+        lock."""
         if self._closed:
             return
         self._closed = True
         if self._retry is not None:
             self._retry.cancel()
+        self._shm_problem(repair=True)  # a WAL index cut short would crash the last writes
         pending, self._pending = self._pending, []
         if pending:
             try:
@@ -377,6 +472,14 @@ class Store:
             log.error("the database was lost while serving; its last state is in %s", self.rescued)
         self._stop.set()
         self._checkpointer.join(timeout=30)
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if check and self.fault is None and self.check_integrity() is None:
+            log.info(
+                "integrity check at the stop: %s is sound",
+                self.path,
+                extra={"event": "integrity_ok"},
+            )
         with self._ckpt_lock:
             if self._ckpt is not None:
                 self._ckpt.close()
@@ -618,6 +721,15 @@ def op_end_table(
     return (
         "UPDATE tables SET state=?, ended_at=?, scores=?, rounds_played=? WHERE id=?",
         (state, now, json.dumps(scores), rounds_played, table_id),
+    )
+
+
+def op_abandon_table(table_id: str, now: float) -> Op:
+    """A match ends as abandoned with its stored standings (scores, rounds played) kept as
+    they are: the freeze of a table that could not be restored, whose core never summed them."""
+    return (
+        "UPDATE tables SET state='abandoned', ended_at=? WHERE id=?",
+        (now, table_id),
     )
 
 

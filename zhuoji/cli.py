@@ -1,7 +1,9 @@
 """The `zhuoji` command: one entry point, a subcommand per job (`zhuoji/cmd_<name>.py`).
 
 Each subcommand lives in its own module with `add_arguments(parser)` and `run(args) -> int`;
-those modules keep heavy imports (Textual, websockets) inside `run`, so `zhuoji replay` starts fast.
+those modules keep heavy imports (Textual, websockets) inside `run`. Only the module of the
+subcommand asked for is imported (`zhuoji --version` and `zhuoji --help` import none of them),
+so a command starts as fast as what it uses allows.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from zhuoji.version import version
 
@@ -29,26 +32,52 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+class VersionAction(argparse.Action):
+    """`--version`: print the version and exit. The version is looked up only when asked for
+    (reading the installed metadata costs more than the rest of `zhuoji --help`)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        kwargs.setdefault("help", "show the version and exit")
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        print(f"zhuoji {version()}")
+        parser.exit()
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command's parser. Every subcommand is listed; its own arguments are added (its module
+    imported) for `only`, or for every subcommand when `only` is None (for tests and docs)."""
     parser = argparse.ArgumentParser(prog="zhuoji", description="Guizhou 捉鸡 mahjong")
-    parser.add_argument("--version", action="version", version=f"zhuoji {version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as err:
-            if err.name != module_name:
-                raise
-            continue
+        module = None
+        if only is None or name == only:
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as err:
+                if err.name != module_name:
+                    raise
+                continue
         p = sub.add_parser(name, help=help_text, description=help_text)
-        module.add_arguments(p)
-        p.set_defaults(_run=module.run)
+        if module is not None:
+            module.add_arguments(p)
+            p.set_defaults(_run=module.run)
     return parser
 
 
+def chosen(argv: Sequence[str]) -> str:
+    """The subcommand `argv` names: its first word that is not an option ("" if none). The
+    command's own options (`--version`, `--help`) take no value, so the first word is it."""
+    return next((word for word in argv if not word.startswith("-")), "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only=chosen(words))
+    args = parser.parse_args(words)
     run: Callable[[argparse.Namespace], int] | None = getattr(args, "_run", None)
     if run is None:
         parser.print_help()

@@ -199,10 +199,13 @@ def print_prune(pruned: dict[str, Any]) -> None:
     for t in tables:
         ended = time.strftime("%Y-%m-%d %H:%M", time.localtime(t["ended_at"]))
         print(f"  table {t['id']} {t['name']!r} ({t['state']}, ended {ended})")
-    print(
-        f"with {pruned['rounds']} rounds, {pruned['actions']} actions, {pruned['events']} events;"
-        f" compacted {pruned['bytes_before']:,} → {pruned['bytes_after']:,} bytes"
+    counts = (
+        f"with {pruned['rounds']} rounds, {pruned['actions']} actions, {pruned['events']} events"
     )
+    if pruned.get("incomplete"):
+        print(f"{counts}.\nNOT DONE: {pruned['incomplete']}")
+    else:
+        print(f"{counts}; compacted {pruned['bytes_before']:,} → {pruned['bytes_after']:,} bytes")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -290,7 +293,7 @@ def _run(args: argparse.Namespace) -> int:
                 out(pruned)
             else:
                 print_prune(pruned)
-            return 0
+            return 1 if pruned.get("incomplete") else 0
     except maintenance.MaintenanceError as err:
         raise AdminError(str(err)) from None
     raise AdminError(f"unknown command {cmd}", 2)  # pragma: no cover - argparse refuses it

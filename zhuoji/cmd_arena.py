@@ -1,7 +1,7 @@
 """`zhuoji arena`: two bot policies on duplicate deals, with confidence intervals.
 
 `--policies strong,normal` puts the challenger (`strong`) in each seat of every deal in turn,
-the baseline (`normal`) in the other three (rules/arena.py has the method). The deals are
+the baseline (`normal`) in the other three (rules/players/arena.py has the method). The deals are
 spread over `--workers` processes; a progress bar goes to stderr, the result to stdout (a
 readable table, or one JSON object with `--json`). Interrupted (SIGINT, Ctrl-C, or SIGTERM), it
 reports the deals finished so far, marked `"interrupted": true`.
@@ -52,8 +52,8 @@ class ArgError(Exception):
 
 
 def _parse(args: argparse.Namespace) -> tuple[Any, str, str, int]:
-    from rules.levels import LEVELS
     from rules.options import OptionsError, make_options
+    from rules.players.levels import LEVELS
 
     if args.deals < 1:
         raise ArgError(f"--deals must be at least 1, got {args.deals}")
@@ -85,9 +85,9 @@ def _work(
     preset: str, overrides: dict[str, Any], seed: int, deals: list[int], a: str, b: str
 ) -> list[Any]:
     """One chunk of deals, in a worker process."""
-    from rules.arena import play_deals
-    from rules.levels import policy_for
     from rules.options import make_options
+    from rules.players.arena import play_deals
+    from rules.players.levels import policy_for
 
     return play_deals(
         make_options(preset, overrides), seed, deals, policy_for, a, b, time.process_time
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from rules.arena import report
+    from rules.players.arena import report
 
     try:
         overrides, a, b, workers = _parse(args)

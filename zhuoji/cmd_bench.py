@@ -54,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
         except BenchError as err:
             print(f"zhuoji bench: {err}", file=sys.stderr)
             return 1
+    if result.get("is_agari_us") and result.get("rounds_per_s"):
+        # rounds/s × µs per is_agari on this machine: a figure to compare across machines
+        result["rounds_x_agari"] = round(result["rounds_per_s"] * result["is_agari_us"])
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:
@@ -212,8 +215,8 @@ WARMUP_ROUNDS = 500
 
 def bench_rounds(n: int, seed: int, repeat: int, ruleset: str) -> dict[str, Any]:
     """Play `n` rounds with four bots, in `repeat` timed chunks; rate is the chunks' median."""
-    from rules.bot import Bot
     from rules.options import OptionsError, make_options
+    from rules.players.bot import Bot
     from rules.round import Phase, Round
 
     try:
@@ -299,5 +302,10 @@ def _readable(r: dict[str, Any]) -> str:
             f"自摸 {r['zimo_share']:.1%}, discard win {r['discard_win_share']:.1%}, "
             f"抢杠 {r['rob_share']:.1%}, 荒庄 {r['draw_share']:.1%} "
             f"(一炮多响 {r['multi_win_share']:.1%})"
+        )
+    if "rounds_x_agari" in r:
+        lines.append(
+            f"normalised: {r['rounds_x_agari']} = rounds/s × is_agari µs "
+            "(compares machines: higher is faster)"
         )
     return "\n".join(lines)

@@ -16,6 +16,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rules.players.levels import LEVEL_LINES
 from zhuoji.common import (
     REVEAL_SECONDS,
     add_bell_argument,
@@ -63,6 +64,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=0.4,
         help="seconds each bot waits before it moves (default 0.4)",
+    )
+    parser.add_argument(
+        "--bots",
+        choices=list(LEVEL_LINES),
+        default="normal",
+        metavar="LEVEL",
+        help="the bots' level (default normal): "
+        + "; ".join(f"{k}: {v}" for k, v in LEVEL_LINES.items()),
     )
     parser.add_argument(
         "--db",
@@ -207,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
                 seats=seats,
                 seat_key=play_key(db),
                 resume=resume,
+                bot_level=args.bots,
             )
             return app.run() or 0
         finally:

@@ -53,6 +53,7 @@ FLAG_KEYS: dict[str, tuple[str, str]] = {
     "db": ("server", "db"),
     "sync": ("server", "sync"),
     "retry_max": ("server", "retry_max"),
+    "integrity_every": ("server", "integrity_every"),
     "bot_delay": ("pace", "bot_delay"),
     "max_tables": ("limits", "max_tables"),
     "tables_per_connection": ("limits", "tables_per_connection"),
@@ -146,6 +147,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="during a storage fault, the longest wait between write attempts (default 5 s)",
     )
     parser.add_argument(
+        "--integrity-every",
+        type=bounded(float, 0, 86_400),
+        default=None,
+        help="seconds between integrity checks of the live database (PRAGMA quick_check),"
+        " reported in /healthz, the log and the metrics; 0: only at a clean stop (default 600)",
+    )
+    parser.add_argument(
         "--log-level",
         choices=["debug", "info", "warning", "error"],
         default=None,
@@ -168,21 +176,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def fail(message: str, code: int = 1) -> int:
-    print(f"zhuoji serve: {message}", file=sys.stderr, flush=True)
+def fail(message: str, code: int = 1, fmt: str = "plain") -> int:
+    """Refuse to start: one line on stderr, a JSON object under `--log-format json`."""
+    if fmt == "json":
+        import json
+        import time
+
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+        line = json.dumps(
+            {
+                "time": f"{stamp}.{int(now % 1 * 1000):03d}Z",
+                "level": "error",
+                "logger": "zhuoji.serve",
+                "event": "start_refused",
+                "exit": code,
+                "msg": f"zhuoji serve: {message}",
+            },
+            ensure_ascii=False,
+        )
+        print(line, file=sys.stderr, flush=True)
+    else:
+        print(f"zhuoji serve: {message}", file=sys.stderr, flush=True)
     return code
 
 
 def effective_config(args: argparse.Namespace) -> Any:
     """The settings: defaults, then `--config`, then the flags given (ConfigError if wrong)."""
-    from server.config import ServerConfig, apply_overrides, load_config
+    from server.config import ConfigError, ServerConfig, apply_overrides, load_config
 
     config = load_config(args.config) if args.config is not None else ServerConfig()
     overrides: dict[str, dict[str, Any]] = {}
     for dest, (section, key) in FLAG_KEYS.items():
         value = getattr(args, dest, None)
+        if value is not None and dest == "db":
+            if str(value) in ("", "."):
+                raise ConfigError("--db: an empty path; name the database file")
+            # Absolute: `--print-config` writes it to a file whose relative paths are taken
+            # from the file's own folder.
+            value = str(Path(value).expanduser().absolute())
         if value is not None:
-            overrides.setdefault(section, {})[key] = str(value) if dest == "db" else value
+            overrides.setdefault(section, {})[key] = value
     if getattr(args, "verbose", False):
         overrides.setdefault("log", {})["level"] = "debug"
     return apply_overrides(config, overrides) if overrides else config
@@ -202,10 +236,12 @@ def run(args: argparse.Namespace) -> int:
     from server.store import Store
     from zhuoji.version import version
 
+    fmt = getattr(args, "log_format", None) or "plain"
     try:
         config = effective_config(args)
     except ConfigError as err:
-        return fail(str(err), 2)
+        return fail(str(err), 2, fmt)
+    fmt = config.log.format
     if args.print_config:
         sys.stdout.write(to_toml(config))
         return 0
@@ -220,18 +256,23 @@ def run(args: argparse.Namespace) -> int:
             return 2
     db: Path = Path(cfg.db).expanduser() if cfg.db else default_db()
     try:
-        store = Store(db, synchronous=sync, retry_max=cfg.retry_max)
+        store = Store(
+            db, synchronous=sync, retry_max=cfg.retry_max, integrity_every=cfg.integrity_every
+        )
     except DatabaseRefused as err:
-        return fail(str(err))
+        return fail(str(err), fmt=fmt)
     except (OSError, sqlite3.Error) as err:
-        return fail(f"cannot open the database {db}: {err}")
+        return fail(f"cannot open the database {db}: {err}", fmt=fmt)
     try:
         admin_token = cfg.admin_token or ensure_token(db)
     except (OSError, ValueError) as err:
         store.close()
-        return fail(f"cannot use the admin token: {err}")
+        return fail(f"cannot use the admin token: {err}", fmt=fmt)
+
+    served = False
 
     async def main() -> None:
+        nonlocal served
         from server.app import tune_gc
 
         server = Server.from_config(
@@ -249,12 +290,19 @@ def run(args: argparse.Namespace) -> int:
         loop.add_signal_handler(signal.SIGTERM, on_signal, True)
         loop.add_signal_handler(signal.SIGHUP, on_signal, True)
         async with server.listen(host, port) as ws_server:
+            served = True
             bound = next(iter(ws_server.sockets)).getsockname()[1]
             url = f"ws://{host}:{bound}"
             store.lock.note(url=url, port=bound)
             print(
                 f"zhuoji serving on {url}  (database {db}, synchronous {sync},"
-                f" {server.resumed} unfinished matches resumed)",
+                f" {server.resumed} unfinished matches resumed"
+                + (
+                    f", {server.frozen_at_start} could not be resumed (frozen; see the log)"
+                    if server.frozen_at_start
+                    else ""
+                )
+                + ")",
                 flush=True,
             )
             if house is not None:
@@ -271,11 +319,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(main())
     except socket.gaierror as err:
-        return fail(f"cannot listen on {host}: {err.strerror or err}")
+        return fail(f"cannot listen on {host}: {err.strerror or err}", fmt=fmt)
     except OSError as err:
-        return fail(f"cannot listen on {host}:{port}: {err.strerror or err}")
+        return fail(f"cannot listen on {host}:{port}: {err.strerror or err}", fmt=fmt)
     except sqlite3.Error as err:
-        return fail(f"cannot use the database {db}: {err}")
+        return fail(f"cannot use the database {db}: {err}", fmt=fmt)
     finally:
-        store.close()
+        store.close(check=served)
     return 0

@@ -14,6 +14,7 @@ from server.storage.records import (
     RoundDealt,
     RoundEnded,
     SeatsChanged,
+    TableAbandoned,
     TableCreated,
     TableEnded,
     TokensChanged,
@@ -57,6 +58,8 @@ def _ops(record: Record) -> list[st.Op]:
             return [st.op_set_tokens(table_id, tokens)]
         case TableEnded(table_id, state, scores, rounds_played, at):
             return [st.op_end_table(table_id, state, scores, rounds_played, at)]
+        case TableAbandoned(table_id, at):
+            return [st.op_abandon_table(table_id, at)]
         case RoundDealt():
             r = record
             return [

@@ -72,6 +72,15 @@ class TableEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class TableAbandoned:
+    """The match ends as abandoned with its stored standings kept as they are: the freeze of
+    a table that could not be restored, whose core never summed them."""
+
+    table_id: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class RoundDealt:
     """A round was dealt: enough to deal it again (its seed, the hands and the wall) and its
     fair-deal commitment."""
@@ -133,6 +142,7 @@ Record = (
     | SeatsChanged
     | TokensChanged
     | TableEnded
+    | TableAbandoned
     | RoundDealt
     | RoundEnded
     | ActionPlayed

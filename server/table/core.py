@@ -58,7 +58,7 @@ The deadlines:
   托管) come at the window's middle, and all are played when it closes (`_close_window`). Frames
   are also paced (`Pacer`): an event's frames wait for its write, and a prompt's clock starts
   when it goes out.
-- the server's own bots decide with the policy of their level (`rules.levels.policy_for`:
+- the server's own bots decide with the policy of their level (`rules.players.levels.policy_for`:
   easy, normal or strong; each decides from its seat's view of the round), at their prompt's
   time plus the table's `bot_delay` (`Settings.bot_delay`; the server's `Timing.bot_delay` when
   the table did not choose one; that pace is for turns: a claim answer comes at a held window's
@@ -98,14 +98,16 @@ from protocol.messages import (
     NextRound,
     Rematch,
     RemoveBot,
+    Start,
+    Sync,
     TakeSeat,
     Watch,
 )
 from rules.actions import Action, IllegalAction
 from rules.events import Claimed, Won
 from rules.fairdeal import commitment
-from rules.levels import LevelPolicy, policy_for
 from rules.match import Match
+from rules.players.levels import LevelPolicy, policy_for
 from rules.round import Phase, Round, legal_actions, step
 from rules.tiles import parse_tile, tile_name
 from server.credentials import new_salt, new_token, password_matches, token_key
@@ -117,6 +119,7 @@ from server.storage.records import (
     RoundDealt,
     RoundEnded,
     SeatsChanged,
+    TableAbandoned,
     TableCreated,
     TableEnded,
     TokensChanged,
@@ -138,6 +141,7 @@ from server.table.effects import (
     Write,
 )
 from server.table.fanout import EARLY, EventLog, Pacer, SpectatorCount, Stamp, view_groups
+from server.table.inputs import TableCommand
 from server.table.projection import (
     ErrorItem,
     Frame,
@@ -201,6 +205,9 @@ class TableCore(Generic[M]):
         self.action_idx = 0
         self.round_done = False
         self.frozen = False
+        # A match that could not be restored: its stored standings are the truth (this core
+        # never summed them), so its freeze records the end alone (`table_restore`).
+        self.keep_stored_standings = False
         self.bots: dict[int, LevelPolicy] = {}  # the server's bots, by seat
         self.auto_policies: dict[int, LevelPolicy] = {}  # 托管 and timeouts, by seat
         # The claim window's minimum as a deadline of the round itself: after a discard (or a
@@ -274,6 +281,11 @@ class TableCore(Generic[M]):
     @property
     def scores(self) -> list[int]:
         return self.match.scores
+
+    @property
+    def rounds_played(self) -> int:
+        """Rounds that ended (a round cut short by an abandon is not one played)."""
+        return len(self.match.history)
 
     @property
     def spectators(self) -> list[M]:
@@ -702,40 +714,40 @@ class TableCore(Generic[M]):
     # ----- inputs: commands from members -----
 
     def command(
-        self, member: M, msg: Any, now: float, *, wall: float | None = None
+        self, member: M, msg: TableCommand, now: float, *, wall: float | None = None
     ) -> list[Effect]:
         """A table command from a member (`add_bot`, `remove_bot`, `start`, `act`, `auto`,
-        `sync`, `hand_seat`)."""
+        `sync`, `hand_seat`, `next_round`, `rematch`)."""
         self._begin(now, wall)
         if self._refused_frozen(member, msg.type):
             return self._done()
         if member not in self.members:
             self._error(member, codes.NOT_AT_TABLE, "you are not at this table", msg.type)
-        elif isinstance(msg, Act):
-            self._act(member, msg, now)
-        elif isinstance(msg, Auto):
-            self._auto(member, msg, now)
-        elif isinstance(msg, AddBot):
-            self._add_bot(member, msg, now)
-        elif isinstance(msg, RemoveBot):
-            self._remove_bot(member, msg, now)
-        elif isinstance(msg, HandSeat):
-            self._hand_seat(member, msg, now)
-        elif isinstance(msg, NextRound):
-            index = self._seated(member, msg.type)
-            if index is not None and self.between.mark_ready(index):
-                self._emit(Accepted(member))  # it answers the wait, as a move its prompt
-        elif isinstance(msg, Rematch):
-            self._rematch_vote(member)
-        elif msg.type == "start":
-            self._start(member, now)
-        elif msg.type == "sync":
-            index = self.members[member]
-            viewer = index if index is not None and self.seats[index].member == member else None
-            self._send(member, viewer, self._snapshot())
-            self._send_wait((member,))
-        else:  # pragma: no cover - the server routes only the above here
-            raise ValueError(f"unexpected message {msg.type!r}")
+            return self._done()
+        match msg:
+            case Act():
+                self._act(member, msg, now)
+            case Auto():
+                self._auto(member, msg, now)
+            case AddBot():
+                self._add_bot(member, msg, now)
+            case RemoveBot():
+                self._remove_bot(member, msg, now)
+            case HandSeat():
+                self._hand_seat(member, msg, now)
+            case NextRound():
+                index = self._seated(member, msg.type)
+                if index is not None and self.between.mark_ready(index):
+                    self._emit(Accepted(member))  # it answers the wait, as a move its prompt
+            case Rematch():
+                self._rematch_vote(member)
+            case Start():
+                self._start(member, now)
+            case Sync():
+                index = self.members[member]
+                seated = index is not None and self.seats[index].member == member
+                self._send(member, index if seated else None, self._snapshot())
+                self._send_wait((member,))
         return self._done()
 
     def _seated(self, member: M, ref: str) -> int | None:
@@ -1049,9 +1061,12 @@ class TableCore(Generic[M]):
         self.frozen = True
         self.state = "abandoned"
         self.between.end()
-        self._emit(
-            Write([TableEnded(self.id, "abandoned", list(self.scores), self.round_no, self._wall)])
+        end: Record = (
+            TableAbandoned(self.id, self._wall)
+            if self.keep_stored_standings
+            else TableEnded(self.id, "abandoned", list(self.scores), self.rounds_played, self._wall)
         )
+        self._emit(Write([end]))
         for member, viewer in list(self.members.items()):
             self._send(
                 member,
@@ -1065,7 +1080,7 @@ class TableCore(Generic[M]):
                 ),
             )
         event = self._logged(
-            frames.match_ended(self.id, self.seq + 1, self.scores, self.round_no, "abandoned")
+            frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, "abandoned")
         )
         self._broadcast(event, stored=False)  # not logged: it goes with the errors
         self.linger_until = now + self.timing.finished_linger
@@ -1454,9 +1469,9 @@ class TableCore(Generic[M]):
         self.state = "finished" if reason == "finished" else "abandoned"
         self.between.end()
         event = self._logged(
-            frames.match_ended(self.id, self.seq + 1, self.scores, self.round_no, reason)
+            frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, reason)
         )
-        end = TableEnded(self.id, self.state, list(self.scores), self.round_no, self._wall)
+        end = TableEnded(self.id, self.state, list(self.scores), self.rounds_played, self._wall)
         self._commit([event], [end], now, round_no=0)
         # The server's bots are done and leave their seats; humans may look at the result
         # until they leave.

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from protocol.messages import ROUND_EVENT_TYPES
-from rules.levels import LEVELS
 from rules.options import make_options
+from rules.players.levels import LEVELS
 from rules.round import Phase
 from server import store as st
 from server.credentials import new_salt, new_token
@@ -91,8 +91,21 @@ def restore_core(
             raise RebuildError(problem)
         _rebuild(core, stored)
     except Exception as err:  # whatever it is, this table alone stops
+        _stored_standings(core, row)
         raise Unrestorable(core, err) from err
     return core
+
+
+def _stored_standings(core: TableCore[Any], row: dict[str, Any]) -> None:
+    """A match that cannot be rebuilt keeps its stored standings: its freeze records the end
+    alone, and its players are told the stored scores (not the part of them summed so far)."""
+    core.keep_stored_standings = True
+    scores = row.get("scores")
+    m = core.match
+    if isinstance(scores, list) and len(scores) == 4 and all(type(x) is int for x in scores):
+        m.scores = list(scores)
+    else:
+        m.scores = [0, 0, 0, 0]
 
 
 def _rebuild(core: TableCore[Any], stored: st.StoredTable) -> None:

@@ -7,7 +7,9 @@ from typing import Any
 
 from rules.options import RuleOptions
 
-AUTO_LEVEL = "strong"  # the policy that plays a seat in 托管 or after a timeout (`rules.levels`)
+AUTO_LEVEL = (
+    "strong"  # the policy that plays a seat in 托管 or after a timeout (`rules.players.levels`)
+)
 
 
 @dataclass

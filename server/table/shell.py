@@ -443,7 +443,7 @@ class Table:
                 "table %s: match %s after %d of %d rounds, scores %s",
                 self.id,
                 core.state,
-                core.round_no,
+                core.rounds_played,
                 core.s.rounds,
                 core.scores,
                 extra={"event": "match_ended", "table": self.id, "reason": core.state},

@@ -15,7 +15,8 @@ from itertools import count
 
 import pytest
 
-from rules.arena import (
+from rules.options import GUIYANG
+from rules.players.arena import (
     Z95,
     DealResult,
     Diagnostics,
@@ -25,8 +26,7 @@ from rules.arena import (
     report,
     seat_seed,
 )
-from rules.levels import policy_for
-from rules.options import GUIYANG
+from rules.players.levels import policy_for
 
 
 def fake_clock() -> Callable[[], float]:

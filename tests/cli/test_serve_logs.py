@@ -13,7 +13,6 @@ import asyncio
 import json
 import re
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -21,22 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from clients.bot_player import BotPlayer
-from clients.client import Client, play
+from clients.client import play
 from rules.tiles import tile_name
 from tests.deadline import read_until
+from tests.support import FAST, connect, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 READY = b"zhuoji serving on "
-FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
 PASSWORD = "open-sesame-4417"
 TILE = re.compile(r"(?<![A-Za-z0-9])[1-9][mps](?![A-Za-z0-9])")
 ALL_TILES = [tile_name(k) for k in range(27)]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Serving:
@@ -85,12 +78,6 @@ class Serving:
             self.proc.kill()
             self.proc.communicate(timeout=30)
         self._log_file.close()
-
-
-async def connect(url: str, name: str, **kw: Any) -> Client:
-    client = await Client.connect(url, name, **kw)
-    assert (await client.recv())["type"] == "welcome"
-    return client
 
 
 async def a_match_with_everything(url: str) -> list[str]:

@@ -20,8 +20,7 @@ from clients.bot_player import BotPlayer
 from clients.client import Client, play
 from protocol.messages import parse_server
 from server.testkit import running_server
-
-FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
+from tests.support import FAST
 
 
 async def _frames_of_a_match(db: Path) -> list[dict[str, Any]]:

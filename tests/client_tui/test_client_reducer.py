@@ -16,8 +16,8 @@ from client_tui.local import Acted, Connecting, ConnectionClosed, ConnectionLost
 from client_tui.reducer import reduce
 from client_tui.view import DiscardV, MeldV, View
 from protocol.messages import SERVER_ADAPTER, ServerMessage
-from rules.bot import Bot
 from rules.options import PRESETS
+from rules.players.bot import Bot
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import tile_name
 

@@ -19,9 +19,9 @@ from client_tui.screens.sheets import sheet_renderable
 from client_tui.sheet import Sheet, build_sheet, flip_chickens, payment_words
 from client_tui.view import DiscardV, ResultV
 from protocol.settlement import parse_result
-from rules.bot import Bot
 from rules.kinds import BonusKind, ChickenKind, DouKind, ExtraKind, PatternKind
 from rules.options import PRESETS
+from rules.players.bot import Bot
 from rules.round import Phase, Round
 from rules.script import run_script
 from rules.tiles import tile_name

@@ -11,9 +11,9 @@ from client_tui.reducer import reduce
 from client_tui.render import header_text
 from client_tui.sheet import build_sheet, flip_chickens_under, settlement_of
 from client_tui.view import View
-from rules.bot import Bot
 from rules.kinds import ChickenKind
 from rules.options import make_options
+from rules.players.bot import Bot
 from rules.round import Phase, Round
 from tests.client_tui.test_client_reducer import TABLE, info, parse, project
 

@@ -4,8 +4,6 @@ highlighted while it waits; `--no-bell` silences it. Pilot tests against a real 
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,19 +16,10 @@ from client_tui.local import LocalMessage
 from client_tui.screens.table import TableScreen
 from protocol.messages import CreateTable, Prompt, ServerMessage
 from server.testkit import running_server
+from tests.support import FAST, until
 from zhuoji.cli import build_parser
 
 SIZE = (100, 30)
-FAST = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
 
 
 class CountingApp(ZhuojiApp):

@@ -5,8 +5,6 @@ one offline with a fake clock for the countdown."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,18 +16,9 @@ from client_tui.screens.sheets import SheetScreen
 from client_tui.screens.table import TableScreen
 from protocol.messages import CreateTable, parse_server
 from server.testkit import running_server
+from tests.support import FAST, until
 
 SIZE = (100, 30)
-FAST = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
 
 
 def status_of(app: ZhuojiApp) -> str:

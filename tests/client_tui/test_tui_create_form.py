@@ -4,15 +4,11 @@ presets saved and loaded (a broken one said so on the form), and all of it usabl
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.cells import cell_len
 from textual.app import App
-from textual.pilot import Pilot
 from textual.widgets import Checkbox, Collapsible, Input, RadioSet, Select, Static
 
 from client_tui.i18n import Lang
@@ -23,6 +19,7 @@ from protocol.house import House, load_house, save_house
 from protocol.messages import CreateTable
 from protocol.option_fields import option_fields
 from rules.options import PRESETS
+from tests.support import until
 
 
 class FormApp(App[None]):
@@ -47,15 +44,6 @@ class FormApp(App[None]):
     def form(self) -> CreateTableScreen:
         assert isinstance(self.screen, CreateTableScreen)
         return self.screen
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the form")
-        await pilot.pause(0.01)
 
 
 def form_open(app: FormApp) -> bool:

@@ -4,8 +4,6 @@ quits. Outside a match they act at once. Pilot tests against a real server on lo
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +17,9 @@ from client_tui.screens.table import TableScreen
 from clients.client import Client
 from protocol.messages import CreateTable
 from server.testkit import running_server
+from tests.support import FAST, until
 
 SIZE = (100, 30)
-FAST = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
 
 
 def dialog_text(app: ZhuojiApp) -> str:

@@ -4,15 +4,12 @@ characters are refused by the protocol with a clear error."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from textual.pilot import Pilot
 
 from client_tui.app import ZhuojiApp
 from client_tui.net import Link
@@ -22,22 +19,13 @@ from client_tui.screens.table import TableScreen
 from clients.client import Client
 from protocol.messages import CreateTable, Error, Hello, parse_client
 from server.testkit import running_server
+from tests.support import FAST, until
 
 SIZE = (120, 32)
-FAST = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
 TABLE = "a[/b] [bold red]x"
 HOST = "p[/x]"
 GUEST = "[bold red]Eve[/]"
 ME = "[/me]"
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
 
 
 def screen_text(app: ZhuojiApp) -> str:
@@ -166,8 +154,8 @@ def test_the_create_form_refuses_an_unsafe_name_before_sending() -> None:
 async def test_the_settlement_sheet_and_summary_show_markup_like_names_literally() -> None:
     from client_tui.offline import OfflineTable
     from client_tui.screens.sheets import SheetScreen
-    from rules.bot import Bot
     from rules.options import PRESETS
+    from rules.players.bot import Bot
     from rules.round import Phase, Round
 
     names = [ME, HOST, GUEST, "a[/b"]

@@ -5,17 +5,14 @@ and the round history (`r`) with each round's outcome worded in full."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from client_tui.i18n import Lang
 from client_tui.replay import ALL, tape_from_script, view_at
@@ -25,20 +22,11 @@ from client_tui.screens.replay import ReplayScreen, export_to
 from client_tui.screens.sheets import SheetScreen
 from clients.testkit import play_to_end
 from server.testkit import running_server
+from tests.support import until
 from zhuoji import replay_db
 
 ROOT = Path(__file__).resolve().parents[2]
-FAST = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
 HOST = "主人[/b]"  # markup in a name must show as typed
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
 
 
 async def finished_match(db: Path, rounds: int = 2) -> str:

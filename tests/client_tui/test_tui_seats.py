@@ -5,11 +5,9 @@ Pilot tests against a real server on loopback (tests/test_tui_tmux.py does it wi
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +19,9 @@ from client_tui.screens.table import TableScreen
 from client_tui.seats import STATE_ENV, SeatStore, state_dir
 from clients.client import Client
 from server.testkit import running_server
+from tests.support import FAST, until
 
 SIZE = (100, 30)
-FAST = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
 
 
 def joiner(url: str, store: SeatStore) -> ZhuojiApp:

@@ -21,8 +21,8 @@ from client_tui.offline import OfflineTable
 from client_tui.screens.sheets import SheetScreen, hand_line
 from client_tui.screens.table import TableScreen
 from client_tui.sheet import HandRow
-from rules.bot import Bot
 from rules.options import PRESETS
+from rules.players.bot import Bot
 from rules.round import Phase, Round
 from rules.tiles import tile_name
 

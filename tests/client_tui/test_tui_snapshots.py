@@ -21,9 +21,9 @@ from textual.pilot import Pilot
 from client_tui.app import ZhuojiApp
 from client_tui.offline import OfflineTable
 from client_tui.screens.sheets import SheetScreen
-from rules.bot import Bot
 from rules.options import PRESETS
 from rules.patterns import ready_waits
+from rules.players.bot import Bot
 from rules.round import Phase, Round
 
 SIZE = (100, 30)

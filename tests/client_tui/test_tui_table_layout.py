@@ -15,8 +15,8 @@ from client_tui.offline import OfflineTable
 from client_tui.screens.sheets import SheetScreen
 from client_tui.screens.table import TableScreen
 from client_tui.view import DiscardV, LastAction, MeldV, RoundV
-from rules.bot import Bot
 from rules.options import PRESETS
+from rules.players.bot import Bot
 from rules.round import Phase, Round
 
 SEED = 219  # by wall 30: melds at three seats, claimed discards, a 报听 discard

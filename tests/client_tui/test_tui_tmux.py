@@ -15,7 +15,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -24,18 +23,13 @@ from pathlib import Path
 import pytest
 
 from tests.deadline import poll, read_until
+from tests.support import free_port
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTH, HEIGHT = 120, 40
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Tmux:

@@ -17,8 +17,8 @@ from client_tui.screens.history import outcome_text
 from client_tui.screens.sheets import SheetScreen, summary_renderable
 from client_tui.screens.table import TableScreen
 from protocol.messages import parse_server
-from rules.bot import Bot
 from rules.options import PRESETS
+from rules.players.bot import Bot
 from rules.round import Phase, Round
 
 SEED = 219  # by wall 30: melds at three seats, claimed discards, a 报听 discard
@@ -113,10 +113,10 @@ def over(r: Round) -> bool:
 
 
 async def test_zh_says_who_fed_the_win_and_zimo_once() -> None:
-    """Seed 202: Bot-3 (seat 2) wins on Bot-4's (seat 3) discard; seed 200: Bot-2 自摸."""
+    """Seed 202: Bot-3 (seat 2) wins on Bot-4's (seat 3) discard; seed 214: Bot-2 自摸."""
     for seed, want, never in (
         (202, "Bot-3 胡 ← Bot-4 点炮 平胡", ("Bot-3 点炮",)),
-        (200, "Bot-2 自摸 平胡", ("+ 自摸", "自摸 平胡 自摸")),
+        (214, "Bot-2 自摸 平胡", ("+ 自摸", "自摸 平胡 自摸")),
     ):
         _, table = played(0, over, seed=seed)
         a = app("zh")
@@ -125,7 +125,7 @@ async def test_zh_says_who_fed_the_win_and_zimo_once() -> None:
                 a.apply(frame)
             await pilot.pause()
             status = str(a.screen.query_one("#status").render())
-            head = want.split(" 平胡")[0] if seed == 200 else "Bot-3 胡 Bot-4 的"
+            head = want.split(" 平胡")[0] if seed == 214 else "Bot-3 胡 Bot-4 的"
             assert head in status, status
             for bad in never:
                 assert bad not in status, status
@@ -170,9 +170,9 @@ def body_text(a: ZhuojiApp, width: int = 110) -> str:
 
 @pytest.mark.parametrize(("lang", "step"), [("zh", "×底分2"), ("en", "× base 2")])
 async def test_with_base_2_every_note_adds_up_to_its_amount(lang: str, step: str) -> None:
-    """Seed 200 at 底分 2: Bot-2's 自摸; every payment's note shows the ×底分 step beside an
+    """Seed 214 at 底分 2: Bot-2's 自摸; every payment's note shows the ×底分 step beside an
     amount twice its units."""
-    r, table = played(0, over, seed=200, base=2)
+    r, table = played(0, over, seed=214, base=2)
     a = app(lang)
     async with a.run_test(size=(120, 40)) as pilot:
         for frame in table.opening():
@@ -276,8 +276,8 @@ async def test_q_and_a_are_not_swallowed_by_a_sheet() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_a_draw_sheet_says_why_nobody_pays_and_why_no_flip(lang: str) -> None:
-    """Seed 211: a 荒庄 with no payment at all."""
-    _, table = played(0, over, seed=211)
+    """Seed 226: a 荒庄 with no payment at all."""
+    _, table = played(0, over, seed=226)
     a = app(lang)
     a.reveal_seconds = 0
     async with a.run_test(size=(80, 24)) as pilot:
@@ -345,7 +345,7 @@ async def test_help_says_baoting_is_first_discard_only_and_what_the_star_means(
 def test_en_hints_word_the_claim_moves() -> None:
     from client_tui.hints import move_label
     from rules.actions import Action
-    from rules.hints import Hint
+    from rules.players.hints import Hint
 
     for act, word in (("pass", "过 Pass"), ("pong", "碰 Pong")):
         hint = Hint(Action(0, act), 0.0, "keeps")  # type: ignore[arg-type]

@@ -5,8 +5,6 @@ frames a server would send, `client_tui.offline`)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,18 +22,9 @@ from rules.options import PRESETS
 from rules.round import Phase, Round
 from rules.tiles import COPIES, NUM_KINDS, parse_tiles
 from server.testkit import running_server
+from tests.support import FAST, until
 
 SIZE = (100, 30)
-FAST = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
 
 
 class BellApp(ZhuojiApp):

@@ -16,8 +16,8 @@ from rich.console import Console
 from client_tui.app import ZhuojiApp
 from client_tui.offline import OfflineTable
 from client_tui.screens.sheets import SheetScreen
-from rules.bot import Bot
 from rules.options import PRESETS
+from rules.players.bot import Bot
 from rules.round import Phase, Round
 
 NAMES = ["me", "Bot-2", "Bot-3", "Bot-4"]

@@ -13,8 +13,9 @@ from clients.loadtest import run as loadtest
 from clients.tracker import SeatTracker
 from rules.round import DiscardRecord
 from server.testkit import running_server
+from tests.support import fast
 
-FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
+FAST = fast(turn_seconds=15, bank_seconds=30)
 
 
 async def test_a_chaos_run_finishes_every_table_with_no_mismatch(db: Path) -> None:

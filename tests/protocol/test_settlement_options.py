@@ -22,11 +22,12 @@ from client_tui.screens.sheets import sheet_renderable
 from client_tui.sheet import Sheet, build_sheet, payment_words
 from client_tui.view import ResultV
 from protocol.settlement import parse_result
-from rules.bot import Bot
 from rules.kinds import BonusKind, ChickenKind, DouKind, PatternKind
 from rules.options import PRESETS, RuleOptions, make_options
+from rules.players.bot import Bot
 from rules.round import Phase, Round
 from rules.script import run_script
+from tests.support import volume
 
 TESTS = Path(__file__).parents[1]
 SCRIPTS = sorted((TESTS / "scenarios").glob("*.json")) + sorted((TESTS / "scripts").glob("*.json"))
@@ -100,10 +101,14 @@ def test_every_scripted_settlement_is_on_the_wire_as_settled(path: Path) -> None
     check_settlement(r, path.stem)
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)
 def test_bot_rounds_under_random_option_mixes_are_on_the_wire_as_settled() -> None:
+    """150 rounds (300 in the soak step, `tests.support.volume`); every payment kind below is
+    reached by the 69th."""
     rng = random.Random(13)
     kinds: set[str] = set()
-    for n in range(300):
+    for n in range(volume(150, 300)):
         opts = random_options(rng)
         bots = [Bot(f"{n}:{s}") for s in range(4)]
         r = Round.deal(opts, seed=n, dealer=n % 4, streak=n % 3, weekday=n % 7 + 1)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from rules.actions import Action
-from rules.bot import Bot, chicken_kinds
-from rules.bot_strong import StrongBot, first_chickens
 from rules.chickens import known_chickens
-from rules.levels import LevelPolicy, policy_for
 from rules.options import GUIYANG, RuleOptions, make_options
+from rules.players.bot import Bot, chicken_kinds
+from rules.players.bot_strong import StrongBot, first_chickens
+from rules.players.levels import LevelPolicy, policy_for
 from rules.tiles import parse_tile
 from tests.rules.test_bot_strong import Position
 

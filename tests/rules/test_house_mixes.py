@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from rules import PRESETS, Bot, Phase, Round, make_options
+from rules import PRESETS, Phase, Round, make_options
 from rules.actions import Action
 from rules.options import RuleOptions
 from rules.patterns import best_pattern, is_complete
+from rules.players import Bot
 from tests.rules.test_settlement_details import _check_payment
 from tests.support import volume
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.bot_strong import StrongBot
-from rules.levels import LEVELS, policy_for
 from rules.options import PRESETS
+from rules.players.bot_strong import StrongBot
+from rules.players.levels import LEVELS, policy_for
 from rules.round import Phase, Round, legal_actions
 from rules.view import view_of
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import PRESETS, Bot, Phase, Round, legal_actions, make_options
+from rules import PRESETS, Phase, Round, legal_actions, make_options
+from rules.players import Bot
 from tests.rules.test_settlement_details import _check_payment
 
 HOUSE_OPTIONS: list[dict[str, Any]] = [

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rules import Bot, Phase, Round
+from rules import Phase, Round
 from rules.options import (
     CHUAN,
     GUIYANG,
@@ -21,6 +21,7 @@ from rules.options import (
     normalize_overrides,
     overrides_of,
 )
+from rules.players import Bot
 from rules.script import ScriptError, replay_json, run_script
 
 SCENARIOS = Path(__file__).parents[1] / "scenarios"

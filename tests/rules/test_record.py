@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rules import PRESETS, Bot, Phase, Round, settle
+from rules import PRESETS, Phase, Round, settle
+from rules.players import Bot
 
 
 def _bot_round(preset: str, seed: int) -> Round:

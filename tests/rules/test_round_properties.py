@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ from rules.actions import ACT_KINDS, Action, IllegalAction
 from rules.options import PRESETS
 from rules.round import Phase, Round, legal_actions, step
 from rules.tiles import NUM_KINDS
+from tests.support import volume
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -103,7 +105,9 @@ def _candidate_actions(r: Round, data: st.DataObject) -> list[Action]:
     return out
 
 
-@settings(max_examples=40, deadline=None)
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@settings(max_examples=volume(10, 40), deadline=None)
 @given(preset=st.sampled_from(PRESET_NAMES), seed=st.integers(0, 2**32), data=st.data())
 def test_legal_actions_are_exactly_the_accepted_ones(
     preset: str, seed: int, data: st.DataObject

@@ -63,6 +63,7 @@ from server.app import Server, _validation_message
 from server.table.projection import ErrorItem, view_for
 from server.table.shell import dumps
 from server.testkit import running_server
+from tests.support import volume
 
 FUZZED: Counter[str] = Counter()  # frames fuzzed, by target
 ROOT = Path(__file__).resolve().parents[2]
@@ -249,7 +250,11 @@ def refusal_frame(err: ValidationError) -> str:
     return code
 
 
-@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@settings(
+    max_examples=volume(600, 2500), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(raw=any_frames)
 def test_the_parser_accepts_or_refuses_cleanly(raw: str | bytes) -> None:
     FUZZED["parser"] += 1
@@ -270,7 +275,11 @@ def test_the_parser_accepts_or_refuses_cleanly(raw: str | bytes) -> None:
         assert len(raw.encode("utf-8", "surrogatepass")) > 0
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@settings(
+    max_examples=volume(150, 600), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     raw=st.one_of(json_values.map(encode), st.text(max_size=100), st.binary(max_size=100), nested)
 )
@@ -525,7 +534,9 @@ class ServerThread:
         self.thread.join(10)
 
 
-def recv(ws: ClientConnection, timeout: float = 5) -> dict[str, Any]:
+def recv(ws: ClientConnection, timeout: float = 30) -> dict[str, Any]:
+    """The next frame, checked to be a protocol frame; fail after `timeout` seconds (a bound
+    for a server that stopped answering, not a speed: a loaded machine takes seconds)."""
     raw = ws.recv(timeout)
     assert isinstance(raw, str)
     parse_server(raw)  # whatever the server sends is a protocol frame
@@ -685,7 +696,7 @@ class Lobby:
     def closed_with(self, code: int) -> None:
         with pytest.raises(ConnectionClosed):
             while True:
-                recv(self.ws, 5)
+                recv(self.ws)
         assert self.ws.protocol.close_code == code
         self.ws = self._open()
 
@@ -697,8 +708,10 @@ def reply_code(frame: dict[str, Any]) -> str:
     return str(frame["code"] if frame["type"] == "error" else frame["type"])
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 @settings(
-    max_examples=1200,
+    max_examples=volume(300, 1200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -758,8 +771,10 @@ def expected_first(raw: str | bytes) -> tuple[str | None, int | None]:
     return "welcome", None
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)
 @settings(
-    max_examples=200,
+    max_examples=volume(60, 200),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -852,8 +867,10 @@ class Seated:
 SEATED: dict[str, Seated] = {}
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 @settings(
-    max_examples=400,
+    max_examples=volume(150, 400),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -22,7 +22,8 @@ the viewer knows, a tile it sent itself, or the whole vocabulary (a list of allo
 Two drivers:
 
 - offline, the real projection (`view_for`, and `view_key` grouping as the table broadcasts) over
-  more than 1,000 bot-played rounds of all three presets: every event for four seats and a
+  bot-played rounds of all three presets (120, more than 1,000 in the soak step:
+  `tests.support.volume`): every event for four seats and a
   spectator, every prompt, and every fourth step a snapshot for each viewer and a refused move
   (its error frame) from each seat;
 - a real server on loopback: seats played by protocol clients that drop and come back (event
@@ -55,16 +56,17 @@ from clients.client import Client
 from protocol import frames
 from protocol.messages import ROUND_EVENT_TYPES, parse_server
 from rules.actions import ACT_KINDS, Action, IllegalAction
-from rules.bot import Bot
 from rules.fairdeal import commitment
 from rules.match import Match
 from rules.options import PRESETS
+from rules.players.bot import Bot
 from rules.round import Phase, Round, legal_actions
 from rules.script import run_script
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
 from server.store import load_round_script, table_events
 from server.table.projection import ErrorItem, PromptItem, SnapshotItem, view_for, view_key
 from server.testkit import running_server
+from tests.support import volume
 
 TILE = re.compile(r"^[1-9][mps]$")
 EXACT = re.compile(r'"[1-9][mps]"')  # a tile string in JSON text, as a value or a key
@@ -611,10 +613,15 @@ class OfflineTable:
             self.tally.rounds += 1
 
 
-def test_the_projection_leaks_nothing_over_1000_bot_rounds() -> None:
+MATCHES_PER_PRESET = volume(5, 42)  # of 8 rounds each
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_the_projection_leaks_nothing_over_many_bot_rounds() -> None:
     tally = Tally()
     for preset in sorted(PRESETS):
-        for m in range(42):
+        for m in range(MATCHES_PER_PRESET):
             OfflineTable(preset, f"audit:{preset}:{m}", rounds=8, tally=tally).play(
                 snapshot_every=4
             )
@@ -623,8 +630,10 @@ def test_the_projection_leaks_nothing_over_1000_bot_rounds() -> None:
         f"({tally.snapshots} snapshots, {tally.prompts} prompts, {tally.errors} errors), "
         f"{tally.tiles} tiles"
     )
-    assert tally.rounds >= 1000
-    assert tally.snapshots > 50_000 and tally.prompts > 10_000 and tally.errors > 10_000
+    assert tally.rounds == len(PRESETS) * MATCHES_PER_PRESET * 8
+    # per round: more than 50 snapshots, 10 prompts and 10 refused moves
+    assert tally.snapshots > 50 * tally.rounds
+    assert tally.prompts > 10 * tally.rounds and tally.errors > 10 * tally.rounds
     for kind in (
         "round_started",
         "drew",

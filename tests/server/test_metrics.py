@@ -8,20 +8,18 @@ import contextlib
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.exceptions import ConnectionClosed
 
 from clients.bot_player import BotPlayer
-from clients.client import Client, play
+from clients.client import play
 from clients.loadtest import run as run_loadtest
 from server.app import Server
 from server.store import Store
 from server.testkit import running_server
-
-FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
+from tests.support import FAST, connect
 
 
 async def http_get(
@@ -73,12 +71,6 @@ async def scrape(url: str) -> Scrape:
     status, headers, body = await http_get(url, "/metrics")
     assert status == 200 and headers["content-type"].startswith("text/plain")
     return Scrape(body.decode())
-
-
-async def connect(url: str, name: str, **kw: Any) -> Client:
-    client = await Client.connect(url, name, **kw)
-    assert (await client.recv())["type"] == "welcome"
-    return client
 
 
 def stored_actions(db: Path) -> list[tuple[str, int, int, str]]:

@@ -22,7 +22,7 @@ import pytest
 
 from protocol.messages import TakeSeat, Watch
 from rules.actions import Action
-from rules.levels import policy_for
+from rules.players.levels import policy_for
 from rules.round import Phase
 from server.credentials import hash_password, token_key
 from server.storage.records import ActionPlayed, SeatsChanged

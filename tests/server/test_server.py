@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.bot_player import BotPlayer
 from clients.client import Client, play
-from protocol.messages import PROTOCOL_VERSION, TABLE_EVENT_TYPES, parse_server
+from protocol.messages import PROTOCOL_VERSION, TABLE_EVENT_TYPES
 from rules.actions import IllegalAction
 from rules.round import legal_actions
 from rules.script import run_script
@@ -27,22 +27,9 @@ from rules.tiles import parse_tile, tile_name
 from server.app import Server
 from server.store import load_round_script, table_events, table_row
 from server.testkit import running_server
+from tests.support import FAST, checked, connect
 
 TILE = re.compile(r"^[1-9][mps]$")
-FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
-
-
-def checked(frame: dict[str, Any]) -> dict[str, Any]:
-    """Every server frame must be a valid protocol message."""
-    parse_server(json.dumps(frame))
-    return frame
-
-
-async def connect(url: str, name: str, **kw: Any) -> Client:
-    client = await Client.connect(url, name, **kw)
-    welcome = checked(await client.recv())
-    assert welcome["type"] == "welcome" and welcome["version"] == PROTOCOL_VERSION
-    return client
 
 
 async def create(client: Client, **fields: Any) -> dict[str, Any]:

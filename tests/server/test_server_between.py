@@ -12,8 +12,7 @@ from typing import Any
 from clients.bot_player import BotPlayer
 from clients.client import Client
 from server.testkit import running_server
-
-FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
+from tests.support import FAST
 
 
 async def seated(url: str) -> tuple[Client, Client, dict[str, Any], dict[str, Any]]:

@@ -7,34 +7,19 @@ table arms on the event loop's clock (never a measured wait).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from clients.bot_player import BotPlayer
 from clients.client import Client, play
-from protocol.messages import PROTOCOL_VERSION, parse_server
-from rules.bot import Bot
-from rules.bot_strong import StrongBot
-from rules.levels import EasyBot
+from rules.players.bot import Bot
+from rules.players.bot_strong import StrongBot
+from rules.players.levels import EasyBot
 from rules.round import Phase
 from server.app import Server
 from server.store import table_row
 from server.testkit import running_server
-
-FAST = {"claim_min_ms": 0, "turn_seconds": 0, "bank_seconds": 0}
-
-
-def checked(frame: dict[str, Any]) -> dict[str, Any]:
-    parse_server(json.dumps(frame))
-    return frame
-
-
-async def connect(url: str, name: str, **kw: Any) -> Client:
-    client = await Client.connect(url, name, **kw)
-    welcome = checked(await client.recv())
-    assert welcome["type"] == "welcome" and welcome["version"] == PROTOCOL_VERSION
-    return client
+from tests.support import FAST, checked, connect
 
 
 def levels(frame: dict[str, Any]) -> list[str | None]:

@@ -24,10 +24,11 @@ from protocol.fairdeal import check_deal
 from protocol.messages import parse_server
 from server.store import round_events, table_events, table_row
 from server.testkit import running_server
+from tests.support import fast
 from zhuoji.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-FAST = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
+FAST = fast(turn_seconds=15, bank_seconds=30)
 
 
 def _free_port() -> int:

@@ -39,8 +39,8 @@ from server.table.effects import Effect, Send
 from server.table.projection import Frame
 from server.table.settings import Settings, Timing
 from server.testkit import running_server
-from tests.server.test_metrics import connect, scrape
-from tests.support import volume
+from tests.server.test_metrics import scrape
+from tests.support import connect, volume
 
 LIMIT = 0.65  # the best threshold's balanced accuracy must stay at or below this
 CLAIM_MIN_MS = 500

@@ -29,10 +29,11 @@ from protocol.messages import TABLE_EVENT_TYPES
 from server.app import Server
 from server.store import Store, table_events, table_row
 from server.table.projection import PRIVATE_TYPES
+from tests.support import fast
 from zhuoji.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-FAST = {"claim_min_ms": 0, "turn_seconds": 30, "bank_seconds": 30}
+FAST = fast(turn_seconds=30, bank_seconds=30)
 
 
 class ServeProc:

@@ -15,8 +15,8 @@ import pytest
 
 from protocol import frames
 from protocol.messages import Act, AddBot, Auto, TakeSeat, Watch, parse_client
-from rules.levels import policy_for
 from rules.options import make_options
+from rules.players.levels import policy_for
 from rules.round import Phase
 from rules.tiles import tile_name
 from server.credentials import token_key
@@ -598,9 +598,9 @@ def test_a_match_stored_by_the_core_is_restored_and_plays_on(tmp_path: Path) -> 
 
 
 def test_add_bot_seats_a_bot_of_the_level_asked_and_the_header_says_it() -> None:
-    from rules.bot import Bot
-    from rules.bot_strong import StrongBot
-    from rules.levels import EasyBot
+    from rules.players.bot import Bot
+    from rules.players.bot_strong import StrongBot
+    from rules.players.levels import EasyBot
 
     shell = Shell()
     shell.create()
@@ -649,8 +649,8 @@ def test_without_a_table_bot_delay_the_servers_is_the_default() -> None:
 
 
 def test_bot_levels_and_the_bot_delay_survive_a_restart(tmp_path: Path) -> None:
-    from rules.bot_strong import StrongBot
-    from rules.levels import EasyBot
+    from rules.players.bot_strong import StrongBot
+    from rules.players.levels import EasyBot
     from server.table.restore import settings_from_row
 
     db = tmp_path / "z.db"

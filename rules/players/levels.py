@@ -1,9 +1,9 @@
 """Bot levels behind one registry: `policy_for(level, seed)`.
 
-- `easy`: today's bot made a little weaker: some of its free discards are a random other
-  tile that leaves the hand at most one step further from ready, and it takes only half the 碰 it would.
-- `normal`: today's bot, `rules.bot.Bot`.
-- `strong`: `rules.bot_strong.StrongBot`, which values each move on samples of its own future
+- `easy`: `normal` made a little weaker: 5 % of its free discards go to a random other tile
+  among the next best by the exact shanten, and it passes a quarter of the 碰 it would take.
+- `normal`: `rules.players.bot.Bot`, greedy on the exact shanten (`rules.players.shanten`).
+- `strong`: `rules.players.bot_strong.StrongBot`, which values each move on samples of its own future
   draws from the unseen tiles.
 
 Every policy has `choose_for(view)`, deciding from one seat's `rules.view.SeatView` alone, and
@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from rules.actions import Action
-from rules.bot import Bot, chicken_kinds, shanten
+from rules.players.bot import Bot, chicken_kinds
+from rules.players.shanten import discard_shantens
 from rules.round import Round
-from rules.tiles import NUM_KINDS
 from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
 
@@ -61,15 +61,10 @@ class EasyBot:
 def _near_best(
     hand: Sequence[int], n_melds: int, best: int | None, chickens: frozenset[int]
 ) -> list[int]:
-    """The other discards that leave the hand as close to ready as the best one (by the
-    approximate shanten: they lose the tie-break on connected tiles); never one of `chickens`."""
-    after = list(hand)
-    steps: dict[int, int] = {}
-    for k in range(NUM_KINDS):
-        if hand[k] and k != best and k not in chickens:
-            after[k] -= 1
-            steps[k] = shanten(after, n_melds)
-            after[k] += 1
+    """The other discards that leave the hand closest to ready (exact shanten) after the best
+    one; never one of `chickens`."""
+    after = discard_shantens(hand, n_melds)
+    steps = {k: s for k, s in after.items() if k != best and k not in chickens}
     if not steps:
         return []
     low = min(steps.values())
@@ -77,10 +72,18 @@ def _near_best(
 
 
 def _strong(seed: int | str) -> LevelPolicy:
-    from rules.bot_strong import StrongBot  # the heaviest level, loaded when first asked for
+    # the heaviest level, loaded when first asked for
+    from rules.players.bot_strong import StrongBot
 
     return StrongBot(seed)
 
+
+LEVEL_LINES: dict[str, str] = {
+    "easy": "plays like normal but slips: now and then a wrong discard, and it skips some 碰",
+    "normal": "reads its hand exactly and plays for the fastest ready hand; never defends",
+    "strong": "weighs every move on sampled futures: chickens, 豆, 报听 and what a win pays",
+}
+"""What each level does, in one line (for `zhuoji play --bots` and the table form)."""
 
 LEVELS: dict[str, Callable[[int | str], LevelPolicy]] = {
     "easy": EasyBot,

@@ -2,28 +2,37 @@
 
 It wins whenever it may (but never into a void 包牌 win), takes every gang (a 豆 scores and is the
 通行证), pongs only when that brings the hand closer to ready, declares 报听/天听 when its first
-discard leaves it ready, and otherwise discards to keep the hand closest to ready (an approximate
-shanten), keeping its chickens when the choice is otherwise even: the standing kinds and the
-星期鸡 of the table's options and the deal's day (`chicken_kinds`). Deterministic from its seed.
+discard leaves it ready, and otherwise discards to keep the hand closest to ready (the exact
+shanten of `rules.players.shanten`); among discards that keep it ready it keeps the wait with the
+most unseen copies, and otherwise keeps connected tiles and its chickens when the choice is even:
+the standing kinds and the 星期鸡 of the table's options and the deal's day (`chicken_kinds`).
+Deterministic from its seed.
+
+The approximate shanten below (`approx_shanten`, `approx_best_discards`, `row_info`) is what the
+strong bot's playouts use: it is several times cheaper and the playouts only need it roughly.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 from typing import NamedTuple
 
 from rules.actions import Action
 from rules.chickens import known_chickens
-from rules.hand import is_win_counts
-from rules.round import Round, may_declare
+from rules.hand import is_win_counts, wait_mask
+from rules.legality import may_declare
+from rules.players import shanten as exact
+from rules.round import Round
 from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
 
 NEG = -100
+ROW_CACHE = 1 << 13  # rows kept by each of `_suit_value` and `row_info` (bounded: a server's
+# bots share them for as long as it runs)
 
 
-@cache
+@lru_cache(maxsize=2 * ROW_CACHE)
 def _suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
     """Best 2×sets + partials (pairs, two-sided and gapped waits) in one suit's nine counts;
     with `need_eye`, exactly one pair is set aside as the eye (worth 1)."""
@@ -70,7 +79,13 @@ def _std_shanten(plain: list[int], eyed: list[int], n_melds: int) -> int:
 
 
 def shanten(counts: Sequence[int], n_melds: int) -> int:
-    """Approximate tiles-from-ready: -1 complete, 0 ready (standard form or seven pairs)."""
+    """Exact tiles-from-ready: -1 complete, 0 ready (`rules.players.shanten.shanten`)."""
+    return exact.shanten(counts, n_melds)
+
+
+def approx_shanten(counts: Sequence[int], n_melds: int) -> int:
+    """Approximate tiles-from-ready (-1 complete, 0 ready): best 2 × sets + partial sets, which
+    can count a hand with no pair as ready. For the strong bot's playouts only."""
     suits = [tuple(counts[s * 9 : s * 9 + 9]) for s in range(3)]
     std = _std_shanten(
         [_suit_value(t, False) for t in suits], [_suit_value(t, True) for t in suits], n_melds
@@ -81,7 +96,7 @@ def shanten(counts: Sequence[int], n_melds: int) -> int:
     return min(std, 6 - pairs)
 
 
-@cache
+@lru_cache(maxsize=ROW_CACHE)
 def row_info(row: tuple[int, ...]) -> RowInfo:
     """Everything the bot asks of one suit's nine counts, computed once per distinct row
     (cached: a bot asks of the same rows again and again)."""
@@ -157,10 +172,10 @@ def row_infos(counts: Sequence[int]) -> tuple[RowInfo, RowInfo, RowInfo]:
     )
 
 
-def best_discards(
+def approx_best_discards(
     counts: Sequence[int], n_melds: int, infos: tuple[RowInfo, RowInfo, RowInfo] | None = None
 ) -> tuple[int, list[int]]:
-    """The lowest `shanten` reachable by one discard, and every discard that reaches it."""
+    """The lowest `approx_shanten` reachable by one discard, and every discard reaching it."""
     if infos is None:
         infos = row_infos(counts)
     i0, i1, i2 = infos
@@ -234,7 +249,7 @@ class Bot:
             for m in melds:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
-        choice = self._best_discard(hand, len(melds), chicken_kinds(v))
+        choice = self._best_discard(v, hand, len(melds), chicken_kinds(v))
         discards = v.discard_count(seat)
         if discards == 0 and may_declare(
             v.opts,
@@ -267,29 +282,53 @@ class Bot:
         assert tile is not None and seat is not None
         hand = v.counts
         n = len(v.melds[seat])
-        before = shanten(hand, n)
+        before = exact.shanten(hand, n)
         hand[tile] -= 2
-        after, _ = best_discards(hand, n + 1)
+        after, _ = exact.best_discards(hand, n + 1)
         return after < before
 
-    def _best_discard(self, hand: Sequence[int], n_melds: int, chickens: frozenset[int]) -> int:
-        """The discard that keeps the hand closest to ready; ties keep connected tiles and
-        `chickens`, then the seed decides."""
+    def _best_discard(
+        self, v: SeatView, hand: Sequence[int], n_melds: int, chickens: frozenset[int]
+    ) -> int:
+        """The discard that keeps the hand closest to ready (exact shanten); when it stays
+        ready, the one whose waits have the most unseen copies; then ties keep connected tiles
+        and `chickens`, isolated singles going first; then the seed decides."""
+        low, candidates = exact.best_discards(hand, n_melds)
+        if low == 0 and len(candidates) > 1:
+            candidates = _widest_waits(v, hand, n_melds, candidates)
         infos = row_infos(hand)
-        lonely = [
-            s * 9 + rank
-            for s in range(3)
-            for rank in infos[s].lonely
-            if s * 9 + rank not in chickens
-        ]
-        if lonely:  # an isolated single never helps: discarding it keeps the best shanten
-            candidates = lonely
-        else:
-            _, candidates = best_discards(hand, n_melds, infos)
+        lonely = {s * 9 + rank for s in range(3) for rank in infos[s].lonely}
         if len(candidates) > 1:
-            keeps = [keep_value(k, infos[k // 9], chickens) for k in candidates]
+            keeps = [
+                keep_value(k, infos[k // 9], chickens)
+                - (9 if k in lonely and k not in chickens else 0)
+                for k in candidates
+            ]
             least = min(keeps)
             candidates = [k for k, v in zip(candidates, keeps, strict=True) if v == least]
         if len(candidates) == 1:
             return candidates[0]
         return candidates[self.rng.below(len(candidates))]
+
+
+def _widest_waits(v: SeatView, hand: Sequence[int], n_melds: int, ready: list[int]) -> list[int]:
+    """Of the discards that leave the hand ready, those whose waits have the most copies the
+    seat has not seen."""
+    seen = list(hand)
+    for row in v.melds:
+        for m in row:
+            if m.tile is not None:
+                seen[m.tile] += 3 if m.kind == "pong" else 4
+    for discards in v.discards:
+        for d in discards:
+            if not d.claimed:
+                seen[d.tile] += 1
+    after = list(hand)
+    live: dict[int, int] = {}
+    for k in ready:
+        after[k] -= 1
+        mask = wait_mask(after, n_melds)
+        after[k] += 1
+        live[k] = sum(max(0, 4 - seen[w]) for w in range(27) if mask >> w & 1)
+    most = max(live.values())
+    return [k for k in ready if live[k] == most]

@@ -1,11 +1,13 @@
 """The strong bot: each legal move valued by sampling the seat's own future from the unseen tiles.
 
-For every candidate (each discard, 碰 or pass, a gang) the bot takes the 13-tile hand it would
+The decisions read the hand with the exact shanten (`rules.players.shanten`: which discards keep
+the hand closest to ready, whether a 碰 or a gang costs steps); the sampled playouts use the
+cheaper approximate one. For every candidate (each discard, 碰 or pass, a gang) the bot takes the 13-tile hand it would
 keep and plays it forward on sampled futures: each sample is a random order of the tiles the
 seat has not seen (108 minus its own hand and melds, every unclaimed discard and every meld it
 sees; never another seat's hidden tiles), read four at a time as the seat's next draw and three other
 players' discards. On a sample the hand keeps any draw that brings it closer to ready (the
-approximate shanten of `rules.bot`) and discards another tile; once ready it waits, winning by
+approximate shanten of `rules.players.bot`, `approx_shanten`) and discards another tile; once ready it waits, winning by
 自摸 on a wait it draws, and on another's discard when §4 allows it (a pattern above 平胡, or a
 通行证). The same samples value every candidate (common random numbers), so the comparison is
 much sharper than each value.
@@ -26,16 +28,21 @@ deterministic from the seed.
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from rules.actions import Action
-from rules.bot import NEG, best_discards, keep_value, row_info, row_infos, shanten
 from rules.chickens import chongfeng_value, known_chickens, standing_values
 from rules.hand import is_win_counts, wait_mask
-from rules.options import Pattern, RuleOptions, options_key
+from rules.legality import may_declare
+from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
-from rules.round import Round, may_declare
+from rules.players import shanten as exact
+from rules.players.bot import NEG, keep_value, row_info, row_infos
+from rules.players.bot import approx_best_discards as best_discards
+from rules.players.bot import approx_shanten as shanten
+from rules.round import Round
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI
 from rules.view import MeldSeen, SeatView, legal_actions_for, view_of
 from rules.wall import seed_to_int
@@ -68,7 +75,10 @@ MORE_SAMPLES = 28  # extra samples for the leading candidates
 LEADERS = 4
 FAR_SAMPLES = 8  # the same, two or more steps from ready
 FAR_MORE_SAMPLES = 16
-_STATE_CACHE_MAX = 200_000
+# The hand states are shared by every decision of the process (a server's strong bots and its
+# 托管 seats): an LRU of this many entries (~0.6 KB each), so a server's memory stays bounded.
+STATE_CACHE = 8_192
+ROW_CACHE = 1 << 13  # rows kept by `_row_plus`
 
 
 def _meld_size(m: MeldSeen) -> int:
@@ -146,6 +156,51 @@ def first_chickens(v: SeatView) -> tuple[frozenset[int], frozenset[int]]:
     return done, mine
 
 
+def deal_in_chance(
+    v: SeatView,
+    k: int,
+    unseen: list[int] | None = None,
+    live_discards: list[list[int]] | None = None,
+) -> tuple[float, bool]:
+    """The chance, from what the seat sees, that discarding `k` is won on, and whether a seat
+    that declared 报听/天听 may be waiting on it. Per opponent: how likely it is ready (1 after a
+    declaration; else 0.035 per discard + 0.12 per meld, at most 0.7) × how likely `k` is a wait.
+    Without a 通行证 an opponent wins on a discard only above 平胡, mostly 七对/大对子 waits that
+    need a copy of `k` in its hand (so a kind with no unseen copy is safe from them); with one,
+    or after a declaration, a run wait counts too (middle ranks more than 1 and 9). A kind the
+    opponent discarded itself is safe from it (过水 and the lock)."""
+    if unseen is None:
+        unseen = unseen_counts(v)
+    if live_discards is None:
+        live_discards = [[d.tile for d in row if not d.claimed] for row in v.discards]
+    u = unseen[k]
+    rank = k % 9
+    run_wait = RUN_WAIT_EDGE if rank in (0, 8) else RUN_WAIT
+    pair_wait = PAIR_WAIT_ONE * (u >= 1) + PAIR_WAIT_TWO * (u >= 2)
+    chance = 0.0  # summed over the opponents (at most 3 × 0.17: the union is near the sum)
+    against_declared = False
+    for seat in range(4):
+        discards = live_discards[seat]
+        if seat == v.viewer or k in discards:
+            continue
+        melds = v.melds[seat]
+        if v.declared[seat]:
+            threat = 1.0
+        else:
+            threat = min(
+                THREAT_CAP, THREAT_PER_DISCARD * len(discards) + THREAT_PER_MELD * len(melds)
+            )
+        if v.opts.pass_gangs == "any":
+            armed = any(m.kind != "pong" for m in melds)
+        else:
+            armed = any(m.kind in ("an", "bu") for m in melds)
+        p_wait = pair_wait + (run_wait if armed or v.declared[seat] else 0.0)
+        if v.declared[seat] and p_wait > 0:
+            against_declared = True
+        chance += threat * p_wait
+    return chance, against_declared
+
+
 # ----- hand states: shanten, useful draws, waits (shared by every decision) -----
 
 
@@ -153,6 +208,7 @@ class _State:
     """A 13-tile hand (melds counting 3) with what the samples ask of it."""
 
     __slots__ = (
+        "tok",
         "hand",
         "melds",
         "keep",
@@ -166,25 +222,63 @@ class _State:
     )
 
     def __init__(
-        self, hand: tuple[int, ...], melds: tuple[tuple[int, int], ...], keep: frozenset[int]
+        self,
+        tok: int,
+        hand: tuple[int, ...],
+        melds: tuple[tuple[int, int], ...],
+        keep: frozenset[int],
     ) -> None:
+        self.tok = tok  # the table options' token (`options_token`)
         self.hand = hand
         self.melds = melds  # (kind, size) per meld
-        self.keep = keep  # the chicken kinds a sampled discard keeps (`rules.bot.chicken_kinds`)
+        self.keep = (
+            keep  # the chicken kinds a sampled discard keeps (`rules.players.bot.chicken_kinds`)
+        )
         self.s = 0  # shanten, 0 = ready
         self.mask = 0  # ready: the waits; otherwise the kinds whose draw lowers the shanten
-        self.nxt: dict[int, _State] = {}
+        # per useful draw: the best discard after it, and the shanten then, as drop * 16 + s + 1
+        # (the next state is looked up in the LRU: no state holds another alive)
+        self.nxt: dict[int, int] = {}
         self.values: dict[int, int] = {}
         self.ron = 0  # the waits it may win on another's discard
         self.pinghu = 0  # the waits that win as a 平胡
         self.ready_value = 0
 
 
-_STATES: dict[tuple[object, ...], _State] = {}
+_STATES: OrderedDict[tuple[object, ...], _State] = OrderedDict()
+_TOKENS: OrderedDict[RuleOptions, int] = OrderedDict()
+_TOKEN_CACHE = 32
+_next_token = 0
+
+
+def options_token(opts: RuleOptions) -> int:
+    """A small int standing for the options' value in the state keys: equal options get the
+    same token (the key is the value, hashed once per decision, never `id(opts)`, which a freed
+    object's successor may reuse). A token dropped from this small LRU is never given again."""
+    global _next_token
+    tok = _TOKENS.get(opts)
+    if tok is not None:
+        _TOKENS.move_to_end(opts)
+        return tok
+    _next_token += 1
+    _TOKENS[opts] = _next_token
+    if len(_TOKENS) > _TOKEN_CACHE:
+        _TOKENS.popitem(last=False)
+    return _next_token
+
+
+def cache_sizes() -> dict[str, int]:
+    """Entries in the strong bot's process-wide caches (for benchmarks and tests)."""
+    return {
+        "states": len(_STATES),
+        "rows": _row_plus.cache_info().currsize,
+        "row_info": row_info.cache_info().currsize,
+    }
 
 
 def _state(
     opts: RuleOptions,
+    tok: int,
     hand: tuple[int, ...],
     melds: tuple[tuple[int, int], ...],
     pass_ok: bool,
@@ -192,13 +286,14 @@ def _state(
     s: int | None = None,
 ) -> _State:
     """The cached state of a hand; `s`, when the caller knows it, is its shanten."""
-    key = (hand, melds, pass_ok, keep, options_key(opts))  # by value: equal rules share
+    key = (hand, melds, pass_ok, keep, tok)  # tok: the options by value (`options_token`)
     st = _STATES.get(key)
     if st is not None:
+        _STATES.move_to_end(key)
         return st
-    if len(_STATES) > _STATE_CACHE_MAX:
-        _STATES.clear()
-    st = _State(hand, melds, keep)
+    if len(_STATES) >= STATE_CACHE:
+        _STATES.popitem(last=False)
+    st = _State(tok, hand, melds, keep)
     n = len(melds)
     held = list(hand)
     for k, size in melds:
@@ -232,7 +327,7 @@ def _state(
     return st
 
 
-@cache
+@lru_cache(maxsize=ROW_CACHE)
 def _row_plus(row: tuple[int, ...]) -> tuple[tuple[int, int, int] | None, ...]:
     """Per rank, the suit's (plain, eyed, pairs) values after drawing one more of it; None for
     a rank with no held tile within two ranks (such a draw cannot lower the shanten)."""
@@ -285,11 +380,13 @@ def _useful(hand: tuple[int, ...], n_melds: int, s: int, held: list[int]) -> int
 
 def _advance(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
     """The state after drawing the useful tile `t` and discarding the best other tile."""
-    nxt = st.nxt.get(t)
-    if nxt is not None:
-        return nxt
+    packed = st.nxt.get(t)
     work = list(st.hand)
     work[t] += 1
+    if packed is not None:
+        drop, low = packed >> 4, (packed & 15) - 1
+        work[drop] -= 1
+        return _state(opts, st.tok, tuple(work), st.melds, pass_ok, st.keep, low)
     infos = row_infos(work)
     low, cands = best_discards(work, len(st.melds), infos)
     drop, keep = -1, 99
@@ -301,9 +398,8 @@ def _advance(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
     if drop < 0:
         drop = cands[0]
     work[drop] -= 1
-    nxt = _state(opts, tuple(work), st.melds, pass_ok, st.keep, low)
-    st.nxt[t] = nxt
-    return nxt
+    st.nxt[t] = drop << 4 | (low + 1)
+    return _state(opts, st.tok, tuple(work), st.melds, pass_ok, st.keep, low)
 
 
 # ----- values -----
@@ -412,7 +508,7 @@ class Appraisal:
 def appraise(v: SeatView, seed: int | str = 0) -> list[Appraisal]:
     """Every legal move of the view's seat with the strong bot's estimate of it, best first;
     empty when the seat has nothing to do. Deterministic from `seed`; reads `v` alone.
-    (For hints: `rules.hints`. The bot's own choice may differ where it uses a rule, not a
+    (For hints: `rules.players.hints`. The bot's own choice may differ where it uses a rule, not a
     value: it always 胡s, and gangs by `GANG_SLACK`/`FREE_DOU_SLACK`.)"""
     if v.viewer is None or v.hand is None or not (v.on_turn or v.offered):
         return []
@@ -432,6 +528,7 @@ class _Context:
         self.declared = v.declared[seat]
         self.discards_made = v.discard_count(seat)
         self.opts = v.opts
+        self.tok = options_token(v.opts)
         self.rng = rng
         self.unseen = unseen_counts(v)
         self.pool = [k for k in range(NUM_KINDS) for _ in range(self.unseen[k])]
@@ -469,7 +566,7 @@ class _Context:
             return Action(seat, "hu")
         if self.declared and v.drawn is not None:
             return Action(seat, "discard", v.drawn)
-        low, _ = best_discards(hand, len(melds))
+        low, _ = exact.best_discards(hand, len(melds))
         if not v.after_pong and not self.declared and v.wall_left > 0:
             gang = self._turn_gang(low, self._gang_slack(low))
             if gang is not None:
@@ -503,13 +600,13 @@ class _Context:
             if hand[k] == 4:
                 after = list(hand)
                 after[k] = 0
-                if shanten(after, n + 1) <= low + slack:
+                if exact.shanten(after, n + 1) <= low + slack:
                     return k
         for m in self.melds:
             if m.kind == "pong" and hand[m.tile]:
                 after = list(hand)
                 after[m.tile] -= 1
-                if shanten(after, n) <= low + slack:
+                if exact.shanten(after, n) <= low + slack:
                     return m.tile
         return None
 
@@ -524,16 +621,16 @@ class _Context:
             return Action(seat, "pass")
         n = len(self.melds)
         hand = list(self.hand)
-        before = shanten(hand, n)
+        before = exact.shanten(hand, n)
         if "gang" in acts:
             after = list(hand)
             after[tile] -= 3
-            if shanten(after, n + 1) <= before + self._gang_slack(before):
+            if exact.shanten(after, n + 1) <= before + self._gang_slack(before):
                 return Action(seat, "gang")
         if "pong" in acts:
             after = list(hand)
             after[tile] -= 2
-            low, _ = best_discards(after, n + 1)
+            low, _ = exact.best_discards(after, n + 1)
             if low > before:
                 return Action(seat, "pass")
             melds = [*self.melds, Meld("pong", tile, None)]
@@ -554,7 +651,7 @@ class _Context:
         again on more. (A screen by live useful tiles that kept only five of them cost about
         +0.7 to +1.4 points/round in paired arena runs: the samples judge better.) Far from
         ready the samples are fewer: those decisions matter less and cost the most."""
-        low, cands = best_discards(hand, len(melds))
+        low, cands = exact.best_discards(hand, len(melds))
         if len(cands) == 1 and not need_value:
             return cands[0], 0.0
         first, more = (SAMPLES, MORE_SAMPLES) if low <= 1 else (FAR_SAMPLES, FAR_MORE_SAMPLES)
@@ -590,7 +687,7 @@ class _Context:
         v = self.v
         pass_ok = has_pass(opts, melds)
         meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
-        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok, self.keep)
+        st0 = _state(opts, self.tok, tuple(hand13), meld_sig, pass_ok, self.keep)
         stakes = self._stakes(hand13, melds, discarded)
         declared = self.declared or (
             self.discards_made == 0
@@ -722,30 +819,8 @@ class _Context:
         `k` in its hand: a kind with no unseen copy is then safe, one with two or more is the
         most dangerous. With a pass any run wait counts too (middle ranks more than 1 and 9).
         A kind the opponent discarded itself is taken as safe from it."""
-        v = self.v
-        u = self.unseen[k]
-        rank = k % 9
-        run_wait = RUN_WAIT_EDGE if rank in (0, 8) else RUN_WAIT
-        pair_wait = PAIR_WAIT_ONE * (u >= 1) + PAIR_WAIT_TWO * (u >= 2)
-        risk = 0.0
-        for seat in range(4):
-            discards = self.live_discards[seat]
-            if seat == self.seat or k in discards:
-                continue
-            melds = v.melds[seat]
-            if v.declared[seat]:
-                threat = 1.0
-            else:
-                threat = min(
-                    THREAT_CAP, THREAT_PER_DISCARD * len(discards) + THREAT_PER_MELD * len(melds)
-                )
-            if self.opts.pass_gangs == "any":
-                armed = any(m.kind != "pong" for m in melds)
-            else:
-                armed = any(m.kind in ("an", "bu") for m in melds)
-            p_wait = pair_wait + (run_wait if armed or v.declared[seat] else 0.0)
-            risk += threat * p_wait * self.deal_in_cost
-        return DEAL_IN_WEIGHT * risk
+        chance, _ = deal_in_chance(self.v, k, self.unseen, self.live_discards)
+        return DEAL_IN_WEIGHT * chance * self.deal_in_cost
 
     # --- appraising every move (hints; additive: the decisions above do not use it) ---
 
@@ -833,7 +908,7 @@ class _Context:
         opts = self.opts
         pass_ok = has_pass(opts, melds)
         meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
-        st0 = _state(opts, tuple(hand13), meld_sig, pass_ok, self.keep)
+        st0 = _state(opts, self.tok, tuple(hand13), meld_sig, pass_ok, self.keep)
         samples = self._sample(n_samples)
         keep = 1 - HAZARD
         ready = win = 0.0

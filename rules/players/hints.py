@@ -1,6 +1,6 @@
 """Hints: the strong bot's best moves for one seat, each with its value and one reason.
 
-`top_moves(view, n, seed)` ranks the seat's legal moves by `rules.bot_strong.appraise` (the
+`top_moves(view, n, seed)` ranks the seat's legal moves by `rules.players.bot_strong.appraise` (the
 values the strong bot compares, on samples of the seat's own future draws from the tiles it has
 not seen) and gives each a reason as data: a `reason` identifier and its `params` (tiles in
 notation, chances in whole percent), which the client words in its own language. It reads the
@@ -17,6 +17,11 @@ seat's `SeatView` alone, so a hint tells a player nothing their own view does no
     pong              ready                     碰 and discard
     pass              ready                     pass and keep the hand
 
+Every discard (and 报听) hint also carries `danger`, how likely the tile is won on by another
+seat from what this seat sees (`rules.players.bot_strong.deal_in_chance`): `safe` (under 2 %),
+`low` (under 5 %), `some` (under 10 %) or `high`; and `declared` 1 when a seat that declared
+报听/天听 may be waiting on it (0 otherwise).
+
 >>> from rules.view import view_of
 >>> from rules.round import Round
 >>> from rules.options import make_options
@@ -31,11 +36,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rules.actions import Action
-from rules.bot import best_discards
-from rules.bot_strong import Appraisal, appraise, unseen_counts
 from rules.chickens import known_chickens
 from rules.hand import wait_mask
 from rules.patterns import best_pattern
+from rules.players.bot_strong import Appraisal, appraise, deal_in_chance, unseen_counts
+from rules.players.shanten import best_discards
 from rules.tiles import NUM_KINDS, tile_name
 from rules.view import SeatView
 
@@ -73,7 +78,24 @@ def _pct(x: float) -> int:
     return max(0, min(100, round(100 * x)))
 
 
+DANGER_WORDS = ((0.02, "safe"), (0.05, "low"), (0.10, "some"), (2.0, "high"))
+
+
+def danger_of(v: SeatView, tile: int) -> dict[str, int | str]:
+    """The `danger` and `declared` params of discarding `tile` (see the module docstring)."""
+    chance, declared = deal_in_chance(v, tile)
+    word = next(w for limit, w in DANGER_WORDS if chance < limit)
+    return {"danger": word, "declared": int(declared)}
+
+
 def _hint(v: SeatView, a: Appraisal) -> Hint:
+    h = _reason(v, a)
+    if h.action.act in ("discard", "ready") and h.action.tile is not None:
+        return Hint(h.action, h.value, h.reason, {**h.params, **danger_of(v, h.action.tile)})
+    return h
+
+
+def _reason(v: SeatView, a: Appraisal) -> Hint:
     act = a.action
     value = round(a.value, 1)
     ready: dict[str, int | str] = {"ready": _pct(a.ready)}

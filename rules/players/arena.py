@@ -104,7 +104,11 @@ class Diagnostics:
             "baoji": self.baoji,
             "decisions": self.decisions,
             "decision_ms_mean": self.decision_ms / (self.decisions or 1),
+            "decision_ms_p50": self.time_quantile(0.5),
             "decision_ms_p95": self.time_quantile(0.95),
+            "decision_ms_p99": self.time_quantile(0.99),
+            "decision_ms_p999": self.time_quantile(0.999),
+            "decision_ms_max": self.time_quantile(1.0),
         }
 
 

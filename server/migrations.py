@@ -1,0 +1,230 @@
+"""The database's schema versions and the steps between them.
+
+A file records its version in `PRAGMA user_version` (0: a file from before versions). Opening an
+older one runs each step from its version up to `SCHEMA_VERSION`, in one transaction: a step adds
+what its version added (columns, tables) and, when the code of its version changed what a stored
+value means, rewrites the stored values so that they mean what they meant when they were written.
+
+Defaults are the case that matters: a table stores only the options its creator changed
+(`tables.options`, the overrides of its preset), so a default that changes would silently change
+every stored match read with the new code (a different first dealer, a different 清七对 value):
+a match in progress would not rebuild and would be lost, a finished one would replay to other
+payments. So every change of a default gets a step that pins the old default into each stored
+table that did not choose it (`pin_options`), and a test replays a database the code of each
+earlier version wrote (tests/server/schema_dumps).
+
+To add a version: write `_to_vN(db)`, add it to `STEPS`, raise `SCHEMA_VERSION`, and keep the
+`SCHEMA` text at the newest shape (a new file is made from it directly).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from rules.match import first_dealer
+
+APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
+SCHEMA_VERSION = 2  # PRAGMA user_version this code writes (0: a file from before versions)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    options TEXT NOT NULL,          -- JSON: the overrides of the preset
+    base INTEGER NOT NULL,
+    rounds INTEGER NOT NULL,
+    turn_seconds REAL NOT NULL,
+    bank_seconds REAL NOT NULL,
+    claim_min_ms INTEGER NOT NULL,
+    has_password INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    started_at REAL,
+    ended_at REAL,
+    state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
+    seats TEXT,                     -- JSON: [{"name", "kind", "level" (bots)}] × 4 once started
+    scores TEXT,                    -- JSON: 4 ints, the match result so far
+    rounds_played INTEGER NOT NULL DEFAULT 0,
+    seed TEXT,                      -- the match seed every round's wall derives from
+    password_hash TEXT,             -- pbkdf2 of the password (never the password)
+    tokens TEXT,                    -- JSON: 4 SHA-256 digests of the seat tokens, once started
+    bot_delay REAL,                 -- seconds the bots wait before moving (NULL: the server's)
+    next_round_seconds REAL         -- the longest wait between rounds (0: no limit, NULL: 30)
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    round_no INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    dealer INTEGER NOT NULL,
+    streak INTEGER NOT NULL,
+    base INTEGER NOT NULL,
+    hands TEXT NOT NULL,            -- JSON: four lists of tiles in notation, as dealt
+    wall TEXT NOT NULL,             -- JSON: the live wall, front first
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    result TEXT,                    -- JSON: the settlement
+    net TEXT,                       -- JSON: 4 ints
+    salt TEXT,                      -- fair deal: the secret salt (hex), revealed at the end
+    commitment TEXT,                -- fair deal: SHA-256 of the salt and the deal order
+    weekday INTEGER,                -- 1 Monday … 7 Sunday: the day of the deal (星期鸡, §13.12)
+    PRIMARY KEY (table_id, round_no)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS actions (
+    table_id TEXT NOT NULL,
+    round_no INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    act TEXT NOT NULL,
+    tile TEXT,
+    phase TEXT NOT NULL,            -- turn | claim | rob: when it was played
+    auto INTEGER NOT NULL,          -- 1 when the server played it (timeout, 托管)
+    at REAL NOT NULL,
+    PRIMARY KEY (table_id, round_no, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    round_no INTEGER NOT NULL,      -- 0 outside a round
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,             -- JSON: the full event, private fields included
+    at REAL NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+"""
+
+# What the options a table left out meant before commit f6d3c6d (2026-12-01 09:05 UTC), which made
+# the first dealer `dice` in every preset, gave chuan and anshun no 憨包豆 and made chuan's 清七对
+# 50: the first dealer was seat 0, a late 豆 was a 憨包豆 everywhere, chuan's 清七对 was 90.
+BEFORE_DICE: dict[str, dict[str, Any]] = {
+    "guiyang": {"first_dealer": "seat0"},
+    "chuan": {"first_dealer": "seat0", "hanbao_dou": True, "patterns": {"qingqidui": 90}},
+    "anshun": {"first_dealer": "seat0", "hanbao_dou": True},
+}
+DICE_SINCE = 1_796_115_906.0  # the time of commit f6d3c6d: 2026-12-01 09:05:06 UTC
+
+
+def pinned(options: dict[str, Any], pins: dict[str, Any]) -> dict[str, Any]:
+    """`options` with every value of `pins` it does not set itself (`patterns` key by key)."""
+    out = dict(options)
+    for name, value in pins.items():
+        if name == "patterns" and isinstance(value, dict):
+            mine = out.get("patterns")
+            mine = dict(mine) if isinstance(mine, dict) else {}
+            dotted = {k.split(".", 1)[1] for k in out if k.startswith("patterns.")}
+            pins = {k: v for k, v in value.items() if k not in dotted}
+            out["patterns"] = {**pins, **mine}
+        elif name not in out:
+            out[name] = value
+    return out
+
+
+def pin_options(
+    db: sqlite3.Connection, pins_for: Callable[[sqlite3.Connection, dict[str, Any]], dict[str, Any]]
+) -> None:
+    """Rewrite every table's stored options with the pins `pins_for(db, row)` gives it (a row
+    whose options cannot be read is left as it is: its table is refused when resumed)."""
+    db.row_factory = sqlite3.Row
+    try:
+        rows = [dict(r) for r in db.execute("SELECT * FROM tables")]
+    finally:
+        db.row_factory = None
+    for row in rows:
+        try:
+            options = json.loads(row["options"] or "{}")
+        except ValueError:
+            continue
+        if not isinstance(options, dict):
+            continue
+        pins = pins_for(db, row)
+        if not pins:
+            continue
+        new = pinned(options, pins)
+        if new != options:
+            db.execute(
+                "UPDATE tables SET options=? WHERE id=?",
+                (json.dumps(new, ensure_ascii=False), row["id"]),
+            )
+
+
+def _add_columns(db: sqlite3.Connection, added: dict[str, list[tuple[str, str]]]) -> None:
+    for table, columns in added.items():
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        for name, kind in columns:
+            if name not in have:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
+
+def _written_before_dice(db: sqlite3.Connection, row: dict[str, Any]) -> bool:
+    """Whether a version-1 table was written by the code before the first dealer became `dice`
+    (version 1 spans that change). The evidence is its first round: dealt by seat 0 where the
+    dice give another seat, it is the older code's; dealt by the seat the dice give (not 0),
+    the newer's. With no round, or dice that give seat 0 too (both codes deal alike), the
+    time it was made decides."""
+    first = db.execute(
+        "SELECT dealer FROM rounds WHERE table_id=? AND round_no=1", (row["id"],)
+    ).fetchone()
+    if first is not None and row.get("seed"):
+        dice = first_dealer(row["seed"])
+        if dice != 0:
+            return bool(first[0] == 0)
+    return float(row.get("created_at") or 0.0) < DICE_SINCE
+
+
+def _to_v1(db: sqlite3.Connection) -> None:
+    """0 → 1 (commit 1275845): the columns added after the first release (the match seed, the
+    password and token digests, the fair deal); the options pinned to that code's defaults
+    (it was before the dice)."""
+    _add_columns(
+        db,
+        {
+            "tables": [("seed", "TEXT"), ("password_hash", "TEXT"), ("tokens", "TEXT")],
+            "rounds": [("salt", "TEXT"), ("commitment", "TEXT")],
+        },
+    )
+    pin_options(db, lambda _db, row: BEFORE_DICE.get(str(row["preset"]), {}))
+
+
+def _to_v2(db: sqlite3.Connection) -> None:
+    """1 → 2 (commit 9bf11df): a table's own `bot_delay`, the wait between rounds and the
+    weekday of each round's deal (星期鸡); the options of a table the code before the dice
+    wrote are pinned to that code's defaults."""
+    _add_columns(
+        db,
+        {
+            "tables": [("bot_delay", "REAL"), ("next_round_seconds", "REAL")],
+            "rounds": [("weekday", "INTEGER")],
+        },
+    )
+    pin_options(
+        db,
+        lambda db, row: (
+            BEFORE_DICE.get(str(row["preset"]), {}) if _written_before_dice(db, row) else {}
+        ),
+    )
+
+
+# version → the step that brings a file of the version before it up to it.
+STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_v1, 2: _to_v2}
+assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1))
+
+
+def migrate(db: sqlite3.Connection, version: int, *, new: bool = False) -> None:
+    """Bring a database at `version` to `SCHEMA_VERSION` in one transaction: a `new` file is
+    made at the newest schema; an older one goes through every step after its version."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in SCHEMA.split(";"):  # a new file's tables (an old file has them)
+            if statement.strip():
+                db.execute(statement)
+        if not new:
+            for step in range(version + 1, SCHEMA_VERSION + 1):
+                STEPS[step](db)
+        db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

@@ -1,0 +1,189 @@
+"""The bots' exact shanten (`rules.players.shanten`) against brute force, perft-style.
+
+The brute force reads the definition and nothing else: it lists every target (a multiset of
+sets and a pair, at most four of a kind; or seven pairs with a four as two) and counts how many
+of the hand's tiles the best one keeps; shanten = tiles of a complete hand - kept - 1. Single
+suits are checked exhaustively, table entry by table entry; full hands (with and without melds)
+on random deals, and against the rules core's own `is_win_counts` / `wait_mask`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from functools import cache
+
+import numpy as np
+import pytest
+
+from rules.hand import is_win_counts, wait_mask
+from rules.players.shanten import best_discards, discard_shantens, shanten, suit_table
+from rules.tiles import parse_tiles, to_counts
+from tests.support import volume
+
+
+def _blocks(kinds: int) -> list[tuple[int, ...]]:
+    """Every pung and run over `kinds` kinds laid out as suits of nine."""
+    out: list[tuple[int, ...]] = [(k, k, k) for k in range(kinds)]
+    out += [(k, k + 1, k + 2) for k in range(kinds) if k % 9 <= 6]
+    return out
+
+
+@cache
+def _suit_targets() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every one-suit target of s ≤ 4 sets and p ≤ 1 pair: counts (N × 9), s, p."""
+    rows, ss, ps = [], [], []
+    blocks = _blocks(9)
+    for s in range(5):
+        for combo in itertools.combinations_with_replacement(blocks, s):
+            base = [0] * 9
+            for b in combo:
+                for r in b:
+                    base[r] += 1
+            for pair in [None, *range(9)]:
+                t = list(base)
+                if pair is not None:
+                    t[pair] += 2
+                if max(t) <= 4:
+                    rows.append(t)
+                    ss.append(s)
+                    ps.append(0 if pair is None else 1)
+    return np.array(rows, dtype=np.int8), np.array(ss), np.array(ps)
+
+
+def _brute_suit_table(row: tuple[int, ...]) -> tuple[int, ...]:
+    targets, ss, ps = _suit_targets()
+    kept = np.minimum(targets, np.array(row, dtype=np.int8)).sum(axis=1)
+    out = []
+    for s in range(5):
+        for p in (0, 1):
+            out.append(int(kept[(ss <= s) & (ps <= p)].max()))
+    return tuple(out)
+
+
+def _brute_seven_pairs(counts: list[int]) -> int:
+    """Most tiles kept by seven pairs: every choice of 0, 1 or 2 pairs per held kind."""
+    held = [h for h in counts if h]
+    best = 0
+    for choice in itertools.product((0, 1, 2), repeat=len(held)):
+        pairs = sum(choice)
+        if pairs <= 7:
+            best = max(best, sum(min(h, 2 * c) for h, c in zip(held, choice, strict=True)))
+    return best
+
+
+def _brute_standard(counts: list[int], n_melds: int) -> int:
+    """Most tiles kept by a standard target: every multiset of sets among the blocks touching a
+    held kind (a block touching none keeps nothing and fits anywhere) and every pair."""
+    held = [k for k in range(27) if counts[k]]
+    blocks = [b for b in _blocks(27) if any(counts[r] for r in b)]
+    vecs = []
+    for s in range(4 - n_melds + 1):
+        for combo in itertools.combinations_with_replacement(range(len(blocks)), s):
+            v = np.zeros(27, dtype=np.int8)
+            for i in combo:
+                for r in blocks[i]:
+                    v[r] += 1
+            vecs.append(v)
+    sets = np.array(vecs)
+    hand = np.array(counts, dtype=np.int8)
+    best = 0
+    for pair in [None, *held]:
+        t = sets.copy()
+        if pair is not None:
+            t[:, pair] += 2
+        ok = t.max(axis=1) <= 4
+        if ok.any():
+            best = max(best, int(np.minimum(t[ok], hand).sum(axis=1).max()))
+    return best
+
+
+def _brute_shanten(counts: list[int], n_melds: int) -> int:
+    std = 3 * (4 - n_melds) + 1 - _brute_standard(counts, n_melds)
+    if n_melds:
+        return std
+    return min(std, 13 - _brute_seven_pairs(counts))
+
+
+def _rows(size: int) -> list[tuple[int, ...]]:
+    """Every one-suit row of `size` tiles (at most four of a rank)."""
+    out = []
+    for combo in itertools.combinations_with_replacement(range(9), size):
+        row = [0] * 9
+        for r in combo:
+            row[r] += 1
+        if max(row, default=0) <= 4:
+            out.append(tuple(row))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 8, 11, 13, 14])
+def test_every_suit_table_matches_brute_force(size: int) -> None:
+    rows = _rows(size)
+    rng = random.Random(size)
+    n = volume(400, len(rows))
+    for row in rows if n >= len(rows) else rng.sample(rows, n):
+        assert suit_table(row) == _brute_suit_table(row), row
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_melds", [0, 1, 2, 4])
+def test_random_full_hands_match_brute_force_and_the_rules_core(n_melds: int) -> None:
+    rng = random.Random(n_melds)
+    wall = [k for k in range(27) for _ in range(4)]
+    for _ in range(volume(8 if n_melds == 0 else 25, 300)):
+        size = 13 - 3 * n_melds + rng.randint(0, 1)
+        counts = [0] * 27
+        for k in rng.sample(wall, size):
+            counts[k] += 1
+        got = shanten(counts, n_melds)
+        assert got == _brute_shanten(counts, n_melds), (counts, n_melds)
+        if size % 3 == 2:
+            assert (got == -1) == is_win_counts(counts, n_melds), counts
+        else:
+            assert (got == 0) == (wait_mask(counts, n_melds) != 0), counts
+
+
+@pytest.mark.parametrize(
+    ("hand", "melds", "expected"),
+    [
+        ("33346m789p44567s", 0, 0),  # ready on 5m (issue 24's hand)
+        ("33346m789p34567s", 0, 1),  # three sets + two partial sets, no pair: not ready
+        ("1111m2222p3333s5s", 0, 0),  # three fours are six pairs (龙七对): ready on 5s
+        ("1111m22p33p44s55s6s", 0, 0),  # a four and five pairs wait on the seventh
+        ("11223344556677m", 0, -1),  # 清七对, complete
+        ("1111m", 3, 1),  # a pung and a single: the pair needs another tile
+        ("1234m", 3, 0),  # ready on 1m or 4m
+        ("1112223334m", 1, 0),  # ready on 1m, 4m (and 2m, 3m)
+        ("1357m456p", 2, 1),  # a gapped pair of ranks and two singles: one from ready
+    ],
+)
+def test_known_hands(hand: str, melds: int, expected: int) -> None:
+    counts = to_counts(parse_tiles(hand))
+    assert shanten(counts, melds) == expected
+    assert shanten(counts, melds) == _brute_shanten(list(counts), melds)
+
+
+def test_no_fifth_copy() -> None:
+    # 1111m + 23m: the run 123 would need a fifth 1m only if 111 stays a pung.
+    counts = to_counts(parse_tiles("1111m23m456p789s99s"))
+    assert shanten(counts, 0) == _brute_shanten(list(counts), 0)
+
+
+def test_discard_shantens_are_the_shanten_after_each_discard() -> None:
+    rng = random.Random(7)
+    wall = [k for k in range(27) for _ in range(4)]
+    for _ in range(50):
+        counts = [0] * 27
+        for k in rng.sample(wall, 14):
+            counts[k] += 1
+        after = discard_shantens(counts, 0)
+        for k, s in after.items():
+            counts[k] -= 1
+            assert s == shanten(counts, 0)
+            counts[k] += 1
+        low, found = best_discards(counts, 0)
+        assert low == min(after.values()) and set(found) == {
+            k for k, s in after.items() if s == low
+        }
