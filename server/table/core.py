@@ -976,14 +976,20 @@ class TableCore(Generic[M]):
         seat = self.seats[index]
         r = self.round
         in_window = r is not None and r.phase in WINDOW_PHASES
-        away = seat.kind == "human" and not seat.connected
-        return seat.auto or (in_window and (seat.quiet_auto or away))
+        return seat.auto or (in_window and (seat.quiet_auto or self._dropped(seat)))
+
+    @staticmethod
+    def _dropped(seat: SeatState[M]) -> bool:
+        """A player whose connection dropped during the match. Not a seat waiting for its
+        player after a restart (`restored_seq`): the server's stop is no player's drop, and
+        its seats wait for their players as they stood."""
+        return seat.kind == "human" and not seat.connected and seat.restored_seq is None
 
     def _reason_at_once(self, index: int) -> AutoReason:
         """Why the server answers for a seat it does not prompt (`_plays_at_once`)."""
         seat = self.seats[index]
-        away = seat.kind == "human" and not seat.connected
-        return "disconnected" if away and not (seat.auto or seat.quiet_auto) else "auto"
+        quiet = seat.auto or seat.quiet_auto
+        return "disconnected" if self._dropped(seat) and not quiet else "auto"
 
     def _asked(self) -> list[int]:
         """The seats the round waits on whose answer is not held yet."""

@@ -175,7 +175,7 @@ async def test_the_counters_follow_a_match_and_what_was_refused(tmp_path: Path) 
     actions = stored_actions(db)
     by_player = sum(1 for _, _, auto, kind in actions if not auto and kind == "human")
     by_bot = sum(1 for _, _, auto, kind in actions if not auto and kind == "bot")
-    assert by_player > 100 and by_bot > 30
+    assert by_player > 100 and by_bot > 15  # moves an event showed (passes are not)
     assert after["zhuoji_actions_total", {"by": "player"}] == by_player
     assert after["zhuoji_actions_total", {"by": "bot"}] == by_bot
     assert after.total("zhuoji_actions_total") == len(actions)
