@@ -25,8 +25,10 @@ from client_tui.i18n import Lang
 from client_tui.local import Acted, LocalMessage
 from client_tui.net import Link, hello_frame
 from client_tui.played import PlayedStore
+from client_tui.player_key import for_server
 from client_tui.reducer import reduce
 from client_tui.screens.lobby import LobbyScreen
+from client_tui.screens.records import RecordsScreen
 from client_tui.screens.table import TableScreen
 from client_tui.seats import SavedSeat, SeatStore
 from client_tui.view import Choice, ResultV, View
@@ -39,6 +41,7 @@ from protocol.messages import (
     Leave,
     ListTables,
     NextRound,
+    Records,
     Rematch,
     Rounds,
     ServerMessage,
@@ -100,9 +103,11 @@ class ZhuojiApp(App[int]):
         resume: SavedSeat | None = None,
         bell: bool = True,
         reveal_seconds: float = 0.0,
+        player_key: str | None = None,
         bot_level: BotLevel = "normal",
     ) -> None:
         super().__init__()
+        self.player_key = player_key  # sent with every hello (client_tui.player_key)
         self.bot_level: BotLevel = bot_level  # `zhuoji play --bots`: the level of the bots added
         self.url = url
         self.player_name = name
@@ -159,6 +164,12 @@ class ZhuojiApp(App[int]):
         await self.link.run()
 
     def _hello(self) -> dict[str, Any]:
+        frame = self._hello_frame()
+        if self.player_key is not None:
+            frame["player_key"] = for_server(self.player_key, self.url)
+        return frame
+
+    def _hello_frame(self) -> dict[str, Any]:
         v = self.view
         if v.token is None and self._resume is not None:
             # A seat saved by an earlier run (or picked in the lobby): the server sends a snapshot.
@@ -185,6 +196,11 @@ class ZhuojiApp(App[int]):
         """Reduce one message into the view and bring the screens up to date."""
         if isinstance(msg, Rounds):
             self.browse(msg)
+            return
+        if isinstance(msg, Records):
+            for screen in self.screen_stack:
+                if isinstance(screen, RecordsScreen):
+                    screen.show_records(msg)
             return
         if self.live_view is not None:  # browsing a replay: the table's view moves behind it
             self.live_view = reduce(self.live_view, msg, at=self.clock() if at is None else at)
@@ -299,7 +315,10 @@ class ZhuojiApp(App[int]):
                 store.forget(url, new.table_id)
                 if self.played is not None:  # its rounds can be browsed later
                     name = new.table.name if new.table is not None else new.table_id
-                    self.played.put(url, new.table_id, token=new.token, seat=new.seat, name=name)
+                    score = new.scores[new.seat] if len(new.scores) == 4 else None
+                    self.played.put(
+                        url, new.table_id, token=new.token, seat=new.seat, name=name, score=score
+                    )
         if old.table_id is not None and new.table_id is None and old.token is not None:
             playing = old.table is not None and old.table.state == "playing"
             if playing and not bad_token and old.seat is not None and old.match_end is None:
@@ -535,7 +554,7 @@ class ZhuojiApp(App[int]):
             if table is not None and table in by_table:
                 self.ask_rounds(table, by_table[table].token)
 
-        choices = [(p.table, f"#{p.table}  {p.name}") for p in played]
+        choices = [(p.table, p.label()) for p in played]  # with the date and the result
         self.push_screen(ChoiceScreen(self.lang.t("rp_pick_played"), choices), picked)
 
     def browse(self, msg: Rounds) -> None:
@@ -564,6 +583,10 @@ class ZhuojiApp(App[int]):
             show = getattr(screen, "show", None)
             if show is not None:
                 show(live)
+
+    def open_records(self, table: str | None = None) -> None:
+        """The Records screen (client_tui.screens.records); `table`: a match just played."""
+        self.push_screen(RecordsScreen(self.lang.code, table=table))
 
     def open_summary(self) -> None:
         from client_tui.screens.sheets import SheetScreen, summary_renderable

@@ -427,6 +427,7 @@ TEXT: dict[str, tuple[str, str]] = {
         "you have not finished a match on this server yet",
     ),
     "key_played": ("回放", "replays"),
+    "key_records": ("战绩", "records"),
     "rp_browse_key": ("回放", "replay"),
     "rp_no_rounds": ("这场没有存下的局", "no rounds are stored for this match"),
     "rp_pick_match": ("选择一场比赛（Enter 打开，q 退出）", "Pick a match (Enter opens, q quits)"),

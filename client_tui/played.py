@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,13 @@ class PlayedMatch:
     seat: int
     name: str
     saved_at: float
+    score: int | None = None  # the player's net for the match (None: saved by an older client)
+
+    def label(self) -> str:
+        """The line the lobby's `h` lists: table, name, when it ended, the player's result."""
+        when = datetime.fromtimestamp(self.saved_at).strftime("%Y-%m-%d %H:%M")
+        score = "" if self.score is None else f"  {self.score:+d}"
+        return f"#{self.table}  {self.name}  {when}{score}"
 
 
 class PlayedStore:
@@ -48,10 +56,14 @@ class PlayedStore:
     def _save(self, data: dict[str, dict[str, Any]]) -> None:
         self._file._save(data)
 
-    def put(self, url: str, table: str, *, token: str, seat: int, name: str) -> None:
+    def put(
+        self, url: str, table: str, *, token: str, seat: int, name: str, score: int | None = None
+    ) -> None:
         data = self._load()
         rows = data.setdefault(url, {})
         rows[table] = {"token": token, "seat": seat, "name": name, "saved_at": self.clock()}
+        if score is not None:
+            rows[table]["score"] = score
         newest = sorted(rows, key=lambda t: rows[t]["saved_at"], reverse=True)[:KEEP]
         data[url] = {t: rows[t] for t in newest}
         self._save(data)
@@ -63,7 +75,13 @@ class PlayedStore:
             try:
                 out.append(
                     PlayedMatch(
-                        url, table, str(e["token"]), int(e["seat"]), str(e["name"]), e["saved_at"]
+                        url,
+                        table,
+                        str(e["token"]),
+                        int(e["seat"]),
+                        str(e["name"]),
+                        float(e["saved_at"]),
+                        None if e.get("score") is None else int(e["score"]),
                     )
                 )
             except (KeyError, TypeError, ValueError):

@@ -65,13 +65,22 @@ class ChickenLine:
 @dataclass(frozen=True, slots=True)
 class ChickenRow:
     """A seat's chicken tiles; `collects` when the seat won or is ready (only then is it paid).
-    `extras` are its 责任鸡 and 包鸡 payments as (payment kind, signed amount)."""
+    `extras` are its 责任鸡 and 包鸡 payments as (payment kind, signed amount); `extra_units`
+    the same in units (the payments' `details.units`: units × base = amount), by kind."""
 
     seat: int
     lines: tuple[ChickenLine, ...]
     units: int
     collects: bool
     extras: tuple[tuple[str, int], ...] = ()
+    extra_units: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def total(self) -> int:
+        """The units the row adds up to, with the 包鸡 and 责任鸡 printed on it: its own chickens
+        only when it collects them (issue 23: the total left the 包鸡 out)."""
+        own = self.units if self.collects else 0
+        return own + sum(units for _kind, units in self.extra_units)
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,17 +392,29 @@ def _chicken_rows(
 ) -> tuple[ChickenRow, ...]:
     # 责任鸡 and 包鸡 per seat and kind, summed (a 包鸡 is paid to each collector in turn).
     extras: dict[int, dict[str, int]] = {s: {} for s in range(4)}
+    units: dict[int, dict[str, int]] = {s: {} for s in range(4)}
     for p in payments:
         if p.kind in ("zeren", "baoji"):
             extras[p.payee][p.kind] = extras[p.payee].get(p.kind, 0) + p.amount
             extras[p.payer][p.kind] = extras[p.payer].get(p.kind, 0) - p.amount
+            n = p.payment.details.units if isinstance(p.payment, ChickenPayment) else p.amount
+            units[p.payee][p.kind] = units[p.payee].get(p.kind, 0) + n
+            units[p.payer][p.kind] = units[p.payer].get(p.kind, 0) - n
     rows = []
     for c in result.chickens:
         lines = tuple(
             ChickenLine(ln.tile, ln.count, ln.each, ln.kind, ln.units, ln.gold) for ln in c.lines
         )
         collects = chickens_rule == "chuan" or result.ready[c.seat]  # winners are ready
-        rows.append(ChickenRow(c.seat, lines, c.units, collects, tuple(extras[c.seat].items())))
+        row = ChickenRow(
+            c.seat,
+            lines,
+            c.units,
+            collects,
+            tuple(extras[c.seat].items()),
+            tuple(units[c.seat].items()),
+        )
+        rows.append(row)
     return tuple(rows)
 
 

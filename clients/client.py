@@ -44,6 +44,7 @@ class Client:
         last_seq: int | None = None,
         version: int = PROTOCOL_VERSION,
         open_timeout: float = 20,
+        player_key: str | None = None,
     ) -> Client:
         ws = await connect(
             url,
@@ -58,6 +59,8 @@ class Client:
             hello["token"] = token
         if last_seq is not None:
             hello["last_seq"] = last_seq
+        if player_key is not None:
+            hello["player_key"] = player_key
         await client.send(hello)
         return client
 

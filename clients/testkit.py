@@ -20,11 +20,16 @@ class Finished:
 
 
 async def play_to_end(
-    url: str, *, name: str = "host", table_name: str = "test", rounds: int = 2
+    url: str,
+    *,
+    name: str = "host",
+    table_name: str = "test",
+    rounds: int = 2,
+    player_key: str | None = None,
 ) -> Finished:
     """Create a table on the server at `url` (no clock), fill it with three server bots, start,
     and play seat 0 with a `BotPlayer` until the match ends."""
-    host = await Client.connect(url, name)
+    host = await Client.connect(url, name, player_key=player_key)
     try:
         await host.recv()  # welcome
         await host.send(

@@ -72,8 +72,10 @@ def _make(cls: type[M], **fields: Any) -> M:
 # ----- connection and lobby -----
 
 
-def welcome(server: str, name: str) -> Welcome:
-    return _make(Welcome, version=PROTOCOL_VERSION, server=server, name=name)
+def welcome(server: str, name: str, player: str | None = None) -> Welcome:
+    if player is None:
+        return _make(Welcome, version=PROTOCOL_VERSION, server=server, name=name)
+    return _make(Welcome, version=PROTOCOL_VERSION, server=server, name=name, player=player)
 
 
 def error(

@@ -105,6 +105,30 @@ TableName = Annotated[
 ]
 Password = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Token = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{16,64}$")]
+PLAYER_KEY = r"^zk1_[A-Za-z0-9_-]{43}$"
+_PLAYER_KEY = re.compile(PLAYER_KEY)
+
+
+def _player_key(text: str) -> str:
+    if _PLAYER_KEY.match(text) is None:
+        raise ValueError(
+            "not a player key: one is zk1_ and 43 letters, digits, - or _ (zhuoji keeps it in"
+            " player.key in its config directory)"
+        )
+    return text
+
+
+PlayerKey = Annotated[
+    str,
+    StringConstraints(max_length=64),
+    AfterValidator(_player_key),
+    Field(json_schema_extra={"pattern": PLAYER_KEY}),
+]
+"""A player key: `zk1_` and 32 random bytes in URL-safe base64 (43 characters, no padding), made
+once by the client (`client_tui.player_key`). It is a secret: the server keeps only its SHA-256."""
+PlayerId = Annotated[str, StringConstraints(pattern=r"^(p-[0-9a-f]{12}|bot-(easy|normal|strong))$")]
+"""A player's public id: `p-` and 12 hex digits for a person, `bot-<level>` for a server bot."""
+Period = Literal["tonight", "month", "all"]
 Text = Annotated[str, StringConstraints(max_length=500)]
 ErrorCode = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,39}$")]
 Preset = Literal["guiyang", "chuan", "anshun"]
@@ -184,6 +208,11 @@ class Hello(_Request):
     name: ChosenName
     token: Token | None = None
     last_seq: Seq | None = None
+    player_key: PlayerKey | None = Field(
+        default=None,
+        description="who you are across names and machines (docs/PROTOCOL.md, Players);"
+        " without it the seats you take count in nobody's records",
+    )
 
 
 class ListTables(_Request):
@@ -331,6 +360,24 @@ class GetRounds(_Request):
     token: Token | None = None
 
 
+class GetRecords(_Message):
+    """Ask for the group's records: the server answers `records` (docs/PROTOCOL.md, Records).
+
+    `period` (`tonight`: since 06:00 local time, `month`: since the 1st, `all`) and `preset`
+    (null: every preset) choose the matches counted. The answer always holds the standings
+    (page `page` of them) and the recent matches (page `page` of them); with `player` (an id, or
+    your own when null and you said hello with a player key) also that player's record and their
+    net and placement over their latest matches; with `table`, each player's rating change in
+    that match (the match summary). An unknown player gets an empty record, not an error."""
+
+    type: Literal["get_records"] = "get_records"
+    period: Period = "all"
+    preset: Preset | None = None
+    player: PlayerId | None = None
+    table: TableId | None = None
+    page: int = Field(default=0, ge=0, le=10_000)
+
+
 ClientMessage = Annotated[
     Hello
     | ListTables
@@ -347,7 +394,8 @@ ClientMessage = Annotated[
     | GetRounds
     | HandSeat
     | NextRound
-    | Rematch,
+    | Rematch
+    | GetRecords,
     Field(discriminator="type"),
 ]
 
@@ -466,6 +514,9 @@ class Welcome(_Message):
     version: int
     server: str
     name: PlayerName
+    player: PlayerId | None = Field(
+        default=None, description="your public player id (null: no player key was sent)"
+    )
 
 
 class Error(_Message):
@@ -772,6 +823,84 @@ class Rounds(_Message):
     logs: list[RoundLog] = Field(max_length=64)
 
 
+Count = Annotated[int, Field(ge=0, le=2**53)]
+Rate = Annotated[float, Field(ge=0, le=1)]
+
+
+class PlayerRecord(_Message):
+    """One player's record over the matches asked for (`server.records`, docs/PROTOCOL.md).
+
+    Rates are per round played (null before a first round). `placements[i]` counts the finished
+    matches ended in place i+1 (a tie shares the better place). `rating` is the rating among
+    humans after every match so far (null for a bot: bots are not rated); `rating_change` its
+    change over the period asked for."""
+
+    player: PlayerId
+    name: PlayerName
+    bot: bool
+    matches: Count
+    rounds: Count
+    placements: list[Count] = Field(min_length=4, max_length=4)
+    net: Money
+    net_per_round: float | None
+    wins: Count
+    win_rate: Rate | None
+    zimo: Count
+    zimo_rate: Rate | None
+    dealins: Count
+    dealin_rate: Rate | None
+    draws: Count
+    ready_at_draw: Count
+    declared: Count = Field(description="rounds declared ready (报听/天听)")
+    declared_won: Count
+    chongfeng: Count = Field(description="冲锋鸡 made")
+    zeren_paid: Count = Field(description="责任鸡 payments paid")
+    zeren_received: Count
+    baoji_paid: Count = Field(description="rounds that paid 包鸡")
+    dou: Count = Field(description="豆 (gangs) made")
+    biggest: Money = Field(description="the most one won hand brought in")
+    streak: Count = Field(description="the longest run of deals as dealer")
+    rating: float | None
+    rating_change: float | None
+
+
+class MatchLine(_Message):
+    """A match in the lobby's list of results: when it ended, who sat where, final scores."""
+
+    table: TableId
+    name: TableName
+    preset: Preset
+    ended_at: float = Field(description="seconds since the epoch")
+    state: Literal["finished", "abandoned"]
+    rounds_played: Count
+    names: list[PlayerName | None] = Field(min_length=4, max_length=4)
+    players: list[PlayerId | None] = Field(min_length=4, max_length=4)
+    scores: list[Money] = Field(min_length=4, max_length=4)
+    rating_changes: list[float | None] = Field(min_length=4, max_length=4)
+
+
+class Records(_Message):
+    """The answer to `get_records`: one page of the standings (`standings`, best net first)
+    and of the recent matches (`matches`, newest first), `pages` the number of pages of the
+    longer of the two; `me` the record of the player asked for (null: none asked), with their
+    net and placement (0 for an unfinished match) over their latest matches, oldest first
+    (`recent_net`, `recent_places`). Each answer fits in one frame (≤ 16 KiB)."""
+
+    type: Literal["records"] = "records"
+    period: Period
+    preset: Preset | None
+    page: int = Field(ge=0)
+    pages: int = Field(ge=1)
+    standings: list[PlayerRecord] = Field(max_length=12)
+    matches: list[MatchLine] = Field(max_length=8)
+    me: PlayerRecord | None = None
+    recent_net: list[Money] = Field(default_factory=list, max_length=50)
+    recent_places: list[Annotated[int, Field(ge=0, le=4)]] = Field(
+        default_factory=list, max_length=50
+    )
+    match: MatchLine | None = Field(default=None, description="the `table` asked for")
+
+
 ServerMessage = Annotated[
     Welcome
     | Error
@@ -799,7 +928,8 @@ ServerMessage = Annotated[
     | Exhausted
     | Flipped
     | RoundEnded
-    | Rounds,
+    | Rounds
+    | Records,
     Field(discriminator="type"),
 ]
 

@@ -18,6 +18,7 @@ import contextlib
 import gc
 import logging
 import secrets
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
@@ -38,6 +39,7 @@ from protocol.messages import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
     CreateTable,
+    GetRecords,
     GetRounds,
     Hello,
     TakeSeat,
@@ -50,6 +52,7 @@ from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import hash_password, token_key
 from server.metrics import Metrics
+from server.players import Players
 from server.storage.record_sql import ops_of
 from server.storage.records import Record
 from server.store import Store
@@ -183,6 +186,8 @@ class Server:
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
         self.version = version
         self.metrics = Metrics(self, version=version)  # `GET /metrics`
+        # Who says hello with which player key (their digests, read once; server.players).
+        self.players = Players.load(store._db)
         store.on_commit = self.metrics.committed
 
     @classmethod
@@ -508,6 +513,8 @@ class Server:
             self._join(conn, msg)
         elif isinstance(msg, GetRounds):
             self._get_rounds(conn, msg)
+        elif isinstance(msg, GetRecords):
+            self._get_records(conn, msg)
         elif kind == "leave":
             table = conn.table
             if table is None:
@@ -534,7 +541,11 @@ class Server:
             conn.close(Close.VERSION, f"protocol version {PROTOCOL_VERSION} only")
             return
         conn.hello, conn.name = True, msg.name
-        self._send(conn, frames.welcome(self.name, msg.name))
+        if msg.player_key is not None:
+            conn.player, ops = self.players.identify(msg.player_key, msg.name, time.time())
+            if ops:
+                self._background(self.store.write(ops), f"player-{conn.id}")
+        self._send(conn, frames.welcome(self.name, msg.name, conn.player))
         if self.store.fault is not None:
             self._storage_notice(conn, None)
         if msg.token is not None:
@@ -653,6 +664,54 @@ class Server:
         task.set_name(f"rounds-{conn.id}")
         self._readers.add(task)
         task.add_done_callback(self._readers.discard)
+
+    def _background(self, job: Any, name: str) -> None:
+        """Run `job` (a coroutine) beside the tables; a failure is logged, never raised."""
+
+        async def run() -> None:
+            try:
+                await job
+            except Exception:
+                log.exception("%s failed", name)
+
+        task = asyncio.create_task(run())
+        task.set_name(name)
+        self._readers.add(task)
+        task.add_done_callback(self._readers.discard)
+
+    def _get_records(self, conn: Conn, msg: GetRecords) -> None:
+        """The group's records (server.standings), read in a thread from the database (the
+        tables go on meanwhile); one read per connection at a time."""
+        if any(t.get_name() == f"records-{conn.id}" for t in self._readers):
+            self._error(conn, codes.RATE_LIMITED, "one get_records at a time", msg.type)
+            return
+        self._background(self._send_records(conn, msg), f"records-{conn.id}")
+
+    async def _send_records(self, conn: Conn, msg: GetRecords) -> None:
+        from server.standings import answer
+
+        def read() -> dict[str, Any]:
+            db = sqlite3.connect(f"file:{self.store.path}?mode=ro", uri=True, timeout=30)
+            try:
+                return answer(
+                    db,
+                    period=msg.period,
+                    preset=msg.preset,
+                    player=msg.player or conn.player,
+                    table=msg.table,
+                    page=msg.page,
+                )
+            finally:
+                db.close()
+
+        try:
+            frame = await asyncio.to_thread(read)
+        except Exception:  # a database that cannot be read must not take the server down
+            log.exception("get_records")
+            self._error(conn, "internal", "the server could not read the records", msg.type)
+            return
+        if not conn.closed:
+            self._send(conn, frame)
 
     async def _send_rounds(self, conn: Conn, table: str, seat: int | None, key: str | None) -> None:
         from server.history import NotOver, NotYours, rounds_for

@@ -98,6 +98,7 @@ class Conn:
         self.peer = peer
         self.address = peer  # the peer's address without its port (what per-address caps count)
         self.name: str | None = None
+        self.player: str | None = None  # the public player id of `hello`'s player key
         self.hello = False
         self.table: Place | None = None  # set by the table task once it accepts the join
         self.joining: Place | None = None  # a join is queued at this table

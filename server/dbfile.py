@@ -303,6 +303,13 @@ def warn_if_readable(path: Path) -> None:
         )
 
 
+def make_private(path: Path) -> None:
+    """Create `path` empty and 0600 (FileExistsError if it is there) before SQLite opens it:
+    SQLite keeps a file's mode and gives its -wal and -shm the same, and every copy of the
+    database (a backup, a rescued copy) holds the hands, walls and unrevealed salts."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+
+
 def open_database(path: Path) -> sqlite3.Connection:
     """The server's writing connection: the file checked (`check_file`, `inspect`), then made or
     migrated to `SCHEMA_VERSION`, in WAL mode."""
@@ -313,7 +320,7 @@ def open_database(path: Path) -> sqlite3.Connection:
         # Made 0600 before SQLite opens it: the hands and the wall of the round being played
         # are in it, and SQLite gives the -wal and -shm files the database's own mode.
         try:
-            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+            make_private(path)
         except FileExistsError:
             pass
         except OSError as err:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server.dbfile import make_private
+
 PRUNABLE = ("finished", "abandoned")
 
 
@@ -147,8 +149,9 @@ def backup(db: Path, target: Path) -> dict[str, Any]:
     src = _reader(db)
     try:
         try:
+            make_private(tmp)
             dst = sqlite3.connect(str(tmp))
-        except sqlite3.Error as err:
+        except (sqlite3.Error, OSError) as err:
             raise MaintenanceError(f"cannot write {target}: {err}") from None
         try:
             src.backup(dst)  # pages=-1: the whole file in one step, one consistent snapshot
@@ -221,6 +224,9 @@ def prune(
         " AND ended_at IS NOT NULL AND ended_at < ? ORDER BY CAST(id AS INTEGER), id",
         (cutoff,),
     ).fetchall()
+    has_records = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='records'"
+    ).fetchone()
     for tid, name, state, ended in rows:
         if tid in keep:
             continue
@@ -230,6 +236,8 @@ def prune(
             for part in ("rounds", "actions", "events"):
                 cur = conn.execute(f"DELETE FROM {part} WHERE table_id=?", (tid,))
                 counts[part] = cur.rowcount
+            if has_records:  # the records derived from its events go with it
+                conn.execute("DELETE FROM records WHERE table_id=?", (tid,))
             # Only if it is still what was selected (a row changed meanwhile is kept).
             cur = conn.execute(
                 "DELETE FROM tables WHERE id=? AND state IN ('finished', 'abandoned')"

@@ -25,9 +25,10 @@ from collections.abc import Callable
 from typing import Any
 
 from rules.match import first_dealer
+from server import records as player_records
 
 APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
-SCHEMA_VERSION = 2  # PRAGMA user_version this code writes (0: a file from before versions)
+SCHEMA_VERSION = 3  # PRAGMA user_version this code writes (0: a file from before versions)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -45,7 +46,8 @@ CREATE TABLE IF NOT EXISTS tables (
     started_at REAL,
     ended_at REAL,
     state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
-    seats TEXT,                     -- JSON: [{"name", "kind", "level" (bots)}] × 4 once started
+    seats TEXT,                     -- JSON: [{"name", "kind", "level" (bots), "player" (keyed
+                                    -- humans: server.players)}] × 4 once started
     scores TEXT,                    -- JSON: 4 ints, the match result so far
     rounds_played INTEGER NOT NULL DEFAULT 0,
     seed TEXT,                      -- the match seed every round's wall derives from
@@ -94,6 +96,7 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (table_id, seq)
 ) WITHOUT ROWID;
 """
+SCHEMA += player_records.SCHEMA_SQL  # the players and their records (version 3)
 
 # What the options a table left out meant before commit f6d3c6d (2026-12-01 09:05 UTC), which made
 # the first dealer `dice` in every preset, gave chuan and anshun no 憨包豆 and made chuan's 清七对
@@ -206,8 +209,15 @@ def _to_v2(db: sqlite3.Connection) -> None:
     )
 
 
+def _to_v3(db: sqlite3.Connection) -> None:
+    """2 → 3 (issue 25): the players (each player key's SHA-256 digest and public id; one row
+    per bot level) and the records derived from the events (`server.records`), filled from the
+    matches already stored. No default changed: nothing to pin."""
+    player_records.upgrade(db)
+
+
 # version → the step that brings a file of the version before it up to it.
-STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_v1, 2: _to_v2}
+STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_v1, 2: _to_v2, 3: _to_v3}
 assert sorted(STEPS) == list(range(1, SCHEMA_VERSION + 1))
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rules.script import ScriptError
-from server.dbfile import DatabaseRefused, DbLock, file_identity, open_database
+from server.dbfile import DatabaseRefused, DbLock, file_identity, make_private, open_database
 
 T = TypeVar("T")
 Op = tuple[str, Sequence[Any]]
@@ -343,6 +343,7 @@ class Store:
         if self.rescued is None and target.exists():
             target = self.path.with_name(f"{self.path.name}.rescued-{int(time.time())}")
         try:
+            make_private(target)
             copy = sqlite3.connect(str(target))
             try:
                 self._db.backup(copy)

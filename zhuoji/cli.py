@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "join": ("zhuoji.cmd_join", "join a server's lobby"),
     "watch": ("zhuoji.cmd_watch", "watch a table on a server"),
     "arena": ("zhuoji.cmd_arena", "play bot policies against each other on duplicate deals"),
+    "stats": ("zhuoji.cmd_stats", "the players' standings and records from a server's database"),
 }
 
 

@@ -1,4 +1,4 @@
-"""`zhuoji admin tables|stats|close T|kick T SEAT|backup FILE|prune --older-than 30d`.
+"""`zhuoji admin tables|stats|close T|kick T SEAT|backup FILE|prune --older-than 30d|rebuild-records`.
 
 The database is `--db`, or the `db` of `--config`, or the default one. Whether a server is
 serving it is read from its lock file (`<db>.lock`: held, with the port in it). Then:
@@ -10,7 +10,9 @@ serving it is read from its lock file (`<db>.lock`: held, with the port in it). 
 - `backup FILE` copies the file with SQLite's online backup API, safe while serving.
 - `prune` removes the finished and abandoned matches that ended before the cutoff, lists them,
   then compacts the file (VACUUM): done by the live server while its writes wait, or here under
-  the database's lock (so no server starts meanwhile).
+  the database's lock (so no server starts meanwhile). The records of a pruned match go with it.
+- `rebuild-records` recomputes the players' records (`server.records`) from the stored events,
+  here under the database's lock (a running server is asked to stop first).
 
 Exit 0 done; 1 refused or failed (one line on stderr); 2 bad usage or no such database.
 """
@@ -46,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("file", type=Path)
     p = sub.add_parser("prune", help="remove old finished/abandoned matches, then compact")
     p.add_argument("--older-than", required=True, help="an age: 30d, 12h, 90m, 45s")
+    sub.add_parser(
+        "rebuild-records",
+        help="recompute the players' records from the stored events (with no server running)",
+    )
 
 
 class AdminError(Exception):
@@ -280,6 +286,21 @@ def _run(args: argparse.Namespace) -> int:
             else:
                 print_stats(stats)
             return 0
+        if cmd == "rebuild-records":
+            if holder is not None:
+                raise AdminError(
+                    f"a server is serving {db}: stop it first (a server keeps the records up to"
+                    " date as it stores each round)"
+                )
+            rebuilt = _rebuild_here(db)
+            if args.json:
+                out(rebuilt)
+            else:
+                print(
+                    f"rebuilt the records of {rebuilt['matches']} matches from their events"
+                    f" in {rebuilt['seconds']} s"
+                )
+            return 0
         if cmd == "prune":
             try:
                 age = maintenance.parse_age(args.older_than)
@@ -297,6 +318,38 @@ def _run(args: argparse.Namespace) -> int:
     except maintenance.MaintenanceError as err:
         raise AdminError(str(err)) from None
     raise AdminError(f"unknown command {cmd}", 2)  # pragma: no cover - argparse refuses it
+
+
+def _rebuild_here(db: Path) -> dict[str, Any]:
+    """`rebuild-records` under the database's lock: the file is migrated to this zhuoji's
+    schema if older, then the derived records are recomputed in one transaction."""
+    import sqlite3
+
+    from server import records
+    from server.dbfile import DatabaseRefused, DbLock, open_database
+
+    lock = DbLock(db)
+    began = time.perf_counter()
+    try:
+        lock.acquire()
+        conn = open_database(db)
+    except DatabaseRefused as err:
+        lock.release()
+        raise AdminError(str(err)) from None
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            matches = records.rebuild(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    except sqlite3.Error as err:
+        raise AdminError(f"cannot rebuild the records of {db}: {err}") from None
+    finally:
+        conn.close()
+        lock.release()
+    return {"matches": matches, "seconds": round(time.perf_counter() - began, 3)}
 
 
 def _prune_here(db: Path, cutoff: float) -> dict[str, Any]:

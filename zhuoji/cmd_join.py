@@ -15,6 +15,7 @@ from zhuoji.common import (
     add_display_arguments,
     add_name_argument,
     display,
+    player_key_or_exit,
     server_url,
 )
 
@@ -67,5 +68,6 @@ def run(args: argparse.Namespace) -> int:
         seats=SeatStore.default(),
         bell=shown.bell,
         reveal_seconds=REVEAL_SECONDS,
+        player_key=player_key_or_exit(),
     )
     return app.run() or 0

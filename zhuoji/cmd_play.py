@@ -24,6 +24,7 @@ from zhuoji.common import (
     add_house_argument,
     add_name_argument,
     display,
+    player_key_or_exit,
     read_house,
 )
 
@@ -110,7 +111,7 @@ def start_local(db: Path, spare: Path, **options: Any) -> tuple[Any, str, str | 
     return server, url, note
 
 
-def choose_match(db: Path, seats: SeatStore, *, new: bool) -> SavedSeat | None:
+def choose_match(db: Path, seats: SeatStore, *, new: bool, lang: str = "en") -> SavedSeat | None:
     """The seat of the unfinished match to resume (None: a new match), asked in the terminal;
     every other match left playing on `db` is closed as abandoned."""
     import sys
@@ -121,7 +122,7 @@ def choose_match(db: Path, seats: SeatStore, *, new: bool) -> SavedSeat | None:
     found = find_unfinished(db, seats)
     resume: SavedSeat | None = None
     if found is not None and not new:
-        if ask_resume(found, db, interactive=sys.stdin.isatty()):
+        if ask_resume(found, db, interactive=sys.stdin.isatty(), lang=lang):
             resume = found.seat
     try:
         close_unfinished(db, None if resume is None else resume.table, seats)
@@ -186,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     name = shown.name
     db: Path = args.db or default_play_db()
     store = SeatStore.default()
-    resume = choose_match(db, store, new=args.new)
+    resume = choose_match(db, store, new=args.new, lang=shown.lang)
     seats: SeatStore | None = store
     with tempfile.TemporaryDirectory(prefix="zhuoji-") as tmp:
         try:
@@ -216,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
                 seats=seats,
                 seat_key=play_key(db),
                 resume=resume,
+                player_key=player_key_or_exit(),
                 bot_level=args.bots,
             )
             return app.run() or 0

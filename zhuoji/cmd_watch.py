@@ -9,6 +9,7 @@ from zhuoji.common import (
     add_display_arguments,
     add_name_argument,
     display,
+    player_key_or_exit,
     server_url,
 )
 
@@ -33,5 +34,6 @@ def run(args: argparse.Namespace) -> int:
         watch_table=args.table,
         bell=shown.bell,
         reveal_seconds=REVEAL_SECONDS,
+        player_key=player_key_or_exit(),
     )
     return app.run() or 0

@@ -165,3 +165,15 @@ def read_house(arg: str, command: str) -> House | None:
     for note in house.notes:  # an option that changes nothing under this preset
         print(f"zhuoji {command}: {note}", file=sys.stderr)
     return house
+
+
+def player_key_or_exit() -> str:
+    """The player key (made on the first run: client_tui.player_key), or exit 2 with a line
+    naming the file that does not hold one."""
+    from client_tui.player_key import PlayerKeyError, load_or_make
+
+    try:
+        return load_or_make()
+    except PlayerKeyError as err:
+        print(f"zhuoji: {err}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -46,16 +46,49 @@ class Unfinished:
     scores: tuple[int, ...]
     started_at: float | None
 
-    def describe(self) -> str:
-        """One line for the player: how far it got, the player's score, when it began."""
+    def describe(self, lang: str = "en") -> str:
+        """One line for the player, in `lang` (en, zh): how far it got, the player's score,
+        when it began."""
         mine = self.scores[self.seat.seat] if len(self.scores) == 4 else 0
-        when = ""
+        begun = None
         if self.started_at is not None:
-            when = f", begun {datetime.fromtimestamp(self.started_at):%Y-%m-%d %H:%M}"
+            begun = f"{datetime.fromtimestamp(self.started_at):%Y-%m-%d %H:%M}"
+        if lang == "zh":
+            when = f"，{begun} 开始" if begun else ""
+            return (
+                f"已打 {self.rounds_played}/{self.rounds} 局，你 {mine:+d}{when}"
+                f"（{self.seat.table} 号桌）"
+            )
+        when = f", begun {begun}" if begun else ""
         return (
             f"{self.rounds_played} of {self.rounds} rounds played, you {mine:+d}{when}"
             f" (table {self.seat.table})"
         )
+
+
+# The resume prompt's lines: key → (zh, en). Printed before the interface starts, so they are
+# here rather than in the client's `Lang`.
+PROMPT = {
+    "found": (
+        "zhuoji play：你有一场没打完的对局（{db}）：{what}。",
+        "zhuoji play: your unfinished match is in {db}: {what}.",
+    ),
+    "auto": (
+        "zhuoji play：继续这场（zhuoji play --new 开新的一场）",
+        "zhuoji play: resuming it (zhuoji play --new starts a new match instead)",
+    ),
+    "ask": ("继续这场吗？[Y/n]（n 开新的一场） ", "Resume it? [Y/n] (n starts a new match) "),
+    "again": (
+        "请回答 y（继续）或 n（开新的一场）。",
+        "Please answer y (resume) or n (a new match).",
+    ),
+}
+
+
+def prompt(key: str, lang: str, **kw: object) -> str:
+    """A line of the resume prompt in `lang` (zh; anything else is en)."""
+    zh, en = PROMPT[key]
+    return (zh if lang == "zh" else en).format(**kw)
 
 
 def find_unfinished(db: Path, seats: SeatStore) -> Unfinished | None:
@@ -93,23 +126,25 @@ def ask_resume(
     ask: Callable[[str], str] = input,
     interactive: bool = True,
     say: Callable[[str], None] = print,
+    lang: str = "en",
 ) -> bool:
-    """Offer the unfinished match: True to resume it (Enter or y), False for a new one (n).
-    Without a terminal to ask in, it is resumed."""
-    say(f"zhuoji play: your unfinished match is in {db}: {found.describe()}.")
+    """Offer the unfinished match, in `lang` (the interface's: `--lang zh` asks in Chinese):
+    True to resume it (Enter or y), False for a new one (n). Without a terminal to ask in, it
+    is resumed."""
+    say(prompt("found", lang, db=db, what=found.describe(lang)))
     if not interactive:
-        say("zhuoji play: resuming it (zhuoji play --new starts a new match instead)")
+        say(prompt("auto", lang))
         return True
     while True:
         try:
-            answer = ask("Resume it? [Y/n] (n starts a new match) ").strip().lower()
+            answer = ask(prompt("ask", lang)).strip().lower()
         except EOFError:
             return True
-        if answer in ("", "y", "yes", "r"):
+        if answer in ("", "y", "yes", "r", "是", "继续"):
             return True
-        if answer in ("n", "no", "new"):
+        if answer in ("n", "no", "new", "否", "新"):
             return False
-        say("Please answer y (resume) or n (a new match).")
+        say(prompt("again", lang))
 
 
 def close_unfinished(db: Path, keep: str | None, seats: SeatStore | None = None) -> list[str]:

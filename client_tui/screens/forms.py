@@ -209,6 +209,42 @@ class ChoiceSet(RadioSet):
             self._selected = self.pressed_index
 
 
+class PaceChoice(ChoiceSet):
+    """The bot pace, one of a few values (`"default"` or seconds), as a row of radio buttons:
+    a dropdown here, low in the form, opened over the form's buttons and border (issue 23)."""
+
+    def __init__(self, choices: list[tuple[str, str]], *, id: str) -> None:
+        self.values = [value for _label, value in choices]
+        buttons = (
+            RadioButton(plain(label), i == 0, compact=True) for i, (label, _v) in enumerate(choices)
+        )
+        super().__init__(*buttons, id=id, compact=True)
+
+    @property
+    def value(self) -> str:
+        """The chosen value ("default" before any is pressed)."""
+        pressed = [v for v, b in zip(self.values, self.query(RadioButton), strict=False) if b.value]
+        return pressed[0] if pressed else "default"  # the buttons, not the set's late index
+
+    @value.setter
+    def value(self, value: str) -> None:
+        list(self.query(RadioButton))[self.values.index(value)].value = True
+
+
+def form_folds(lang: Lang) -> dict[str, tuple[str, list[OptionField]]]:
+    """The form's folds in order: fold id → (its title, its fields). Each section of
+    `option_form.sections()` is one, but the pattern values of "score" are a fold of their own."""
+    out: dict[str, tuple[str, list[OptionField]]] = {}
+    for section, fields in sections():
+        patterns = [f for f in fields if f.key.startswith("patterns.")]
+        rest = [f for f in fields if f not in patterns]
+        if rest:
+            out[section] = (lang.group(section), rest)
+        if patterns:
+            out["patterns"] = (lang.group("patterns"), patterns)
+    return out
+
+
 class CreateTableScreen(ModalScreen[CreateTable | None]):
     """The create-table form: name, preset, house rules, rounds, base, password; then every rule
     option of the preset as a switch, a radio or a number, grouped as the apps do, each with a
@@ -243,6 +279,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
     CreateTableScreen #keys { height: 1; color: $text-muted; }
     CreateTableScreen RadioSet { layout: horizontal; width: 1fr; height: auto; }
     CreateTableScreen RadioSet > RadioButton { width: auto; margin-right: 1; }
+    CreateTableScreen #bot_delay { layout: vertical; }
     CreateTableScreen Checkbox { width: 1fr; }
     CreateTableScreen #buttons { margin-top: 0; }
     """
@@ -265,14 +302,17 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         self.default_name = default_name
         self.preset = preset
         self.houses = houses  # the folder of house presets (None: the user's config dir)
-        self._pending: House | None = None  # a house loaded while its preset is being set
         self.fields = {f.key: f for _, fs in sections() for f in fs}
+        self.folds = form_folds(lang)
+        self.fold_of = {f.key: fold for fold, (_t, fs) in self.folds.items() for f in fs}
+        self.built: set[str] = set()  # the folds whose fields exist (opened at least once)
+        # The options' values; a built fold's widgets are the truth for its fields.
+        self._values: dict[str, Any] = preset_values(preset)
 
     # ----- layout -----
 
     def compose(self) -> ComposeResult:
         t = self.lang.t
-        values = preset_values(self.preset)
         with Vertical():
             yield Static(t("create_title"), classes="title")
             yield Static("", id="changes")
@@ -311,10 +351,9 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
                 with Horizontal(classes="row"):
                     yield Label(t("password_opt"))
                     yield Input("", id="password", password=True, compact=True)
-                for section, fields in sections():
-                    yield from self._section(section, fields, values)
-                    if section == "hints":
-                        yield from self._clock()
+                for fold, (title, _fields) in self.folds.items():
+                    yield from self._section(fold, title)
+                yield from self._clock()
                 yield Static(self.lang.group("advanced"), classes="section")
                 yield Label(t("advanced"))
                 yield Input(
@@ -343,36 +382,29 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         t = self.lang.t
         with Horizontal(classes="row"):
             yield Label(t("bot_delay"))
-            yield Select(
+            yield PaceChoice(
                 [(t("bot_delay_default"), "default"), (t("bot_delay_instant"), "0")]
                 + [(t("bot_delay_s", s=s), s) for s in ("0.5", "1", "1.5")],
-                value="default",
-                allow_blank=False,
                 id="bot_delay",
-                compact=True,
             )
 
-    def _section(
-        self, section: str, fields: list[OptionField], values: dict[str, Any]
-    ) -> ComposeResult:
-        """A section of options; the pattern values and the `more` section fold away (a
-        Collapsible, closed at first: Enter opens it), which keeps the form quick to open."""
-        folded = [f for f in fields if f.key.startswith("patterns.")]
-        if section == "more":
-            folded, fields = fields, []
-        else:
-            yield Static(self.lang.group(section), classes="section")
-        if folded:
-            title = self.lang.group("patterns" if section != "more" else section)
-            with Collapsible(title=title, id=f"fold-{section}"):
-                with Grid(classes="opts"):
-                    for f in folded:
-                        yield from self._field(f, values[f.key])
-        rest = [f for f in fields if f not in folded]
-        if rest:
-            with Grid(classes="opts"):
-                for f in rest:
-                    yield from self._field(f, values[f.key])
+    def _section(self, fold: str, title: str) -> ComposeResult:
+        """A section of options as a fold, closed at first and empty: its fields are built the
+        first time it is opened (`_opened`). Building all ~1,100 widgets of every option took
+        seconds (issue 23: ≤ 200 ms to open); a closed section costs two."""
+        yield Collapsible(title=title, id=f"fold-{fold}")
+
+    @on(Collapsible.Expanded)
+    async def _opened(self, event: Collapsible.Expanded) -> None:
+        """Build a section's fields from the form's values the first time it is opened."""
+        fold = (event.collapsible.id or "").removeprefix("fold-")
+        if fold not in self.folds or fold in self.built:
+            return
+        self.built.add(fold)
+        cells = [w for f in self.folds[fold][1] for w in self._field(f, self._values[f.key])]
+        contents = event.collapsible.query_one(Collapsible.Contents)
+        await contents.mount(Grid(*cells, classes="opts"))
+        self._show_changes()
 
     def _field(self, f: OptionField, value: Any) -> ComposeResult:
         """An option's three cells of its section's grid: its name, its field, and (across
@@ -413,7 +445,9 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         out: dict[str, Any] = {}
         for key, f in self.fields.items():
             wid = f"#{option_id(key)}"
-            if f.kind == "switch":
+            if self.fold_of[key] not in self.built:
+                out[key] = self._values[key]
+            elif f.kind == "switch":
                 out[key] = self.query_one(wid, Checkbox).value
             elif f.kind == "radio":
                 index = self.query_one(wid, RadioSet).pressed_index
@@ -436,6 +470,9 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             f = self.fields.get(key)
             if f is None:
                 continue
+            self._values[key] = value
+            if self.fold_of[key] not in self.built:
+                continue  # built from `_values` when its fold opens
             wid = f"#{option_id(key)}"
             if f.kind == "switch":
                 self.query_one(wid, Checkbox).value = bool(value)
@@ -478,6 +515,8 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             return
         inert = inert_options(options, "zh" if self.lang.code == "zh" else "en")
         for key in self.fields:
+            if self.fold_of[key] not in self.built:
+                continue
             wid = option_id(key)
             greyed = key in inert
             widget = self.query_one(f"#{wid}")
@@ -501,10 +540,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
     @on(Select.Changed, "#preset")
     def _preset_changed(self, event: Select.Changed) -> None:
         preset = str(event.value)
-        house, self._pending = self._pending, None
-        if house is not None and house.preset == preset:
-            self.fill(house.options)
-        elif preset != self.preset:
+        if preset != self.preset:
             self.fill(PRESETS[preset])
         self.preset = preset
         self._show_changes()
@@ -531,17 +567,15 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             if name in house.table:
                 self.query_one(f"#{wid}", Input).value = f"{house.table[name]:g}"
         pace = house.table.get("bot_delay")
-        delay = self.query_one("#bot_delay", Select)
-        known = {"0", "0.5", "1", "1.5"}
+        delay = self.query_one("#bot_delay", PaceChoice)
+        known = set(delay.values)
         delay.value = f"{pace:g}" if pace is not None and f"{pace:g}" in known else "default"
         preset = self.query_one("#preset", Select)
         self.query_one("#options", Input).value = ""
-        if preset.value == house.preset:
-            self.fill(house.options)
-        else:
-            self._pending = house
-            self.preset = house.preset
-            preset.value = house.preset  # its Changed event fills the options
+        self.fill(house.options)  # at once: `build()` right after sends the house's rules
+        if preset.value != house.preset:
+            self.preset = house.preset  # so that its Changed event does not reset the options
+            preset.value = house.preset
         self._show_changes()
 
     def action_save_house(self) -> None:
@@ -553,7 +587,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             return
         try:
             settings = self._table_settings()
-            delay = str(self.query_one("#bot_delay", Select).value)
+            delay = self.query_one("#bot_delay", PaceChoice).value
             if delay != "default":  # the bot pace is a table setting too: kept with the rest
                 settings["bot_delay"] = float(delay)
             house = House(self.current_preset(), self.overrides(), settings)
@@ -591,7 +625,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         """The form as a `create_table` message; raises ValueError with a message to show."""
         settings = self._table_settings()
         overrides = self.overrides()
-        delay = str(self.query_one("#bot_delay", Select).value)
+        delay = self.query_one("#bot_delay", PaceChoice).value
         try:
             return CreateTable(
                 name=self._value("name") or self.default_name,

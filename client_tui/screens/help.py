@@ -211,9 +211,10 @@ def help_renderable(lang: Lang) -> RenderableType:
         title=Text(lang.t("keys"), style="bold"),
     )
     keys.add_column(style="bold cyan", no_wrap=True)
-    keys.add_column()
+    keys.add_column(overflow="fold")
     for key, zh, en in KEYS:
-        keys.add_row(key, zh if lang.code == "zh" else en)
+        # Chinese has no spaces to wrap at: Rich would cut the line with "…" (80×24, issue 23).
+        keys.add_row(key, Paragraph(zh) if lang.code == "zh" else en)
     rules = Table(
         box=None,
         show_header=False,

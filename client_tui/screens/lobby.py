@@ -27,6 +27,7 @@ class LobbyScreen(Screen[None]):
         Binding("w", "watch", "watch"),
         Binding("r", "refresh", "refresh"),
         Binding("h", "played", "played"),
+        Binding("s", "records", "records"),
     ]
 
     DEFAULT_CSS = """
@@ -189,6 +190,7 @@ class LobbyScreen(Screen[None]):
             ("w", t("btn_watch")),
             ("r", t("btn_refresh")),
             ("h", t("key_played")),
+            ("s", t("key_records")),
             ("Enter", t("key_sit_watch")),
             ("?", t("help")),
             ("q", t("btn_quit")),
@@ -264,6 +266,9 @@ class LobbyScreen(Screen[None]):
 
     def action_played(self) -> None:
         self.zapp.pick_played()
+
+    def action_records(self) -> None:
+        self.zapp.open_records()
 
     def action_refresh(self) -> None:
         """`r`: list the tables now (or say why it cannot)."""

@@ -24,6 +24,7 @@ from client_tui.screens.table import TableScreen
 
 if TYPE_CHECKING:
     from client_tui.app import ZhuojiApp
+    from client_tui.view import View
 
 Exporter = Callable[[RoundTape, int, dict[str, object]], Path]
 """Writes an exported deal script and says where (the command line picks the folder)."""
@@ -83,6 +84,11 @@ class ReplayScreen(TableScreen):
 
     def on_screen_resume(self) -> None:
         self.show(self.zapp.view)
+
+    def _track_clocks(self, view: View) -> None:
+        """No clocks in a replay: a recorded move's clock is over, and one that ran on the
+        reader's wall time would mean nothing (issue 23)."""
+        self.clocks = None
 
     def _load(self) -> None:
         """Build the view at the current step and show it (the app's view is the replay's)."""

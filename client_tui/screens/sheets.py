@@ -193,14 +193,17 @@ def sheet_renderable(
             chicken = (lang.s("gold") if ln.gold else "") + lang.name(ln.kind)
             lines.append(f" {chicken}", style=GOLD)
             lines.append(f" ×{ln.count}" + (f"@{ln.each}" if ln.each != 1 else "") + f"={ln.units}")
-        for pay_kind, amount in row.extras:
+        for pay_kind, units in row.extra_units:  # in units, as the counts before them
             if lines:
                 lines.append(" · ", style=DIM)
             lines.append(f"{lang.item(pay_kind)} ", style=GOLD)
-            lines.append_text(_amount(amount))
+            lines.append_text(_amount(units))
         if not row.lines and not row.extras:
             lines.append(lang.t("no_chickens"), style=DIM)
-        total = Text(str(row.units), style=BOLD if row.collects else DIM)
+        # The total adds up what the line prints (its 包鸡/责任鸡 too); a row that does not
+        # collect and has nothing else on it shows its own count, marked ✗ (not paid).
+        shown = row.total if row.extra_units or row.collects else row.units
+        total = Text(str(shown), style=BOLD if row.collects or row.extra_units else DIM)
         total.append(" ✓" if row.collects else " ✗", style="green" if row.collects else "grey50")
         chickens.add_row(who, lines, total)
     if sheet.chickens:

@@ -55,6 +55,7 @@ class TableScreen(Screen[None]):
         Binding("v", "bot_level", "bot level", show=False),
         Binding("i", "hints", "hints", show=False),
         Binding("n", "new_match", "new match", show=False),
+        Binding("g", "records", "records", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -716,6 +717,11 @@ class TableScreen(Screen[None]):
 
     def action_new_match(self) -> None:
         self.zapp.new_match()
+
+    def action_records(self) -> None:
+        """战绩: after the match, with its line (each player's rating change) first."""
+        view = self.zapp.view
+        self.zapp.open_records(view.table_id if view.match_end is not None else None)
 
     def _before_start(self) -> bool:
         """Seated at a table that has not started; else say why (bots, start: the room's)."""

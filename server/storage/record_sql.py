@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from server import store as st
+from server.records import round_record_ops
 from server.storage.records import (
     ActionPlayed,
     EventLogged,
@@ -13,6 +14,7 @@ from server.storage.records import (
     Record,
     RoundDealt,
     RoundEnded,
+    RoundTallied,
     SeatsChanged,
     TableAbandoned,
     TableCreated,
@@ -80,6 +82,8 @@ def _ops(record: Record) -> list[st.Op]:
             ]
         case RoundEnded(table_id, round_no, result, net, scores, at):
             return st.op_end_round(table_id, round_no, result, net, scores, at)
+        case RoundTallied(table_id, dealer, streak, declared, result, seats, at):
+            return round_record_ops(table_id, dealer, streak, declared, result, seats, at)
         case ActionPlayed():
             a = record
             return [

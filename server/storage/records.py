@@ -112,6 +112,20 @@ class RoundEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class RoundTallied:
+    """What the players' records need of a round that ended (`server.records`): its dealer and
+    连庄 count, who declared ready, the settlement, and the seats with their players."""
+
+    table_id: str
+    dealer: int
+    streak: int
+    declared: list[bool]
+    result: dict[str, Any]
+    seats: list[dict[str, Any]]
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class ActionPlayed:
     """One move, numbered within the table's rounds (`idx`); `auto`: the server played it."""
 
@@ -145,6 +159,7 @@ Record = (
     | TableAbandoned
     | RoundDealt
     | RoundEnded
+    | RoundTallied
     | ActionPlayed
     | EventLogged
 )

@@ -118,6 +118,7 @@ from server.storage.records import (
     Record,
     RoundDealt,
     RoundEnded,
+    RoundTallied,
     SeatsChanged,
     TableAbandoned,
     TableCreated,
@@ -455,6 +456,7 @@ class TableCore(Generic[M]):
             return
         seat = self.seats[index]
         seat.name, seat.kind, seat.member = name, "human", member
+        seat.player = getattr(member, "player", None)
         token = self._issue_token(seat)
         self.members[member] = index
         self._emit(Bind(member, index))
@@ -491,6 +493,19 @@ class TableCore(Generic[M]):
                 msg.type,
             )
             return
+        # A seat played under a player key is that player's: a name and a password (which any
+        # spectator may know) do not take it from them.
+        player = getattr(member, "player", None)
+        away = [i for i in away if self.seats[i].player in (None, player)]
+        if not away:
+            self._error(
+                member,
+                codes.ALREADY_STARTED,
+                "that seat belongs to another player key: it comes back to its own player (their"
+                " key or token), or the table's creator hands it on; watch meanwhile",
+                msg.type,
+            )
+            return
         if self.s.password_hash is None:
             self._error(
                 member,
@@ -510,6 +525,7 @@ class TableCore(Generic[M]):
         self._drop_token(seat)
         token = self._issue_token(seat)
         seat.member, seat.gone_at, seat.away = member, None, False
+        seat.player = getattr(member, "player", None) or seat.player
         self.members[member] = index
         self._emit(Bind(member, index))
         self._emit(Write([self._seats_record()]))
@@ -1331,6 +1347,12 @@ class TableCore(Generic[M]):
                     self.id, self.round_no, result, result["net"], list(self.scores), self._wall
                 )
             )
+            records.append(
+                RoundTallied(
+                    self.id, r.dealer, r.streak, list(r.declared), result, self.seats.rows(),
+                    self._wall,
+                )
+            )  # fmt: skip
         self._commit(events, records, now, round_no=self.round_no)
 
     def _count_claims(self, new: list[Any]) -> None:
@@ -1462,7 +1484,7 @@ class TableCore(Generic[M]):
             if was.member is None:
                 seat.gone_at, seat.auto = now, True  # nobody holds its token: 托管
                 continue
-            seat.member = was.member
+            seat.member, seat.player = was.member, getattr(was.member, "player", None)
             self.members[was.member] = index
             self._emit(Bind(was.member, index))
             tokens.append((was.member, index, token))

@@ -73,6 +73,8 @@ def restore_core(
         if seat.kind == "bot":
             level = info.get("level")
             seat.level = level if level in LEVELS else "normal"  # stored before levels: normal
+        elif isinstance(info.get("player"), str):
+            seat.player = info["player"]
         seat.token_key = keys[i] if i < len(keys) and seat.kind == "human" else None
         seat.gone_at = now
         seat.away = seat.kind == "human"

@@ -33,6 +33,7 @@ class SeatState(Generic[M]):
     kind: str = "empty"  # empty | human | bot
     level: str | None = None  # a bot's level: easy | normal | strong
     token_key: str | None = None  # the SHA-256 digest of the seat's token (`token_key`)
+    player: str | None = None  # a human's public player id (`hello`'s player key; server.players)
     member: M | None = None  # a human's connection
     bot_here: bool = False  # a server bot has taken the seat
     bot_arrives: float | None = None  # when a server bot takes the seat
@@ -89,6 +90,8 @@ class Seats(list[SeatState[M]]):
             row: dict[str, Any] = {"name": s.name, "kind": s.kind}
             if s.kind == "bot":
                 row["level"] = s.level or "normal"
+            elif s.player is not None:
+                row["player"] = s.player
             rows.append(row)
         return rows
 

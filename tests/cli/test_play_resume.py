@@ -4,6 +4,7 @@ whole flow, in a terminal, is in tests/client_tui/test_tui_tmux.py)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -111,3 +112,26 @@ def test_play_keeps_its_database_in_the_user_data_dir_and_new_is_a_flag() -> Non
     assert parser.parse_args(["play"]).new is False
     assert parser.parse_args(["play", "--new"]).new is True
     assert parser.parse_args(["play"]).db is None
+
+
+def test_the_offer_is_in_chinese_under_lang_zh(tmp_path: Path) -> None:
+    """Issue 23, defect 10: `zhuoji play --lang zh` asks in Chinese (no English line)."""
+    db = tmp_path / "play.db"
+    make_db(db, {"1": "playing"})
+    seats = SeatStore(tmp_path / "seats.json")
+    seats.put(play_key(db), "1", token="t" * 24, seat=0)
+    found = find_unfinished(db, seats)
+    assert found is not None
+    said: list[str] = []
+    asked: list[str] = []
+    answers = iter(["也许", "n"])
+
+    def ask(question: str) -> str:
+        asked.append(question)
+        return next(answers)
+
+    assert ask_resume(found, db, ask=ask, say=said.append, lang="zh") is False
+    assert "已打 0/8 局，你 +0" in said[0] and "1 号桌" in said[0]
+    assert asked[0].startswith("继续这场吗？") and "请回答 y（继续）或 n（开新的一场）。" in said
+    english = re.compile(r"\b(?:match|rounds|Resume|Please|table)\b")
+    assert not any(english.search(line) for line in said + asked), said + asked

@@ -343,3 +343,27 @@ def test_every_identifier_has_a_name_in_both_languages() -> None:
         for member in kind:
             zh, en = Lang("zh").name(member), Lang("en").name(member)
             assert zh == member.zh and en.startswith(member.zh + " ") and en != zh
+
+
+def test_a_chicken_rows_total_adds_up_the_baoji_printed_on_it_at_any_base() -> None:
+    """Issue 23, defect 9: the 包鸡 on a chicken row is printed in units (the payment's
+    `details.units`; units × base = amount) and the row's total includes it. At 底分 3 the
+    payer of 包鸡 18 units pays 54; its row reads 包鸡 -18 and totals -18 (its own chickens are
+    not paid: it is not ready); a collector's row totals its chickens plus the 9 it is paid."""
+    data = json.loads(
+        (TESTS / "scripts" / "guiyang_25_baoji_chongfeng_ready_collects.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    data["base"] = 3
+    sheet = build_sheet(ResultV(1, wire_result(run_script(data)), (0, 0, 0, 0)))
+    rows = {row.seat: row for row in sheet.chickens}
+    assert rows[0].extras == (("baoji", -54),) and rows[0].extra_units == (("baoji", -18),)
+    assert rows[0].total == -18
+    assert rows[1].extras == (("baoji", 27),) and rows[1].extra_units == (("baoji", 9),)
+    assert rows[1].total == rows[1].units + 9
+    console = Console(width=120, record=True, color_system=None, file=io.StringIO())
+    console.print(sheet_renderable(sheet, lambda s: "ABCD"[s], Lang("en"), True, width=120))
+    text = console.export_text()
+    line = next(ln for ln in text.splitlines() if "B" in ln.split() and "+9" in ln)
+    assert re.search(rf"\b{rows[1].units + 9} ✓", line), line

@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Button, Select, Static
+from textual.widgets import Button, Static
 
 from client_tui import render as rd
 from client_tui.app import ZhuojiApp
 from client_tui.hints import move_label
 from client_tui.i18n import Lang
 from client_tui.offline import OfflineTable, table_info
-from client_tui.screens.forms import CreateTableScreen
+from client_tui.screens.forms import CreateTableScreen, PaceChoice
 from client_tui.screens.table import TableScreen
 from protocol.messages import SERVER_ADAPTER
 from rules.options import PRESETS
@@ -41,7 +41,7 @@ async def test_the_create_form_sets_the_pace_and_v_picks_each_bots_level(tmp_pat
             await pilot.press("c")
             await until(pilot, lambda: isinstance(app.screen, CreateTableScreen))
             form = app.screen
-            form.query_one("#bot_delay", Select).value = "1.5"
+            form.query_one("#bot_delay", PaceChoice).value = "1.5"
             form.query_one("#turn").value = "0"  # type: ignore[attr-defined]
             await pilot.click("#ok")
             await until(pilot, lambda: app.view.table is not None)

@@ -5,16 +5,18 @@ presets saved and loaded (a broken one said so on the form), and all of it usabl
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.cells import cell_len
 from textual.app import App
-from textual.widgets import Checkbox, Collapsible, Input, RadioSet, Select, Static
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, Collapsible, Input, RadioButton, RadioSet, Select, Static
 
 from client_tui.i18n import Lang
 from client_tui.option_form import preset_values, sections, summary
 from client_tui.option_text import CHOICE_TEXT, OPTION_TEXT
-from client_tui.screens.forms import CreateTableScreen, option_id
+from client_tui.screens.forms import CreateTableScreen, PaceChoice, option_id
 from protocol.house import House, load_house, save_house
 from protocol.messages import CreateTable
 from protocol.option_fields import option_fields
@@ -51,6 +53,14 @@ def form_open(app: FormApp) -> bool:
     return isinstance(app.screen, CreateTableScreen) and bool(app.screen.query("#options"))
 
 
+async def open_folds(pilot: Pilot[Any], form: CreateTableScreen) -> None:
+    """Open every section of the form, as a player pressing Enter on each title would, and wait
+    until their fields are built (they are built the first time a section opens)."""
+    for fold in form.query(Collapsible):
+        fold.collapsed = False
+    await until(pilot, lambda: all(form.query(f"#{option_id(k)}") for k in option_fields()))
+
+
 def text_of(form: CreateTableScreen, wid: str) -> str:
     return str(form.query_one(wid, Static).render())
 
@@ -83,6 +93,7 @@ async def test_the_form_starts_from_the_preset_and_a_new_preset_resets_it(tmp_pa
     app = FormApp(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: form_open(app))
+        await open_folds(pilot, app.form)
         form = app.form
         assert form.values() == preset_values("guiyang")
         form.query_one(f"#{option_id('benji')}", Checkbox).value = True
@@ -101,6 +112,7 @@ async def test_only_the_differences_are_sent_and_the_advanced_text_goes_on_top(
     app = FormApp(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: form_open(app))
+        await open_folds(pilot, app.form)
         form = app.form
         form.query_one(f"#{option_id('wuguji')}", Checkbox).value = False
         form.query_one(f"#{option_id('benji')}", Checkbox).value = True
@@ -145,13 +157,14 @@ async def test_a_saved_house_preset_fills_a_new_form(tmp_path: Path) -> None:
     app = FormApp(tmp_path, lang="zh")
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: form_open(app))
+        await open_folds(pilot, app.form)
         form = app.form
         form.query_one("#preset", Select).value = "anshun"
         await until(pilot, lambda: form.values() == preset_values("anshun"))
         form.query_one(f"#{option_id('benji')}", Checkbox).value = True
         form.query_one(f"#{option_id('hand_cap')}", Input).value = "30"
         form.query_one("#rounds", Input).value = "4"
-        form.query_one("#bot_delay", Select).value = "1.5"  # the bot pace is saved too
+        form.query_one("#bot_delay", PaceChoice).value = "1.5"  # the bot pace is saved too
         form.query_one("#house-name", Input).value = "周五"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: (tmp_path / "周五.toml").exists())
@@ -164,6 +177,7 @@ async def test_a_saved_house_preset_fills_a_new_form(tmp_path: Path) -> None:
 
         app.open_form()  # a new form: guiyang, until the house is picked
         await until(pilot, lambda: form_open(app))
+        await open_folds(pilot, app.form)
         form = app.form
         assert form.values() == preset_values("guiyang")
         form.query_one("#house", Select).value = "周五"
@@ -171,7 +185,7 @@ async def test_a_saved_house_preset_fills_a_new_form(tmp_path: Path) -> None:
         await until(pilot, lambda: form.values()["benji"] is True)
         assert form.values() == {**preset_values("anshun"), "benji": True, "hand_cap": 30}
         assert form.query_one("#rounds", Input).value == "4"
-        assert form.query_one("#bot_delay", Select).value == "1.5"
+        assert form.query_one("#bot_delay", PaceChoice).value == "1.5"
         await until(pilot, lambda: text_of(form, "#changes") == "改动: 本鸡 开 · 封顶 30")
         msg = form.build()
         assert (msg.preset, msg.options, msg.rounds, msg.bot_delay) == (
@@ -188,6 +202,7 @@ async def test_a_broken_house_file_is_said_so_on_the_form(tmp_path: Path) -> Non
     app = FormApp(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: form_open(app))
+        await open_folds(pilot, app.form)
         form = app.form
         form.query_one("#house", Select).value = "bad"
         await until(pilot, lambda: "Bad house file" in text_of(form, "#error"))
@@ -205,13 +220,11 @@ async def test_at_80_by_24_every_field_scrolls_into_view_and_the_buttons_stay(
     app = FormApp(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: form_open(app))
+        await open_folds(pilot, app.form)
         form = app.form
         screen = form.region
         for bid in ("#ok", "#save", "#cancel"):
             assert screen.contains_region(form.query_one(bid).region), bid
-        for fold in form.query(Collapsible):
-            fold.collapsed = False  # the pattern values and "more" fold away at first
-        await pilot.pause()
         seen: set[str] = set()
         for _ in range(len(option_fields()) + 20):
             await pilot.press("tab")
@@ -232,6 +245,7 @@ async def test_options_that_change_nothing_are_greyed_out_with_the_reason(tmp_pa
     app = FormApp(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: form_open(app))
+        await open_folds(pilot, app.form)
         form = app.form
         wuguji = form.query_one(f"#{option_id('wuguji')}", Checkbox)
         assert not wuguji.disabled
@@ -251,3 +265,69 @@ async def test_options_that_change_nothing_are_greyed_out_with_the_reason(tmp_pa
     assert summary("chuan", {"wuguji": True, "zeren_extra": 1, "benji": True}, Lang("en")) == (
         "本鸡 on"
     )
+
+
+async def test_a_section_is_built_when_opened_with_the_values_chosen_before(tmp_path: Path) -> None:
+    """Issue 23: the form opens with its sections closed and their fields not yet built (that is
+    what makes it open fast); a house preset loaded before a section opens is what the section
+    shows when it does, and what the form sends either way."""
+    save_house("fri", House("anshun", {"benji": True, "hand_cap": 30}, {"rounds": 4}), tmp_path)
+    app = FormApp(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        assert not form.query(f"#{option_id('benji')}"), "no section is built before it opens"
+        assert len(form.query("*")) < 150
+        form.query_one("#house", Select).value = "fri"
+        await until(pilot, lambda: "fri" in text_of(form, "#error"))
+        sent = form.build()
+        assert (sent.preset, sent.options, sent.rounds) == (
+            "anshun",
+            {"benji": True, "hand_cap": 30},
+            4,
+        )
+        form.query_one("#fold-chicken", Collapsible).collapsed = False
+        await until(pilot, lambda: bool(form.query(f"#{option_id('benji')}")))
+        benji = form.query_one(f"#{option_id('benji')}", Checkbox)
+        assert benji.value is True and str(benji.label) == "on"
+        form.query_one("#fold-score", Collapsible).collapsed = False
+        await until(pilot, lambda: bool(form.query(f"#{option_id('hand_cap')}")))
+        assert form.query_one(f"#{option_id('hand_cap')}", Input).value == "30"
+        benji.value = False
+        await until(pilot, lambda: form.build().options == {"hand_cap": 30})
+
+
+async def test_enter_in_the_name_field_creates_the_table_and_saves_nothing(tmp_path: Path) -> None:
+    """Issue 23, defect 6: Enter in the table's name creates the table; no house file is written."""
+    app = FormApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        form.query_one("#house-name", Input).value = "fri"  # a name to save under is typed
+        name = form.query_one("#name", Input)
+        name.focus()
+        await pilot.pause()
+        name.value = ""
+        await pilot.press(*"Sunday", "enter")
+        await until(pilot, lambda: app.result != "open")
+        assert isinstance(app.result, CreateTable) and app.result.name == "Sunday"
+        assert not list(tmp_path.iterdir()), "nothing was saved"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_bot_pace_draws_inside_the_form(tmp_path: Path, size: tuple[int, int]) -> None:
+    """Issue 23, defect 6: the bot pace's choices stay inside the form's body. It was a dropdown
+    low in the form whose open list covered the buttons and the border; now a row of choices."""
+    app = FormApp(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = app.form
+        pace = form.query_one("#bot_delay", PaceChoice)
+        pace.focus()
+        await pilot.pause()
+        await pilot.press("right", "enter")  # the second choice: no bot delay
+        await until(pilot, lambda: pace.value == "0")
+        inside = form.query_one("#body").region
+        for button in pace.query(RadioButton):
+            assert inside.contains_region(button.region), (button.region, inside)
+        assert form.build().bot_delay == 0

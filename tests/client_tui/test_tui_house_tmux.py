@@ -20,9 +20,11 @@ from pathlib import Path
 import pytest
 from test_tui_tmux import Tmux, server, tmux  # noqa: F401  (fixtures)
 from textual.app import App
+from textual.widgets import Collapsible
+from textual.widgets._collapsible import CollapsibleTitle
 
 from client_tui.i18n import Lang
-from client_tui.screens.forms import CreateTableScreen, option_id
+from client_tui.screens.forms import CreateTableScreen, form_folds, option_id
 from protocol.house import load_house
 
 pytestmark = pytest.mark.skipif(Tmux is None, reason="tmux is not installed")
@@ -41,7 +43,16 @@ def focus_order(config: Path) -> list[str]:
             app.push_screen(form)
             while not form.query("#options"):
                 await pilot.pause(0.01)
-            return [w.id or "" for w in form.focus_chain]
+            for fold in ("chicken", "score"):  # the two sections the test opens, with Enter
+                form.query_one(f"#fold-{fold}", Collapsible).collapsed = False
+            while not form.query(f"#{option_id('hand_cap')}"):
+                await pilot.pause(0.01)
+            return [
+                f"title-{w.parent.id}"
+                if isinstance(w, CollapsibleTitle) and w.parent
+                else w.id or ""
+                for w in form.focus_chain
+            ]
 
     return asyncio.run(run())
 
@@ -66,8 +77,9 @@ def test_a_table_from_the_form_and_a_house_preset_saved_and_reloaded(
     order = focus_order(tmp_path / "config")
     at = {wid: order.index(wid) for wid in order}
     wuguji, benji, cap = (at[option_id(k)] for k in ("wuguji", "benji", "hand_cap"))
+    chickens, score = at["title-fold-chicken"], at["title-fold-score"]
     start = at["name"]  # the form opens with the table's name focused
-    assert start < at["house"] < at["house-name"] < wuguji < benji < cap
+    assert start < at["house"] < at["house-name"] < chickens < wuguji < benji < score < cap
 
     tmux.run("resize-window", "-t", tmux.session, "-x", "80", "-y", "24")
     a = tmux.window("alice", join(server, "alice", tmp_path))
@@ -95,13 +107,21 @@ def test_a_table_from_the_form_and_a_house_preset_saved_and_reloaded(
     # Typing a name first (it replaces the selected default) shows the form has its keys.
     press(a, *"Friday")
     tmux.wait(a, lambda s: re.search(r"Table name +Friday", s) is not None, "the name typed", 60)
-    tab(a, wuguji - start)
+    en = Lang("en")
+    tab(a, chickens - start)
+    tmux.keys(a, "Enter")  # the sections open (and are built) when asked for
+    tmux.wait(a, lambda s: en.option_help("wuguji")[:20] in s, "the chicken section open", 60)
+    tab(a, wuguji - chickens)
     tmux.keys(a, "Space")  # 乌骨鸡 off
     tmux.wait(a, lambda s: "乌骨鸡 off" in s, "乌骨鸡 switched off", 60)
     tab(a, benji - wuguji)
     tmux.keys(a, "Space")  # 本鸡 on
     tmux.wait(a, lambda s: "本鸡 on" in s, "本鸡 switched on", 60)
-    tab(a, cap - benji)
+    tab(a, score - benji)
+    tmux.keys(a, "Enter")
+    first = en.option(form_folds(en)["score"][1][0].key)  # its first field, just below it
+    tmux.wait(a, lambda s: "▼" in s and first in s, "the scoring section open", 60)
+    tab(a, cap - score)
     press(a, "2", "0")  # 封顶 20
     form = tmux.wait(a, lambda s: f"Changes: {WANT}" in s, "the three changes on the form", 60)
     assert "{" not in form, "no JSON was typed"

@@ -6,6 +6,7 @@ and the round history (`r`) with each round's outcome worded in full."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import OptionList, Static
 
 from client_tui.i18n import Lang
 from client_tui.replay import ALL, tape_from_script, view_at
@@ -95,6 +97,10 @@ async def test_browse_a_stored_match_to_its_settlement_and_export_it(
         await pilot.press("right")
         after_one = app.view.round
         assert screen.step == 1 and after_one is not None
+        # No running clock in a replay (issue 23): a recorded turn's clock means nothing now.
+        assert screen.clocks is None
+        centre = str(screen.query_one("#w-centre", Static).render())
+        assert "⏱" not in centre and "bank " not in centre, centre
         await pilot.press("left", "left")
         assert screen.step == 0
 
@@ -221,10 +227,11 @@ async def test_a_player_replays_a_finished_match_from_the_lobby(tmp_path: Path) 
     async with running_server(db) as (url, _server):
         done = await play_to_end(url, name="我", table_name="周五[x]", rounds=2)
         seats = SeatStore(tmp_path / "state" / "seats.json")
-        PlayedStore(seats.path.with_name("played.json")).put(
-            url, done.table, token=done.token, seat=0, name="周五[x]"
-        )
         stored = stored_results(db, done.table)
+        mine = sum(r["net"][0] for r in stored)
+        PlayedStore(seats.path.with_name("played.json")).put(
+            url, done.table, token=done.token, seat=0, name="周五[x]", score=mine
+        )
         app = ZhuojiApp(url, name="我", lang="zh", mode="join", seats=seats, bell=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await until(
@@ -233,6 +240,10 @@ async def test_a_player_replays_a_finished_match_from_the_lobby(tmp_path: Path) 
             )
             await pilot.press("h")
             await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+            # The list says when each match was played and how it went (issue 23).
+            listed = str(app.screen.query_one(OptionList).get_option_at_index(0).prompt)
+            assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", listed), listed
+            assert listed.endswith(f"{mine:+d}") and "周五[x]" in listed, listed
             await pilot.press("enter")
             await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
             screen = app.screen

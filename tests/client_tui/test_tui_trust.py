@@ -20,6 +20,7 @@ from protocol.messages import parse_server
 from rules.options import PRESETS
 from rules.players.bot import Bot
 from rules.round import Phase, Round
+from tests.support import until
 
 SEED = 219  # by wall 30: melds at three seats, claimed discards, a 报听 discard
 RELATION = {
@@ -420,7 +421,7 @@ async def test_a_watcher_in_the_waiting_room_sees_only_leave(viewer: int | None)
 
 async def test_an_empty_cap_is_not_drawn_as_an_error(tmp_path: Path) -> None:
     """封顶 empty means no cap: the field is valid (not red); a bad number still is not."""
-    from textual.widgets import Input
+    from textual.widgets import Collapsible, Input
 
     from client_tui.screens.forms import CreateTableScreen, option_id
 
@@ -428,6 +429,8 @@ async def test_an_empty_cap_is_not_drawn_as_an_error(tmp_path: Path) -> None:
     async with a.run_test(size=(120, 40)) as pilot:
         a.push_screen(CreateTableScreen(a.lang, "me", houses=tmp_path))
         await pilot.pause()
+        a.screen.query_one("#fold-score", Collapsible).collapsed = False
+        await until(pilot, lambda: bool(a.screen.query(f"#{option_id('hand_cap')}")))
         cap = a.screen.query_one(f"#{option_id('hand_cap')}", Input)
         cap.focus()
         cap.value = "20"
@@ -442,7 +445,7 @@ async def test_an_empty_cap_is_not_drawn_as_an_error(tmp_path: Path) -> None:
 
 async def test_a_radio_set_highlights_its_choice(tmp_path: Path) -> None:
     """Every radio set of the form opens with the highlight on the chosen button."""
-    from textual.widgets import RadioSet
+    from textual.widgets import Collapsible, RadioSet
 
     from client_tui.screens.forms import CreateTableScreen
 
@@ -450,9 +453,30 @@ async def test_a_radio_set_highlights_its_choice(tmp_path: Path) -> None:
     async with a.run_test(size=(120, 40)) as pilot:
         a.push_screen(CreateTableScreen(a.lang, "me", houses=tmp_path))
         await pilot.pause()
+        for fold in a.screen.query(Collapsible):
+            fold.collapsed = False  # each section is built when it opens
+        await until(pilot, lambda: len(a.screen.query(RadioSet)) >= 5)
         await pilot.pause()
         sets = list(a.screen.query(RadioSet))
         assert any(r.pressed_index > 0 for r in sets), "some preset choice is not the first"
         for r in sets:
             lit = [i for i, b in enumerate(r.query("RadioButton")) if b.has_class("-selected")]
             assert lit == [r.pressed_index], (r.id, lit, r.pressed_index)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_help_wraps_every_line_at_80_by_24(lang: str) -> None:
+    """Issue 23, defect 10: the help's key lines wrap instead of being cut with "…" (Chinese has
+    no spaces for Rich to wrap at), at the widths an 80-column help screen gives them."""
+    import io
+
+    from client_tui.screens.help import KEYS, help_renderable
+
+    for width in (60, 70, 76):
+        console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+        console.print(help_renderable(Lang(lang)))
+        text = console.export_text()
+        assert "…" not in text, (width, [ln for ln in text.splitlines() if "…" in ln])
+        flat = "".join(ln.strip() for ln in text.splitlines()).replace(" ", "")
+        for _key, zh, en in KEYS:
+            assert (zh if lang == "zh" else en).replace(" ", "") in flat, (width, zh)

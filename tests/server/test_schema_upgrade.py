@@ -10,7 +10,9 @@ mid-round); each file's first line names the commit that made it:
 - v0.sql: commit 4ee4564 (the first that resumes matches; no schema version yet), first dealer
   seat 0 (options `{}` then meant it);
 - v1-seat0.sql: commit 5bf0ad9 (schema version 1, before the first dealer became `dice`);
-- v1-dice.sql: commit 6911e85 (schema version 1, after it: `{}` means dice).
+- v1-dice.sql: commit 6911e85 (schema version 1, after it: `{}` means dice);
+- v2.sql: commit d7c0dd4 (schema version 2, before the players and records of version 3), made
+  with make_dump.py less its `--round-pause 0` (a flag that code no longer has).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from zhuoji.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DUMPS = Path(__file__).parent / "schema_dumps"
-VERSIONS = {"v0.sql": 0, "v1-seat0.sql": 1, "v1-dice.sql": 1}
+VERSIONS = {"v0.sql": 0, "v1-seat0.sql": 1, "v1-dice.sql": 1, "v2.sql": 2}
 
 
 def load(dump: str, db: Path) -> None:

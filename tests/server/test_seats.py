@@ -367,3 +367,50 @@ def test_a_window_nobody_could_claim_open_at_a_stop_closes_after_the_restart(
     kinds = [e["type"] for e in core.events.events if e["seq"] > before.seq]
     following = [k for k in kinds if k not in ("table", "seat_status")]
     assert following[0] in ("drew", "exhausted"), kinds
+
+
+class Keyed(str):
+    """A member that said a player key in its hello (the server's connection has `.player`)."""
+
+    player: str | None
+
+    def __new__(cls, name: str, player: str | None) -> Keyed:
+        member = super().__new__(cls, name)
+        member.player = player
+        return member
+
+
+def test_a_seat_played_under_a_player_key_is_not_taken_by_its_name_and_the_password() -> None:
+    shell = Shell(password_hash=hash_password(PASSWORD), turn_seconds=5)
+    shell.create()
+    owner = Keyed("guest", "p-0123456789ab")
+    shell.input(
+        shell.core.join(
+            owner, "guest", TakeSeat(table="7", password=PASSWORD), shell.now, busy=False
+        )
+    )
+    for _ in range(2):
+        shell.command("host", {"type": "add_bot"})
+    shell.settle()
+    shell.command("host", {"type": "start"})
+    shell.settle()
+    shell.input(shell.core.gone(owner, shell.now, left=False))
+    assert seat_info(shell, 1)["away"]
+    # A spectator who knows the password and says the name, with another key or none: refused.
+    for thief in (Keyed("m1", "p-ffffffffffff"), Keyed("m2", None)):
+        shell.input(
+            shell.core.join(
+                thief, "guest", TakeSeat(table="7", password=PASSWORD), shell.now, busy=False
+            )
+        )
+        assert error_codes(shell, thief) == ["already_started"]  # type: ignore[arg-type]
+        assert "another player key" in shell.of(thief, "error")[0]["message"]  # type: ignore[arg-type]
+    assert seat_info(shell, 1)["away"]
+    # The owner, from another terminal with the same key: the seat comes back.
+    back = Keyed("back", "p-0123456789ab")
+    shell.input(
+        shell.core.join(
+            back, "guest", TakeSeat(table="7", password=PASSWORD), shell.now, busy=False
+        )
+    )
+    assert shell.of(back, "joined")[0]["seat"] == 1  # type: ignore[arg-type]

@@ -160,10 +160,10 @@ def test_a_version_1_database_gets_the_bot_delay_column_and_keeps_its_tables(
         conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
         conn.execute("PRAGMA user_version=1")
     conn.close()
-    assert SCHEMA_VERSION == 2
+    assert SCHEMA_VERSION == 3
     Store(db).close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert "bot_delay" in {r[1] for r in conn.execute("PRAGMA table_info(tables)")}
     conn.close()
     row = table_row(db, "3")

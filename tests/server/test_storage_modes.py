@@ -53,3 +53,15 @@ def test_an_existing_database_others_can_read_gets_a_warning(
     with caplog.at_level(logging.WARNING, logger="zhuoji.store"):
         Store(db).close()
     assert "can be read by other accounts" not in caplog.text
+
+
+def test_a_backup_is_made_0600_like_the_database_it_copies(tmp_path: Path) -> None:
+    """A backup holds what the live file holds (hands, walls, unrevealed salts)."""
+    from server.maintenance import backup
+
+    db = tmp_path / "z.db"
+    Store(db).close()
+    target = tmp_path / "copy.db"
+    backup(db, target)
+    assert target.is_file() and mode(target) == 0o600
+    assert not list(tmp_path.glob(".copy.db.part-*"))
