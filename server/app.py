@@ -62,8 +62,11 @@ from server.table.inputs import Command, Create, Gone, Join, Leave, OpenRematch,
 from server.table.projection import ErrorItem, view_for
 from server.table.settings import Settings, Timing
 from server.table.shell import Table
+from server.throttle import AcceptFailures, LogThrottle
 
 log = logging.getLogger("zhuoji.server")
+
+CONNECTIONS_PER_ADDRESS = "connections_per_address"  # the refusal's kind (log, metrics)
 
 LOBBY_ROWS = 500  # tables in one `tables` frame at most (about 250 KB)
 LOBBY_PLAYING = 400  # of which playing tables at most
@@ -74,7 +77,6 @@ TABLE_COMMANDS = frozenset(
 # Refused during a storage fault: they would open a table or a seat that cannot be stored.
 # Commands to a table wait with it (they are answered once its writes are stored).
 STORAGE_REFUSED = frozenset({"create_table", "take_seat", "watch"})
-REFUSALS_LOGGED = 20  # refusals logged per connection; the rest are only counted
 STORAGE_MESSAGE = (
     "storage unavailable: the server cannot write its database; the tables wait and go on when"
     " it can"
@@ -121,6 +123,7 @@ class Server:
         bot_delay: float = 0.0,
         tables_per_connection: int = 0,
         tables_per_address: int = 0,
+        connections_per_address: int = 0,
         address_exempt: Iterable[str] = (),
         lobby_timeout: float = 0.0,
         idle_pause: float = 600.0,
@@ -134,7 +137,8 @@ class Server:
         one peer address (except `address_exempt`) has created (0: no cap); `lobby_timeout`
         closes a connection at no table that sends nothing that long (0: never); a playing
         table nobody is connected to pauses after `idle_pause` and closes after `idle_close`
-        seconds (0: never); `table_defaults` fill what a `create_table` leaves out;
+        seconds (0: never); `connections_per_address` caps the connections open at once from
+        one peer address, loopback included (0: no cap); `table_defaults` fill what a `create_table` leaves out;
         `admin_token` opens the admin endpoint (`server.admin`). `from_config` takes them
         from a `ServerConfig`."""
         self.store = store
@@ -148,6 +152,8 @@ class Server:
         self.hello_timeout = hello_timeout
         self.tables_per_connection = tables_per_connection
         self.tables_per_address = tables_per_address
+        self.connections_per_address = connections_per_address
+        self.conns_by_address: Counter[str] = Counter()  # open websocket clients per address
         self.address_exempt = frozenset(address_exempt)
         self.lobby_timeout = lobby_timeout
         self.table_defaults = table_defaults or TableSection()
@@ -156,6 +162,8 @@ class Server:
         self.created: dict[str, tuple[int, str]] = {}
         self.by_conn: Counter[int] = Counter()
         self.by_address: Counter[str] = Counter()
+        # One log line per kind of refusal and address a minute (`server.throttle`).
+        self.log_throttle = LogThrottle()
         # The tables' time limits; the server's own bots are played by the tables themselves.
         self.timing = Timing(
             disconnect_grace=disconnect_grace,
@@ -200,6 +208,7 @@ class Server:
             bot_delay=pace.bot_delay,
             tables_per_connection=lim.tables_per_connection,
             tables_per_address=lim.tables_per_address,
+            connections_per_address=lim.connections_per_address,
             address_exempt=lim.address_exempt,
             lobby_timeout=lim.lobby_timeout,
             idle_pause=lim.idle_minutes * 60,
@@ -270,9 +279,14 @@ class Server:
                 if self.lobby_timeout > 0
                 else None
             )
+            # A flood that runs the process out of descriptors: one line a minute, not one a
+            # second per listening socket, each with its traceback.
+            accept_failures = AcceptFailures(self.log_throttle)
+            logging.getLogger("asyncio").addFilter(accept_failures)
             try:
                 yield ws_server
             finally:
+                logging.getLogger("asyncio").removeFilter(accept_failures)
                 if sweep is not None:
                     sweep.cancel()
                 await self.shutdown(ws_server, restart=self.restart)
@@ -308,7 +322,38 @@ class Server:
                 del response.headers[name]  # a multidict: setting would add a second one
                 response.headers[name] = value
             return response
-        return None
+        return self._over_connection_cap(connection)
+
+    def _over_connection_cap(self, connection: ServerConnection) -> Response | None:
+        """A websocket upgrade from an address that has `connections_per_address` open
+        already is answered 429 before it opens: a flood from one address (this machine's
+        included) cannot lock others out. Logged once a minute per address, with a count."""
+        cap = self.connections_per_address
+        address = _peer_address(connection)
+        if cap <= 0 or self.conns_by_address[address] < cap:
+            return None
+        self.metrics.refusal(CONNECTIONS_PER_ADDRESS)
+        held = self.log_throttle.allow(
+            ("refused", CONNECTIONS_PER_ADDRESS, address), time.monotonic()
+        )
+        if held is not None:
+            log.warning(
+                "refused a connection from %s: %d open from that address already (%s)%s",
+                address,
+                cap,
+                CONNECTIONS_PER_ADDRESS,
+                f"; {held} more refused in the last minute" if held else "",
+                extra={
+                    "event": "refused",
+                    "code": CONNECTIONS_PER_ADDRESS,
+                    "peer": address,
+                    "held": held,
+                },
+            )
+        return connection.respond(
+            HTTPStatus.TOO_MANY_REQUESTS,
+            f"too many connections from {address}: {cap} are open; close one and try again\n",
+        )
 
     # ----- storage faults -----
 
@@ -331,6 +376,7 @@ class Server:
             return
         conn = WsConn(ws, self.outbox)
         self.conns.add(conn)
+        self.conns_by_address[conn.address] += 1
         self.metrics.connections_opened.inc()
         log.debug(
             "conn %d from %s open",
@@ -382,6 +428,9 @@ class Server:
                     await conn.closing
             conn.closed = True
             self.conns.discard(conn)
+            self.conns_by_address[conn.address] -= 1
+            if self.conns_by_address[conn.address] <= 0:
+                del self.conns_by_address[conn.address]
 
     def _control_frame(self, conn: WsConn, rate: RateLimit) -> None:
         """A ping or pong came: it takes a token like a message; a flood is closed (1008)."""
@@ -734,10 +783,12 @@ class Server:
                 del self.by_conn[conn_id]
             if self.by_address[address] <= 0:
                 del self.by_address[address]
-        log.info(
+        started = table.core.round_no > 0  # one made and left before its start: debug only
+        log.log(
+            logging.INFO if started else logging.DEBUG,
             "table %s closed (%s)",
             table.id,
-            table.state,
+            table.state if started else "before its start",
             extra={"event": "table_closed", "table": table.id, "state": table.state},
         )
         for seat in table.seats:
@@ -762,26 +813,30 @@ class Server:
 
     def refused(self, conn: Conn, code: str, ref: str | None, table: str | None) -> None:
         """An error frame goes to `conn`: count it, and log it (its code, never its text,
-        which may name a tile of the player's hand) up to `REFUSALS_LOGGED` per connection."""
+        which may name a tile of the player's hand) at most once a minute per code and
+        address (`LogThrottle`), saying how many like it were not logged meanwhile."""
         self.metrics.refusal(code)
         if code == codes.STORAGE_UNAVAILABLE and ref is None:
             return  # the notice everyone gets when a fault starts: the store logs the fault once
         conn.refusals += 1
-        if conn.refusals > REFUSALS_LOGGED:
+        held = self.log_throttle.allow(("refused", code, conn.address), time.monotonic())
+        if held is None:
             return
-        more = (
-            "; its further refusals are counted, not logged"
-            if conn.refusals == REFUSALS_LOGGED
-            else ""
-        )
         log.info(
             "refused %s from conn %d%s: %s%s",
             ref or "a message",
             conn.id,
             "" if table is None else f" at table {table}",
             code,
-            more,
-            extra={"event": "refused", "code": code, "ref": ref, "conn": conn.id, "table": table},
+            f" ({held} more like it from {conn.address} in the last minute)" if held else "",
+            extra={
+                "event": "refused",
+                "code": code,
+                "ref": ref,
+                "conn": conn.id,
+                "table": table,
+                "held": held,
+            },
         )
 
     async def restore(self) -> int:
@@ -869,3 +924,9 @@ def _address(name: Any) -> str:
         host, port = name[0], name[1]
         return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
     return str(name)
+
+
+def _peer_address(connection: ServerConnection) -> str:
+    """A connection's peer address without its port (as `WsConn.address` counts it)."""
+    addr = connection.remote_address
+    return str(addr[0]) if isinstance(addr, tuple) else str(addr)

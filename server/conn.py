@@ -108,7 +108,7 @@ class Conn:
         self.rate: RateLimit | None = None  # None: not limited; `rate.stamp`: its last frame
         self.freed_at = 0.0  # when it was last sent back to the lobby (time.monotonic())
         self.received_at = 0.0  # when its last frame arrived (loop time): a move's latency
-        self.refusals = 0  # error frames it was sent (the first few are logged)
+        self.refusals = 0  # error frames it was sent (logged at most once a minute per code)
 
     def send(self, text: str) -> None:
         """Hand a frame to the transport; never waits."""

@@ -58,6 +58,7 @@ FLAG_KEYS: dict[str, tuple[str, str]] = {
     "max_tables": ("limits", "max_tables"),
     "tables_per_connection": ("limits", "tables_per_connection"),
     "tables_per_address": ("limits", "tables_per_address"),
+    "connections_per_address": ("limits", "connections_per_address"),
     "lobby_timeout": ("limits", "lobby_timeout"),
     "idle_minutes": ("limits", "idle_minutes"),
     "idle_close_minutes": ("limits", "idle_close_minutes"),
@@ -113,6 +114,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=bounded(int, 0, 1_000_000),
         default=None,
         help="open tables one address may have created (default 64; 0: no limit)",
+    )
+    parser.add_argument(
+        "--connections-per-address",
+        type=bounded(int, 0, 100_000),
+        default=None,
+        help="connections open at once from one address, this machine's included"
+        " (default 64; 0: no limit)",
     )
     parser.add_argument(
         "--lobby-timeout",

@@ -49,7 +49,8 @@ The deadlines:
   `Timing.auto_level`; `Round.default_action` only if the policy fails) and, on the seat's own
   turn, puts it in 托管, announcing both. A timeout in a claim window is not announced (it would
   tell who could claim): the seat's claims are answered for it until it moves again
-  (`quiet_auto`). A disconnected seat has at most `disconnect_grace` per move.
+  (`quiet_auto`). A disconnected seat has at most `disconnect_grace` per move on its turn; its
+  claim answers are the policy's, given as 托管's are (a window never waits for the grace).
 - the claim window's minimum: after a discard (or a 补杠 declaration) the window stays open
   `claim_min_ms` from when its event went out, whether or not anyone may claim: the round does
   not move before, so what a member can ask (`sync`, `act`) and when the answer comes do not
@@ -60,7 +61,8 @@ The deadlines:
 - the server's own bots decide with the policy of their level (`rules.players.levels.policy_for`:
   easy, normal or strong; each decides from its seat's view of the round), at their prompt's
   time plus the table's `bot_delay` (`Settings.bot_delay`; the server's `Timing.bot_delay` when
-  the table did not choose one; in a held claim window, not before its middle); they arrive at
+  the table did not choose one; that pace is for turns: a claim answer comes at a held window's
+  middle, or at once in a window not held, whatever the pace); they arrive at
   their seat one tick after being added.
 - the spectator count (`spectators`, unstored), at most once per `SPECTATORS_EVERY`.
 - between rounds, the settlement sheet: the next round starts once no seat holds it up (every
@@ -102,6 +104,7 @@ from protocol.messages import (
     Watch,
 )
 from rules.actions import Action, IllegalAction
+from rules.events import Claimed, Won
 from rules.fairdeal import commitment
 from rules.match import Match
 from rules.players.levels import LevelPolicy, policy_for
@@ -222,9 +225,11 @@ class TableCore(Generic[M]):
         # `next_round_at` (None: no limit); after the match, the rematch vote.
         self.between = Between(timing.disconnect_grace)
         # What happened, counted for the server's metrics (the shell takes and clears it after
-        # each input): "action:<by>" (player, bot, auto, timeout, disconnected), "round" (a
+        # each input): "action:<by>" (player, bot, auto, timeout, disconnected: each move an
+        # event shows, never a pass, so /metrics tells nobody who could claim), "round" (a
         # round ended), "resume:<how>" (events, snapshot, refused).
         self.tally: Counter[str] = Counter()
+        self._shown: set[int] = set()  # seats whose move an event of this input showed
         self.linger_until: float | None = None
         self.creator: M | None = None  # who created it (a waiting table goes when they leave)
         self.idle = Idleness(timing.idle_pause, timing.idle_close)  # nobody connected
@@ -705,8 +710,8 @@ class TableCore(Generic[M]):
                 if left:
                     seat.auto = True  # coming back with the token ends it
                 self._seat_changed(index, now)
-                if left:
-                    self._advance(now)
+                # 托管 (it left), or an away seat's claim answered at once (`_plays_at_once`).
+                self._advance(now)
         self._remove_if_idle()
         return self._done()
 
@@ -868,17 +873,19 @@ class TableCore(Generic[M]):
             return
         action = Action(index, msg.act, None if msg.tile is None else parse_tile(msg.tile))
         answered = self.decision_seq
+        self._shown.clear()
         try:
             self._move(index, action, None, now)  # refused: the round is unchanged
         except IllegalAction as err:
             self._error(member, err.code, err.message, msg.type)
             return
-        # A move the table accepted answers a prompt the server sent: it does not count
-        # against the rate limit, so a quick bot at a quick table is never cut off.
-        self._emit(Accepted(member))
         seat.clock.spend(answered, now, self.s.turn_seconds)
         seat.quiet_auto = False
         self._advance(now)
+        # A move the table accepted answers a prompt the server sent: it does not count
+        # against the rate limit, so a quick bot at a quick table is never cut off. It is
+        # timed (the metrics) only if an event showed it: a pass in a claim window is not.
+        self._emit(Accepted(member, shown=index in self._shown))
 
     # ----- inputs: time -----
 
@@ -940,7 +947,7 @@ class TableCore(Generic[M]):
                     if self.round is not r or r.phase not in WINDOW_PHASES:
                         break  # the window closed (it was no longer held)
                     if index in self._asked() and self._plays_at_once(index):
-                        self._play_policy(index, "auto", now)
+                        self._play_policy(index, self._reason_at_once(index), now)
                         moved = True
         for index in list(self._asked()):
             if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
@@ -985,11 +992,26 @@ class TableCore(Generic[M]):
 
     def _plays_at_once(self, index: int) -> bool:
         """The server answers for the seat without prompting it: 托管 (or, in a claim
-        window, the unannounced 托管 after a claim timeout)."""
+        window, the unannounced 托管 after a claim timeout, and an away player's seat: its
+        window closes like everyone's, never stalling for the disconnect grace, which would
+        tell that it could claim)."""
         seat = self.seats[index]
         r = self.round
         in_window = r is not None and r.phase in WINDOW_PHASES
-        return seat.auto or (seat.quiet_auto and in_window)
+        return seat.auto or (in_window and (seat.quiet_auto or self._dropped(seat)))
+
+    @staticmethod
+    def _dropped(seat: SeatState[M]) -> bool:
+        """A player whose connection dropped during the match. Not a seat waiting for its
+        player after a restart (`restored_seq`): the server's stop is no player's drop, and
+        its seats wait for their players as they stood."""
+        return seat.kind == "human" and not seat.connected and seat.restored_seq is None
+
+    def _reason_at_once(self, index: int) -> AutoReason:
+        """Why the server answers for a seat it does not prompt (`_plays_at_once`)."""
+        seat = self.seats[index]
+        quiet = seat.auto or seat.quiet_auto
+        return "disconnected" if self._dropped(seat) and not quiet else "auto"
 
     def _asked(self) -> list[int]:
         """The seats the round waits on whose answer is not held yet."""
@@ -1300,8 +1322,10 @@ class TableCore(Generic[M]):
                     )
                 )
             self.seats[action.seat].clock.answered_seq = answered
-            by = reason or ("bot" if self.seats[action.seat].kind == "bot" else "player")
-            self.tally["action:" + by] += 1
+            if phase == "turn":
+                by = reason or ("bot" if self.seats[action.seat].kind == "bot" else "player")
+                self.tally["action:" + by] += 1
+                self._shown.add(action.seat)
             records.append(
                 ActionPlayed(
                     self.id,
@@ -1316,6 +1340,8 @@ class TableCore(Generic[M]):
                 )
             )
             self.action_idx += 1
+        if phase != "turn":
+            self._count_claims(new)
         if r.phase is Phase.OVER:
             self.match.record(r)
             self.tally["round"] += 1
@@ -1335,6 +1361,25 @@ class TableCore(Generic[M]):
             )  # fmt: skip
         self._commit(events, records, now, round_no=self.round_no)
 
+    def _count_claims(self, new: list[Any]) -> None:
+        """Count the claims a claim window's close shows (a 碰, 杠 or 胡 by its own event).
+        Answers no event shows (a pass, a 碰 outranked by a 胡) are not counted: how many
+        seats were asked is nobody's business, `/metrics` included."""
+        for e in new:
+            if isinstance(e, Claimed | Won):
+                self.tally["action:" + self._public_by(e.seat)] += 1
+                self._shown.add(e.seat)
+
+    def _public_by(self, index: int) -> str:
+        """Who played a seat's claim, as far as the table already shows: a bot, a seat in
+        托管 or away, or its player (a claim timeout's quiet 托管 is not shown)."""
+        seat = self.seats[index]
+        if seat.kind == "bot":
+            return "bot"
+        if seat.auto:
+            return "auto"
+        return "player" if seat.connected else "disconnected"
+
     def _advance(self, now: float) -> None:
         """Play 托管 seats at once (by the policy); then prompt the others, or finish the
         round."""
@@ -1344,7 +1389,7 @@ class TableCore(Generic[M]):
             auto = [s for s in self._asked() if self._plays_at_once(s)]
             if not auto:
                 break
-            self._play_policy(auto[0], "auto", now)
+            self._play_policy(auto[0], self._reason_at_once(auto[0]), now)
         if self.round is None:
             return
         if self.round.phase is Phase.OVER:
@@ -1497,8 +1542,11 @@ class TableCore(Generic[M]):
         if seat.kind == "bot" and seat.bot_here and not seat.auto:
             bot_at = clock.prompt_at + self.bot_delay
             r = self.round
-            if r is not None and r.phase in WINDOW_PHASES and self.window.timed():
-                bot_at = max(bot_at, self.window.middle())
+            if r is not None and r.phase in WINDOW_PHASES:
+                # The table's pace is for turns: a claim answer comes at the window's middle,
+                # as every machine answer does, or at once in a window not held, so that the
+                # window lasts the same whoever could claim.
+                bot_at = self.window.middle() if self.window.timed() else clock.prompt_at
         return deadline, bot_at
 
     def _send_prompts(self, now: float, *, resend: int | None = None) -> None:

@@ -72,9 +72,12 @@ class DropToken:
 
 @dataclass(frozen=True, slots=True)
 class Accepted(Generic[M]):
-    """The member's move answered its prompt (it does not count against its rate limit)."""
+    """The member's move answered its prompt (it does not count against its rate limit).
+    `shown`: an event showed the move (a claim window's pass or held answer shows nothing,
+    so the metrics do not time it)."""
 
     member: M
+    shown: bool = True
 
 
 @dataclass(frozen=True, slots=True)

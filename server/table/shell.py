@@ -260,7 +260,8 @@ class Table:
                 effects = core.command(member, msg, now, wall=wall)
                 # Timed: a move accepted that made frames (one held for later makes none).
                 made = core.pacer.added >= entry
-                if msg.type == "act" and made and any(isinstance(e, Accepted) for e in effects):
+                shown = any(isinstance(e, Accepted) and e.shown for e in effects)
+                if msg.type == "act" and made and shown:
                     await self._perform(effects)
                     self._moves.append(_Move(entry, received, self.loop.time()))
                     return effects
@@ -433,6 +434,8 @@ class Table:
                 kinds.count("bot"),
                 extra={"event": "match_started", "table": self.id},
             )
+        elif core.state in ("finished", "abandoned") and core.round_no == 0:
+            pass  # made and left before its start: no match ended (the server logs the close)
         elif core.state in ("finished", "abandoned"):
             metrics.matches_ended.labels(reason=core.state).inc()
             log.log(

@@ -336,9 +336,10 @@ async def test_a_dropped_client_reconnects_and_gets_its_exact_state_back(
 async def test_malformed_illegal_stale_and_duplicate_messages_change_nothing(
     tmp_path: Path,
 ) -> None:
-    # The bots wait 0.2 s before each move, so the table stands still while we poke it.
+    # The bots wait 0.2 s before each turn's move, and a claim window stays open 1 s (the bots'
+    # claim answers do not wait for their pace), so the table stands still while we poke it.
     async with running_server(tmp_path / "z.db", seed="bad", bot_delay=0.2) as (url, server):
-        host, joined, player = await open_table(url, rounds=1, **FAST)
+        host, joined, player = await open_table(url, rounds=1, **{**FAST, "claim_min_ms": 1000})
         await host.send({"type": "start"})
         prompt = await until_prompt(host, player)
         table = server.tables[joined["table"]]

@@ -378,7 +378,9 @@ def test_a_second_connection_with_the_token_replaces_the_first() -> None:
     assert any(isinstance(e, Send) and fields(e.frame)["code"] == "bad_token" for e in wrong)
 
 
-def test_a_bot_moves_at_its_prompt_plus_the_bot_delay() -> None:
+def test_a_bot_moves_at_its_prompt_plus_the_bot_delay_on_its_turn_only() -> None:
+    """The table's pace is for turns: a bot's claim answer does not wait for it (the window
+    would last longer whenever a bot could claim)."""
     shell = Shell(timing=Timing(bot_delay=2.0))
     host_and_bots(shell)
     r = shell.core.round
@@ -398,8 +400,11 @@ def test_a_bot_moves_at_its_prompt_plus_the_bot_delay() -> None:
     shell.run_until(moved_at + 2.0)
     assert len(r.events) > events
     assert not any(m.startswith("Bot") for m in shell.frames), "bots get no frames"
-    last = shell.stored(ActionPlayed)[-1]
-    assert last.seat in waiting and not last.auto, "a bot's move is its own"
+    played = shell.stored(ActionPlayed)[1:]
+    assert played[0].seat in waiting and played[0].phase == "turn" and not played[0].auto
+    # This deal: another bot claims that discard, at once (the window is not held).
+    claims = [a for a in played if a.phase == "claim"]
+    assert claims and all(a.at == moved_at + 2.0 and not a.auto for a in claims)
 
 
 def test_a_table_nobody_reads_plays_on_and_a_finished_table_lingers() -> None:
