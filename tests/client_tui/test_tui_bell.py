@@ -77,7 +77,7 @@ async def test_the_bell_rings_once_for_each_prompt_and_only_then(
     tmp_path: Path, bell: bool
 ) -> None:
     async with running_server(tmp_path / "z.db", seed="bell") as (url, _server):
-        create = CreateTable(name="bell", rounds=2, **FAST)  # type: ignore[arg-type]
+        create = CreateTable(name="bell", rounds=4, **FAST)  # type: ignore[arg-type]
         app = CountingApp(
             url,
             name="me",
