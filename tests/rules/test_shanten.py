@@ -118,6 +118,7 @@ def _rows(size: int) -> list[tuple[int, ...]]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # every row at full volume: minutes per size on 2 cores
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 8, 11, 13, 14])
 def test_every_suit_table_matches_brute_force(size: int) -> None:
     rows = _rows(size)
@@ -128,6 +129,7 @@ def test_every_suit_table_matches_brute_force(size: int) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 300 hands at full volume, each against the brute force
 @pytest.mark.parametrize("n_melds", [0, 1, 2, 4])
 def test_random_full_hands_match_brute_force_and_the_rules_core(n_melds: int) -> None:
     rng = random.Random(n_melds)
