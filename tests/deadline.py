@@ -3,6 +3,7 @@ child process's progress in its own database)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import select
 import subprocess
@@ -24,6 +25,16 @@ def poll(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}:\n{detail()}")
         time.sleep(every)
+
+
+async def apoll(cond: Callable[[], bool], what: str, timeout: float, every: float = 0.01) -> None:
+    """`poll` for a test that shares its event loop with an in-process server (a blocking sleep
+    would stop the server it waits on): for a server's inner state that sends no frame."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(every)
 
 
 def read_until(
