@@ -387,20 +387,19 @@ class TableCore(Generic[M]):
         self._welcome(member, index, token)
 
     def _take_back(self, member: M, name: str | None, msg: TakeSeat, now: float) -> None:
-        """`take_seat` on a started match: a player takes back their own away seat by name and
-        the table's password (checked by `_join`). A table without a password cannot tell one
-        name from someone else saying it: there the seat comes back with its token (`hello`),
-        or the table's creator hands it (`hand_seat`)."""
+        """`take_seat` on a started match: a seat belongs to its player. Their player key
+        (`hello`'s) takes back their away seat; a name and the table's password (which any
+        spectator may know) take nothing — they let one watch. Otherwise the seat comes back
+        with its token (`hello`), or the table's creator hands it on (`hand_seat`)."""
         if self.state != "playing":
             self._error(member, codes.ALREADY_STARTED, "the match is over: watch it", msg.type)
             return
         player = getattr(member, "player", None)
-        has_password = self.s.password_hash is not None
-        found = self.seats.taken_back(name, msg.seat, player, password=has_password)
-        if isinstance(found, tuple):
-            self._error(member, *found, msg.type)
+        claim = self.seats.claim(player, name, msg.seat)
+        if claim.seat is None:
+            self._error(member, claim.code, claim.message, msg.type)
             return
-        self._seat_member(member, found, now)
+        self._seat_member(member, claim.seat, now)
 
     def _seat_member(self, member: M, index: int, now: float) -> None:
         """Put a member in a seat of the started match, with a new token (the old one no
@@ -450,7 +449,8 @@ class TableCore(Generic[M]):
             )
             return
         newcomer = named[0]
-        seat.name = msg.to
+        # The seat is the newcomer's now: the old key, like the old token, takes nothing back.
+        seat.name, seat.player = msg.to, getattr(newcomer, "player", None)
         self._seat_member(newcomer, msg.seat, now)
         self._spectators_changed(now)
         self._table_changed(now)

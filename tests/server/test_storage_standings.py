@@ -14,7 +14,7 @@ from pathlib import Path
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
-from server.store import table_row
+from server.storage.reads import table_row
 from server.testkit import running_server
 from tests.support import serving
 

@@ -1,9 +1,8 @@
 """A seat's own logic (`server.table.seating`) on a fake clock: who answers for it, its
-deadlines, how it leaves and comes back, and which away seat a name takes back."""
+deadlines, how it leaves and comes back."""
 
 from __future__ import annotations
 
-from protocol import codes
 from server.table.seating import Seats, SeatState
 
 
@@ -105,27 +104,6 @@ def test_a_resume_after_a_restart_quoting_unstored_events_gets_a_snapshot_once()
     assert seat.fresh_since(45) is True  # from then on the log is the truth
     assert SeatState[str](kind="human", restored_seq=40).fresh_since(40) is True
     assert SeatState[str](kind="human").fresh_since(None) is False  # no seq: a snapshot
-
-
-def test_an_away_seat_is_taken_back_by_name_only_with_a_password_and_the_right_key() -> None:
-    seats: Seats[str] = Seats()
-    for i, name in enumerate(["ann", "bob", "ann", "cy"]):
-        seats[i].kind, seats[i].name = "human", name
-    seats[0].member = "conn-a"
-    seats[2].player = "key-2"
-    assert seats.taken_back("ann", None, "key-2", password=True) == 2
-    assert seats.taken_back("ann", 0, "key-2", password=True) == (
-        codes.SEAT_TAKEN,
-        "seat 0 is played from another connection now",
-    )
-    refused = seats.taken_back("ann", 2, "key-9", password=True)
-    assert isinstance(refused, tuple) and refused[0] == codes.ALREADY_STARTED
-    assert "another player key" in refused[1]
-    refused = seats.taken_back("dee", None, None, password=True)
-    assert isinstance(refused, tuple) and refused[0] == codes.ALREADY_STARTED
-    refused = seats.taken_back("bob", None, None, password=False)
-    assert isinstance(refused, tuple) and refused[0] == codes.NEED_TOKEN
-    assert seats.taken_back("bob", None, None, password=True) == 1
 
 
 def test_the_header_says_a_seat_is_away_only_once_the_match_started() -> None:
