@@ -1,81 +1,41 @@
 """One table as a state machine without I/O: who may do what now, and in what order.
 
 `TableCore` coordinates a table: the rules core's `Match` and the round being played, the
-server's own bots, and what each input means for them. Its state lives in small values that
-never call back into it, each with its own logic and tests (`tests/server/test_table_parts.py`):
-the seats and their tokens (`seating`), each seat's clock and the table's idleness (`clock`),
-the claim window (`window`), between rounds and the rematch vote (`between`), and the fan-out —
-the numbered log, the pacing of frames and the view groups (`fanout`). `next_wakeup()` is the
-earliest of their deadlines. It never reads a clock, never waits, never writes or sends: it is
-told what happened and what time it is, and answers with what must be done (`effects`: typed
-records to store, frames built by `protocol.frames` to send). `server.table.shell.Table` is the
-thin asyncio shell that feeds it and performs its answers (as websockets' `protocol.py` is
-driven by its connection classes).
+policies that move for the server's bots and for seats in 托管, and what each input means for
+them. Its state lives in small values that never call back into it, each with its own logic and
+tests: the seats and their tokens (`seating`), each seat's clock and the table's idleness
+(`clock`), the claim window (`window`), between rounds and the rematch vote (`between`), the
+round's books (`rounds`), the settings (`settings`) and the fan-out — the numbered log, the
+outbox and its pacing, the view groups (`fanout`). `next_wakeup()` is the earliest of their
+deadlines (docs/ENGINE.md, "A table's deadlines"). It never reads a clock, never waits, never
+writes or sends: it is told what happened and what time it is, and answers with what must be
+done (`effects`: typed records to store, frames built by `protocol.frames` to send).
+`server.table.shell.Table` is the thin asyncio shell that feeds it and performs its answers.
 
 Inputs. Each is a method that takes `now` (seconds on a steady clock: the shell passes the event
-loop's `loop.time()`, a test a fake clock; every deadline is on it) and optionally `wall` (the
-same moment on the wall clock, `time.time()`, for the records' timestamps; `now` if not given),
-and returns the effects it caused, in order. A *member* is whatever the shell uses
-for a connection (hashable; the core only compares it and hands it back in effects).
+loop's `loop.time()`, a test a fake clock) and optionally `wall` (the same moment on the wall
+clock, for the records' timestamps; `now` if not given), and returns the effects it caused, in
+order. A *member* is whatever the shell uses for a connection (hashable; the core only compares
+it and hands it back in effects).
 
     create(member, name, now)                     the creator takes seat 0 (the row is stored)
     join(member, name, msg, now, busy=...)        `take_seat` / `watch`
     resume(member, key, token, last_seq, now)     a seat's token came back (a reconnect)
     gone(member, now, left=...)                   a connection closed, or asked to `leave`
     command(member, msg, now)                     add_bot, remove_bot, start, act, auto, sync,
-                                                  next_round, rematch
+                                                  hand_seat, next_round, rematch
     rematch(seats, now)                           a new table's match for a rematch's seats
     tick(now)                                     time passed (see `next_wakeup`)
     resumed(now)                                  go on after a restart (`restore`)
     freeze(now)                                   a broken invariant or a failed write: stop
+    close_by_host(now), kick(index, now)          `zhuoji admin`
 
-Outputs. The effects (`Effect`), to be performed in order: `Write` (store these records; nothing after
-it may be performed unless it succeeded), `Send` (one frame, already projected for its
-viewers by `server.table.projection`, to some members), `Bind`/`Unbind` (a member's place at this
-table, which the shell keeps for routing), `Close`, `IssueToken`/`DropToken` (the server's
-token registry), `Accepted` (a move answered a prompt: it costs no rate-limit token),
-`Remove` (the table is done) and `StartRematch` (open a new table for these seats). After
+Outputs: the effects (`Effect`), performed in order. Nothing after a `Write` may be performed
+unless it succeeded; an event's frames are not in the effects of the input that made it but of
+the next tick (due at once), which the shell gives only after performing the input's writes: so
+what a player sees is on disk, and an event's time out is when it really went (`fanout`). After
 every input `next_wakeup()` is the time of the next deadline, or None: the shell arms one timer
-for it and calls `tick` then. A tick that comes early or late is harmless: what is due is done,
-the rest waits.
-
-An event's frames are not in the effects of the input that made it but of the next tick (due
-at once): the shell gives that tick only after performing the input's writes, so what a player
-sees is on disk and an event's time out is when it really went (`server.table.fanout`).
-
-The deadlines:
-- a prompt's clock: `turn_seconds` plus what is left of the seat's `bank_seconds` for the
-  round; at the deadline the core plays the seat's policy's move (the best bot level,
-  `Timing.auto_level`; `Round.default_action` only if the policy fails) and, on the seat's own
-  turn, puts it in 托管, announcing both. A timeout in a claim window is not announced (it would
-  tell who could claim): the seat's claims are answered for it until it moves again
-  (`quiet_auto`). A disconnected seat has at most `disconnect_grace` per move on its turn; its
-  claim answers are the policy's, given as 托管's are (a window never waits for the grace).
-- the claim window's minimum: after a discard (or a 补杠 declaration) the window stays open
-  `claim_min_ms` from when its event went out, whether or not anyone may claim: the round does
-  not move before, so what a member can ask (`sync`, `act`) and when the answer comes do not
-  depend on who holds what. Answers meanwhile are checked and held (`held`), the machine's (bots,
-  托管) come at the window's middle, and all are played when it closes (`_close_window`). Frames
-  are also paced (`Pacer`): an event's frames wait for its write, and a prompt's clock starts
-  when it goes out.
-- the server's own bots decide with the policy of their level (`rules.players.levels.policy_for`:
-  easy, normal or strong; each decides from its seat's view of the round), at their prompt's
-  time plus the table's `bot_delay` (`Settings.bot_delay`; the server's `Timing.bot_delay` when
-  the table did not choose one; that pace is for turns: a claim answer comes at a held window's
-  middle, or at once in a window not held, whatever the pace); they arrive at
-  their seat one tick after being added.
-- the spectator count (`spectators`, unstored), at most once per `SPECTATORS_EVERY`.
-- between rounds, the settlement sheet: the next round starts once no seat holds it up (every
-  connected player sent `next_round`; bots, 托管 seats and players away longer than
-  `disconnect_grace` do not hold it up) or `next_round_seconds` after the round ended (0: no
-  limit). Nobody's clock runs meanwhile. After the match, `rematch` from every player starts
-  another match with the same seats and settings at a new table (`StartRematch`).
-- how long a finished table stays (`finished_linger`).
-- idle tables: once nobody is connected to a playing table (no player, no spectator) for
-  `idle_pause` seconds it is paused: nothing is played, no clock runs and `next_wakeup` is only
-  its closing time; the first person back (a seat's token, a spectator) wakes it, every clock
-  as it stood. After `idle_close` seconds with nobody it is closed as abandoned. A waiting table
-  is removed as soon as its creator leaves.
+for it and calls `tick` then.
 """
 
 from __future__ import annotations
@@ -92,7 +52,6 @@ from protocol.messages import (
     Act,
     AddBot,
     Auto,
-    BetweenRounds,
     HandSeat,
     NextRound,
     Rematch,
@@ -1208,18 +1167,11 @@ class TableCore(Generic[M]):
             return None
         return self.between.wait(self.seats, now, round_no=self.round_no, state=self.state)
 
-    def _wait_frame(self, wait: Wait) -> BetweenRounds:
-        deadline = wait.deadline
-        left = None if deadline is None else max(0, int((deadline - self._now) * 1000))
-        return frames.between_rounds(
-            self.id, self.seq, wait.round_no, wait.ready, left, wait.rematch
-        )
-
     def _send_wait(self, to: tuple[M, ...]) -> None:
         """The wait as it stands, to these members (one who just came in)."""
         state = self._wait_state(self._now)
         if state is not None and to:
-            self.outbox.paced([Send(to, self._wait_frame(state))], event=False)
+            self.outbox.paced([Send(to, state.frame(self.id, self.seq, self._now))], event=False)
 
     def _wait_changed(self) -> None:
         """After every input: everyone at the table is told when the wait changed."""
@@ -1227,7 +1179,9 @@ class TableCore(Generic[M]):
         if not self.between.changed(state):
             return
         if state is not None and self.members:
-            self.outbox.paced([Send(tuple(self.members), self._wait_frame(state))], event=False)
+            self.outbox.paced(
+                [Send(tuple(self.members), state.frame(self.id, self.seq, self._now))], event=False
+            )
 
     def _rematch_vote(self, member: M) -> None:
         index = self._seated(member, "rematch")
