@@ -270,3 +270,39 @@ class Seats(list[SeatState[M]]):
         """Every seat's deadlines move `seconds` later (see `SeatState.shift`)."""
         for seat in self:
             seat.shift(seconds, arrival=arrivals)
+
+
+class Members(dict[M, int | None]):
+    """Who is at the table: each member's seat, or None for a spectator (a dict), and the
+    names the spectators gave (the creator hands an away seat to one by name).
+
+    >>> at: Members[str] = Members()
+    >>> at["c0"] = 0
+    >>> at.watch("w1", "阿明"); at.watch("w2", None)
+    >>> at.spectators, at.named("阿明")
+    (['w1', 'w2'], ['w1'])
+    >>> at.leave("w1"), at.leave("c0"), at.leave("nobody"), at.spectators
+    (None, 0, None, ['w2'])
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: dict[M, str | None] = {}  # the spectators' names
+
+    @property
+    def spectators(self) -> list[M]:
+        return [m for m, seat in self.items() if seat is None]
+
+    def watch(self, member: M, name: str | None) -> None:
+        self[member] = None
+        self.names[member] = name
+
+    def named(self, name: str | None) -> list[M]:
+        """The spectators called `name`."""
+        return [m for m, n in self.names.items() if n == name and self.get(m, 0) is None]
+
+    def leave(self, member: M) -> int | None:
+        """The member is no longer at the table: the seat it had (None: it watched, or was
+        not here)."""
+        self.names.pop(member, None)
+        return self.pop(member, None)

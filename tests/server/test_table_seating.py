@@ -3,7 +3,7 @@ deadlines, how it leaves and comes back."""
 
 from __future__ import annotations
 
-from server.table.seating import Seats, SeatState
+from server.table.seating import Members, Seats, SeatState
 
 
 def _prompted(seat: SeatState[str], *, at: float, bank: float = 0.0) -> SeatState[str]:
@@ -118,3 +118,16 @@ def test_the_header_says_a_seat_is_away_only_once_the_match_started() -> None:
         "away": False,
         "level": "normal",
     }
+
+
+def test_members_know_who_watches_by_name_and_forget_a_member_that_leaves() -> None:
+    at: Members[str] = Members()
+    at["p0"] = 0
+    at.watch("w1", "ann")
+    at.watch("w2", "ann")
+    at.watch("w3", None)
+    assert at.spectators == ["w1", "w2", "w3"] and at.named("ann") == ["w1", "w2"]
+    assert at.leave("w1") is None and "w1" not in at and at.named("ann") == ["w2"]
+    at["w2"] = 2  # a spectator handed a seat is no longer one (its name was left behind)
+    assert at.named("ann") == [] and at.spectators == ["w3"]
+    assert at.leave("p0") == 0 and at.leave("p0") is None
