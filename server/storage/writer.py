@@ -23,8 +23,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from server.dbfile import DatabaseRefused, DbLock, file_identity, make_private, open_database
 from server.storage import startup
+from server.storage.dbfile import (
+    DatabaseRefused,
+    DbLock,
+    file_identity,
+    make_private,
+    open_database,
+)
+from server.storage.players import known_players
 from server.storage.record_sql import Op, op_abandon_table
 from server.storage.stored import StoredTable
 
@@ -510,6 +517,10 @@ class Store:
         if ids:
             self._run_batch([[op_abandon_table(i, now) for i in ids]])
         return ids
+
+    def known_players(self) -> list[tuple[str, str, str]]:
+        """Every keyed player (digest, id, name): what `server.players` knows at start."""
+        return known_players(self._db)
 
     def unfinished(
         self, log_keep: int = 4096, *, ended_since: float | None = None

@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from rules.match import first_dealer
-from server.dbfile import SCHEMA_VERSION
-from server.migrations import STEPS
+from server.storage.dbfile import SCHEMA_VERSION
+from server.storage.migrations import STEPS
 from zhuoji.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
