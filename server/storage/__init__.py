@@ -7,7 +7,8 @@ Writing:
   `PlayerJoined`, …).
 - `record_sql`: the SQL each record becomes (`ops_of`), and the statements (`op_*`).
 - `writer`: the server's one writer (`Store`): group commit, storage faults, checkpoints and the
-  integrity check.
+  integrity check; `filewatch`: whether its file is still its database and its WAL index whole,
+  and the copy saved of a deleted one.
 
 Reading:
 - `startup`, `stored`: what the server reads of its own file before it serves (the unfinished
