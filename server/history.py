@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from protocol.events import project_entry
+from protocol.events import project_entry, upgrade_entry
 from protocol.messages import ROUND_EVENT_TYPES
 
 
@@ -53,7 +53,7 @@ def rounds_for(db: Path, table: str, *, seat: int | None, token_key: str | None)
         if row["state"] not in ("finished", "abandoned"):
             raise NotOver(table)
         events = [
-            (int(e["round_no"]), json.loads(e["data"]))
+            (int(e["round_no"]), upgrade_entry(json.loads(e["data"])))
             for e in conn.execute(
                 "SELECT round_no, data FROM events WHERE table_id=? AND round_no>0 ORDER BY seq",
                 (table,),

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from protocol.events import upgrade_entry
 from rules.script import ScriptError
 from server.dbfile import DatabaseRefused, DbLock, file_identity, make_private, open_database
 
@@ -596,14 +597,14 @@ class Store:
                     )
                 ]
                 stored.round_events = [
-                    json.loads(e["data"])
+                    upgrade_entry(json.loads(e["data"]))
                     for e in db.execute(
                         "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
                         (table_id, last),
                     )
                 ]
             stored.log = [
-                json.loads(e["data"])
+                upgrade_entry(json.loads(e["data"]))
                 for e in db.execute(
                     "SELECT data FROM events WHERE table_id=? ORDER BY seq DESC LIMIT ?",
                     (table_id, log_keep),
@@ -916,7 +917,7 @@ def round_events(db: str | Path, table: str | int, round_no: int) -> list[dict[s
         ).fetchall()
     finally:
         conn.close()
-    return [json.loads(r[0]) for r in rows]
+    return [upgrade_entry(json.loads(r[0])) for r in rows]
 
 
 def table_events(db: str | Path, table: str | int) -> list[dict[str, Any]]:
@@ -928,7 +929,7 @@ def table_events(db: str | Path, table: str | int) -> list[dict[str, Any]]:
         ).fetchall()
     finally:
         conn.close()
-    return [json.loads(r[0]) for r in rows]
+    return [upgrade_entry(json.loads(r[0])) for r in rows]
 
 
 def table_row(db: str | Path, table: str | int) -> dict[str, Any] | None:
@@ -989,7 +990,7 @@ def stored_rounds(
                 )
             ]
             events = [
-                json.loads(e["data"])
+                upgrade_entry(json.loads(e["data"]))
                 for e in conn.execute(
                     "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
                     (str(table), rnd.round_no),
