@@ -58,6 +58,9 @@ class LimitsSection(_Section):
     tables_per_address: int = Field(default=64, ge=0, le=1_000_000)  # 0: no limit
     # Websocket connections open at once from one address, this machine's included (0: no limit).
     connections_per_address: int = Field(default=64, ge=0, le=100_000)
+    # Table passwords one table, and one address, may try a minute; then locked, each lock
+    # twice the last (`server.guesses`; 0: no limit).
+    password_guesses: int = Field(default=5, ge=0, le=10_000)
     # Peers not counted per address (the host itself: `zhuoji play`, a load test).
     address_exempt: tuple[str, ...] = ("127.0.0.1", "::1")
     hello_timeout: float = Field(default=10.0, ge=0.1, le=600)
