@@ -26,7 +26,7 @@ from rules.players.levels import policy_for
 from rules.round import Phase
 from server.credentials import hash_password, token_key
 from server.storage.records import ActionPlayed, SeatsChanged
-from server.store import Store
+from server.storage.writer import Store
 from server.table.core import TableCore
 from server.table.effects import Send
 from server.table.fanout import SPECTATORS_EVERY
