@@ -42,6 +42,7 @@ ALREADY_AT_TABLE = "already_at_table"
 NOT_AT_TABLE = "not_at_table"
 NOT_SEATED = "not_seated"
 SEAT_TAKEN = "seat_taken"
+SPECTATORS_FULL = "spectators_full"  # `watch` of a table with the server's cap of spectators
 TABLE_FULL = "table_full"
 NOT_A_BOT = "not_a_bot"
 ALREADY_STARTED = "already_started"

@@ -127,6 +127,9 @@ class Server:
         connections_per_address: int = 0,
         address_exempt: Iterable[str] = (),
         password_guesses: int = 5,
+        spectators_per_table: int = 16,
+        ping_interval: float = 20.0,
+        ping_timeout: float = 20.0,
         lobby_timeout: float = 0.0,
         idle_pause: float = 600.0,
         idle_close: float = 7200.0,
@@ -142,6 +145,8 @@ class Server:
         seconds (0: never); `connections_per_address` caps the connections open at once from
         one peer address, loopback included (0: no cap); `password_guesses` is how many table
         passwords a minute one table and one address may try (`server.guesses`; 0: no limit);
+        `spectators_per_table` caps each table's spectators (0: no cap); every connection is
+        pinged each `ping_interval` and closed without a pong within `ping_timeout`;
         `table_defaults` fill what a `create_table` leaves out;
         `admin_token` opens the admin endpoint (`server.admin`). `from_config` takes them
         from a `ServerConfig`."""
@@ -178,7 +183,10 @@ class Server:
             bot_delay=bot_delay,
             idle_pause=idle_pause,
             idle_close=idle_close,
+            spectators=spectators_per_table,
         )
+        self.ping_interval = ping_interval
+        self.ping_timeout = ping_timeout
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
         self.next_table = store.max_table_number() + 1
@@ -218,6 +226,9 @@ class Server:
             connections_per_address=lim.connections_per_address,
             address_exempt=lim.address_exempt,
             password_guesses=lim.password_guesses,
+            spectators_per_table=lim.spectators_per_table,
+            ping_interval=lim.ping_interval,
+            ping_timeout=lim.ping_timeout,
             lobby_timeout=lim.lobby_timeout,
             idle_pause=lim.idle_minutes * 60,
             idle_close=lim.idle_close_minutes * 60,
@@ -262,8 +273,8 @@ class Server:
             compression=None,
             max_size=MAX_FRAME_BYTES,
             max_queue=16,
-            ping_interval=20,
-            ping_timeout=20,
+            ping_interval=self.ping_interval,
+            ping_timeout=self.ping_timeout,
             close_timeout=5,
             process_request=self._http,
             start_serving=False,

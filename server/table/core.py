@@ -446,6 +446,15 @@ class TableCore(Generic[M]):
             self._error(member, codes.BAD_PASSWORD, "wrong password for this table", msg.type)
             return
         if isinstance(msg, Watch):
+            cap = self.timing.spectators
+            if cap and len(self.spectators) >= cap:
+                self._error(
+                    member,
+                    codes.SPECTATORS_FULL,
+                    f"this table has {cap} spectators already (the server's limit): try later",
+                    msg.type,
+                )
+                return
             self._wake(now)
             self.members[member] = None
             self.watcher_names[member] = name
