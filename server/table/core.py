@@ -299,11 +299,15 @@ class TableCore(Generic[M]):
         *,
         busy: bool,
         wall: float | None = None,
+        password_ok: bool | None = None,
     ) -> list[Effect]:
-        """`take_seat` or `watch`; `busy`: the member is at a table already."""
+        """`take_seat` or `watch`; `busy`: the member is at a table already; `password_ok`:
+        the shell checked the password off the event loop (None: check it here)."""
         self._begin(now, wall)
+        if password_ok is None:
+            password_ok = self.s.password_ok(msg.password)
         if not self._refused_frozen(member, msg.type):
-            self._join(member, name, msg, now, creator=False, busy=busy)
+            self._join(member, name, msg, now, creator=False, busy=busy, password_ok=password_ok)
         return self._done()
 
     def _join(
@@ -315,14 +319,24 @@ class TableCore(Generic[M]):
         *,
         creator: bool,
         busy: bool,
+        password_ok: bool = True,
     ) -> None:
         if busy or member in self.members:
             self._error(member, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
             return
-        if not creator and not self.s.password_ok(msg.password):
+        if not creator and not password_ok:
             self._error(member, codes.BAD_PASSWORD, "wrong password for this table", msg.type)
             return
         if isinstance(msg, Watch):
+            cap = self.timing.spectators
+            if cap and len(self.spectators) >= cap:
+                self._error(
+                    member,
+                    codes.SPECTATORS_FULL,
+                    f"this table has {cap} spectators already (the server's limit): try later",
+                    msg.type,
+                )
+                return
             self._wake(now)
             self.members[member] = None
             self.watcher_names[member] = name
