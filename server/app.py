@@ -42,6 +42,7 @@ from protocol.messages import (
     GetRecords,
     GetRounds,
     Hello,
+    ListTables,
     TakeSeat,
     Watch,
     parse_client,
@@ -51,6 +52,7 @@ from server import admin as admin_endpoint
 from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import hash_password, token_key
+from server.lobby import Listing, shown
 from server.metrics import Metrics
 from server.players import Players
 from server.storage.record_sql import ops_of
@@ -67,9 +69,6 @@ from server.throttle import AcceptFailures, LogThrottle
 log = logging.getLogger("zhuoji.server")
 
 CONNECTIONS_PER_ADDRESS = "connections_per_address"  # the refusal's kind (log, metrics)
-
-LOBBY_ROWS = 500  # tables in one `tables` frame at most (about 250 KB)
-LOBBY_PLAYING = 400  # of which playing tables at most
 
 TABLE_COMMANDS = frozenset(
     {"add_bot", "remove_bot", "start", "act", "auto", "sync", "hand_seat", "next_round", "rematch"}
@@ -173,6 +172,7 @@ class Server:
             idle_close=idle_close,
         )
         self.tables: dict[str, Table] = {}
+        self.listing = Listing()  # the lobby's rows, encoded once per change (`server.lobby`)
         self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
         self.next_table = store.max_table_number() + 1
         self._readers: set[asyncio.Task[None]] = set()  # `get_rounds` answers being read
@@ -505,8 +505,8 @@ class Server:
             self._error(conn, codes.ALREADY_HELLO, "hello was already received", kind)
         elif kind in STORAGE_REFUSED and self.store.fault is not None:
             self._storage_notice(conn, kind)
-        elif kind == "list_tables":
-            self._send(conn, frames.tables(self.lobby()))
+        elif isinstance(msg, ListTables):
+            conn.send(self.listing.frame(self.tables.values(), msg.page))
         elif isinstance(msg, CreateTable):
             self._create(conn, msg)
         elif isinstance(msg, TakeSeat | Watch):
@@ -754,26 +754,19 @@ class Server:
         log.info("table %s: rematch at table %s", old.id, table_id)
 
     def lobby(self) -> list[dict[str, Any]]:
-        """The lobby rows, at most `LOBBY_ROWS`: every playing table first in the budget (up
-        to `LOBBY_PLAYING`), then the newest waiting tables (so tables left waiting can never
-        hide a new one, or a match being played), then the newest finished ones. Shown in the
-        order waiting, playing, finished, each by table number."""
-        groups: dict[str, list[Table]] = {"waiting": [], "playing": [], "finished": []}
-        for t in self.tables.values():
-            groups.get(t.state, groups["finished"]).append(t)
-        for rows in groups.values():
-            rows.sort(key=lambda t: int(t.id), reverse=True)  # newest first
-        playing = groups["playing"][:LOBBY_PLAYING]
-        waiting = groups["waiting"][: LOBBY_ROWS - len(playing)]
-        finished = groups["finished"][: max(0, LOBBY_ROWS - len(playing) - len(waiting))]
-        shown = sorted(waiting, key=lambda t: int(t.id)) + sorted(playing, key=lambda t: int(t.id))
-        return [t.info() for t in shown + sorted(finished, key=lambda t: int(t.id))]
+        """The lobby rows, every page's (`server.lobby.shown`), made afresh."""
+        return [t.info() for t in shown(self.tables.values())]
+
+    def lobby_changed(self, table: Table) -> None:
+        """A table's lobby row may have changed (`TableHost`): made again when next asked."""
+        self.listing.changed(table.id)
 
     def remove_table(self, table: Table) -> None:
         """Forget a table (its record stays in the database)."""
         if self.tables.get(table.id) is not table:
             return
         del self.tables[table.id]
+        self.listing.changed(table.id)
         creator = self.created.pop(table.id, None)
         if creator is not None:
             conn_id, address = creator

@@ -46,6 +46,10 @@ class TableHost(Protocol[Table]):
 
     def remove_table(self, table: Table) -> None: ...
 
+    def lobby_changed(self, table: Table) -> None:
+        """The table's lobby row may have changed (`server.lobby`)."""
+        ...
+
     def rematch(self, old: Table, settings: Settings, seats: tuple[RematchSeat[Conn], ...]) -> None:
         """Open a new table for a rematch of `old`'s seats."""
         ...

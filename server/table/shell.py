@@ -30,6 +30,7 @@ from rules.options import OptionsError
 from rules.round import Round
 from server import store as st
 from server.conn import Conn, send_many
+from server.lobby import changes_row
 from server.storage.records import Record
 from server.table.core import TableCore
 from server.table.effects import (
@@ -107,6 +108,8 @@ class Table:
         self.loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
         self._moves: deque[_Move] = deque()  # moves whose frames wait to go out (metrics)
+        self.changes = 0  # writes that may have changed the lobby row (`lobby_key`)
+        self._listed: tuple[int, str, int] | None = None  # `lobby_key` the lobby was told of
         self.task = asyncio.create_task(self._run(), name=f"table-{table_id}")
 
     # ----- what the server and the tests read -----
@@ -150,6 +153,19 @@ class Table:
 
     def info(self) -> dict[str, Any]:
         return self.core.info()
+
+    def lobby_key(self) -> tuple[int, str, int]:
+        """Changes whenever `info()` may have (`server.lobby`): every change to the header is
+        a stored event other than a round's play, or a spectator coming or going."""
+        core = self.core
+        return (self.changes, core.state, len(core.spectators))
+
+    def _lobby_check(self) -> None:
+        """Tell the server when the lobby row may have changed (`server.lobby`)."""
+        key = self.lobby_key()
+        if key != self._listed:
+            self._listed = key
+            self.server.lobby_changed(self)
 
     # ----- after a restart -----
 
@@ -240,6 +256,7 @@ class Table:
                 self._account(item, effects, state, hold)
             except Exception:  # the metrics and the log never stop a table
                 log.exception("table %s: accounting failed", self.id)
+            self._lobby_check()
             self._arm_timer()
 
     async def _step(self, item: Input[Conn]) -> list[Effect]:
@@ -336,6 +353,9 @@ class Table:
                 elif effect.to:
                     send_many(effect.to, dumps(effect.frame))
             elif isinstance(effect, Write):
+                if changes_row(effect.records):
+                    self.changes += 1  # told before the wait: the core has changed already
+                    self._lobby_check()
                 await self._write(effect.records)
             elif isinstance(effect, Bind):
                 effect.member.table, effect.member.seat = self, effect.seat
