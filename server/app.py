@@ -55,6 +55,7 @@ from server.credentials import hash_password, token_key
 from server.lobby import Listing, shown
 from server.metrics import Metrics
 from server.players import Players
+from server.quota import CpuShare, TableQuota
 from server.storage.record_sql import ops_of
 from server.storage.records import Record
 from server.store import Store
@@ -69,6 +70,7 @@ from server.throttle import AcceptFailures, LogThrottle
 log = logging.getLogger("zhuoji.server")
 
 CONNECTIONS_PER_ADDRESS = "connections_per_address"  # the refusal's kind (log, metrics)
+BOT_BURST = 0.05  # CPU seconds each table no player is at may bank (`CpuShare.burst`)
 
 TABLE_COMMANDS = frozenset(
     {"add_bot", "remove_bot", "start", "act", "auto", "sync", "hand_seat", "next_round", "rematch"}
@@ -122,6 +124,8 @@ class Server:
         bot_delay: float = 0.0,
         tables_per_connection: int = 0,
         tables_per_address: int = 0,
+        tables_window: float = 0.0,
+        bot_tables_cpu_share: float = 0.0,
         connections_per_address: int = 0,
         address_exempt: Iterable[str] = (),
         lobby_timeout: float = 0.0,
@@ -133,7 +137,10 @@ class Server:
         version: str = "unknown",
     ) -> None:
         """`tables_per_connection` / `tables_per_address` cap the open tables one connection /
-        one peer address (except `address_exempt`) has created (0: no cap); `lobby_timeout`
+        one peer address (except `address_exempt`) has created (0: no cap), an address's
+        counting also those it created in the last `tables_window` seconds (closed or not);
+        the playing tables no player is connected to may use `bot_tables_cpu_share` of a core
+        together (`server.quota.CpuShare`; 0: no limit); `lobby_timeout`
         closes a connection at no table that sends nothing that long (0: never); a playing
         table nobody is connected to pauses after `idle_pause` and closes after `idle_close`
         seconds (0: never); `connections_per_address` caps the connections open at once from
@@ -157,10 +164,17 @@ class Server:
         self.lobby_timeout = lobby_timeout
         self.table_defaults = table_defaults or TableSection()
         self.admin = admin_endpoint.Admin(self, admin_token)
-        # table id → (connection id, address) of its creator; and the open tables of each
-        self.created: dict[str, tuple[int, str]] = {}
+        # table id → the connection id of its creator; and the open tables of each
+        self.created: dict[str, int] = {}
         self.by_conn: Counter[int] = Counter()
-        self.by_address: Counter[str] = Counter()
+        # Each address's tables: open ones, and those made within `tables_window` seconds.
+        self.by_address = TableQuota(window=tables_window)
+        # What the tables no player is at may spend together (None: no limit).
+        self.bot_budget = (
+            CpuShare(share=bot_tables_cpu_share, burst=BOT_BURST)
+            if bot_tables_cpu_share > 0
+            else None
+        )
         # One log line per kind of refusal and address a minute (`server.throttle`).
         self.log_throttle = LogThrottle()
         # The tables' time limits; the server's own bots are played by the tables themselves.
@@ -208,6 +222,8 @@ class Server:
             bot_delay=pace.bot_delay,
             tables_per_connection=lim.tables_per_connection,
             tables_per_address=lim.tables_per_address,
+            tables_window=lim.tables_window_minutes * 60,
+            bot_tables_cpu_share=lim.bot_tables_cpu_share,
             connections_per_address=lim.connections_per_address,
             address_exempt=lim.address_exempt,
             lobby_timeout=lim.lobby_timeout,
@@ -577,11 +593,17 @@ class Server:
             )
             return
         cap, address = self.tables_per_address, conn.address
-        if cap and address not in self.address_exempt and self.by_address[address] >= cap:
+        if (
+            cap
+            and address not in self.address_exempt
+            and self.by_address.count(address, time.monotonic()) >= cap
+        ):
+            window = self.by_address.window
+            since = f" or made in the last {window / 60:g} minutes" if window > 0 else ""
             self._error(
                 conn,
                 codes.TABLES_PER_ADDRESS,
-                f"your address has {cap} open tables already (the server's limit)",
+                f"your address has {cap} tables open{since} already (the server's limit)",
                 msg.type,
             )
             return
@@ -612,9 +634,9 @@ class Server:
         )
         table = Table(self, table_id, settings)
         self.tables[table_id] = table
-        self.created[table_id] = (conn.id, conn.address)
+        self.created[table_id] = conn.id
         self.by_conn[conn.id] += 1
-        self.by_address[conn.address] += 1
+        self.by_address.opened(table_id, conn.address, time.monotonic())
         conn.joining = table
         table.post(Create(conn))
 
@@ -767,15 +789,12 @@ class Server:
             return
         del self.tables[table.id]
         self.listing.changed(table.id)
-        creator = self.created.pop(table.id, None)
-        if creator is not None:
-            conn_id, address = creator
+        conn_id = self.created.pop(table.id, None)
+        if conn_id is not None:
             self.by_conn[conn_id] -= 1
-            self.by_address[address] -= 1
             if self.by_conn[conn_id] <= 0:
                 del self.by_conn[conn_id]
-            if self.by_address[address] <= 0:
-                del self.by_address[address]
+        self.by_address.closed(table.id, time.monotonic())
         started = table.core.round_no > 0  # one made and left before its start: debug only
         log.log(
             logging.INFO if started else logging.DEBUG,
