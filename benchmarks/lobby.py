@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from server.app import Server
-from server.store import Store
+from server.storage.writer import Store
 from server.testkit import InProcessConn as Collector
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from server.app import Server
 from server.conn import Conn
-from server.store import Store
+from server.storage.writer import Store
 
 
 @contextlib.asynccontextmanager
