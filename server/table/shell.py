@@ -466,10 +466,21 @@ class Table:
     # ----- the timer -----
 
     def _arm_timer(self) -> None:
-        self._cancel_timer()
+        """One timer for the core's next wakeup. Most steps leave it where it was (a turn's
+        clock, a bot's move): the timer armed for that time is kept, not made again."""
         at = self.core.next_wakeup()
+        timer = self._timer
+        if timer is not None:
+            if at is not None and timer.when() == at:
+                return
+            timer.cancel()
+            self._timer = None
         if at is not None:
-            self._timer = self.loop.call_at(at, self.post, Tick())
+            self._timer = self.loop.call_at(at, self._wake)
+
+    def _wake(self) -> None:
+        self._timer = None  # fired: the next step arms the next one
+        self.post(Tick())
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
