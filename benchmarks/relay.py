@@ -1,7 +1,7 @@
 """The server's CPU per delivered frame, zhuoji beside a plain websockets relay (issue 26).
 
     nice -n 10 python benchmarks/relay.py [--tables 100,500] [--repeat 3] [--think-ms 300]
-                                          [--rounds 1] [--relay-actions 45] [--json]
+                                          [--rounds 1] [--relay-actions 45] [--before DIR] [--json]
 
 Both servers run as their own processes on loopback, one at a time, with the load from this
 process (the other core). For each table count and each repeat, in alternating order:
@@ -17,7 +17,9 @@ Each run reads the server's CPU time from /proc (user + system, all threads) whe
 and when it ends, and counts the frames its clients received: **CPU per delivered frame**, the
 cost a table pays, whatever the pace. Latency is measured the same way for both: from an action
 leaving its seat to the next event arriving at each other seat (p50 / p99 over all samples).
-Printed per table count: the medians over the repeats and the ratio zhuoji / relay of the
+`--before DIR` adds a third server, `zhuoji serve` from another checkout (DIR first on its path,
+e.g. an older commit unpacked with `git archive REV | tar -x -C DIR`), played by the same load
+test: before and after a change, side by side. Printed per table count: the medians over the repeats and the ratio zhuoji / relay of the
 median CPU per frame (the ratio of two numbers taken in the same minutes on the same machine,
 which a shared machine's load shifts far less than either number).
 """
@@ -184,6 +186,7 @@ def pct(xs: list[float], p: float) -> float | None:
 def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
+    root = Path(args.before).resolve() if kind == "before" else ROOT
     with tempfile.TemporaryDirectory(prefix="zhuoji-relay-") as tmp:
         if kind == "relay":
             argv = [sys.executable, __file__, "--serve-relay", str(port)]
@@ -210,9 +213,10 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
                 "--log-level",
                 "warning",
             ]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        env.pop("ZHUOJI_CHECK_FRAMES", None)  # a server as it is deployed
         proc = subprocess.Popen(
-            argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
         try:
             wait_port(port, proc)
@@ -270,7 +274,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
 
 def summary(runs: list[dict[str, Any]], tables: int) -> dict[str, Any]:
     out: dict[str, Any] = {"tables": tables}
-    for kind in ("relay", "zhuoji"):
+    for kind in ("relay", "zhuoji", "before"):
         mine = [r for r in runs if r["server"] == kind and r["tables"] == tables]
         for key in ("cpu_per_frame_us", "cpu_per_action_us", "p50_ms", "p99_ms"):
             values = [r[key] for r in mine if r[key] is not None]
@@ -287,6 +291,8 @@ def summary(runs: list[dict[str, Any]], tables: int) -> dict[str, Any]:
     ]
     out["ratio_of_medians"] = round(a / b, 2) if a and b else None
     out["ratio_per_repeat"] = [round(x, 2) for x in ratios]
+    c = out["before_cpu_per_frame_us"]
+    out["before_ratio_of_medians"] = round(c / b, 2) if c and b else None
     return out
 
 
@@ -298,6 +304,7 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=300.0)
     parser.add_argument("--rounds", type=int, default=1, help="rounds per zhuoji table")
     parser.add_argument("--relay-actions", type=int, default=45, help="actions per relay table")
+    parser.add_argument("--before", default=None, help="another checkout's zhuoji, side by side")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.serve_relay is not None:
@@ -310,7 +317,8 @@ def main() -> None:
     runs = []
     for rep in range(args.repeat):
         for tables in sizes:
-            order = ("relay", "zhuoji") if rep % 2 == 0 else ("zhuoji", "relay")
+            kinds = ["relay", "zhuoji"] + (["before"] if args.before else [])
+            order = kinds if rep % 2 == 0 else kinds[::-1]
             for kind in order:
                 result = run_one(kind, tables, args)
                 runs.append(result)
@@ -333,6 +341,11 @@ def main() -> None:
             f" {s['ratio_of_medians']:>6} {ms('relay'):>17} {ms('zhuoji'):>18}"
             f"   (per repeat: {s['ratio_per_repeat']})"
         )
+        if args.before:
+            print(
+                f"{'':>6} before: {s['before_cpu_per_frame_us']} µs/frame,"
+                f" ratio {s['before_ratio_of_medians']}, p50/p99 {ms('before')} ms"
+            )
 
 
 if __name__ == "__main__":
