@@ -298,11 +298,15 @@ class TableCore(Generic[M]):
         *,
         busy: bool,
         wall: float | None = None,
+        password_ok: bool | None = None,
     ) -> list[Effect]:
-        """`take_seat` or `watch`; `busy`: the member is at a table already."""
+        """`take_seat` or `watch`; `busy`: the member is at a table already; `password_ok`:
+        the shell checked the password off the event loop (None: check it here)."""
         self._begin(now, wall)
+        if password_ok is None:
+            password_ok = self.s.password_ok(msg.password)
         if not self._refused_frozen(member, msg.type):
-            self._join(member, name, msg, now, creator=False, busy=busy)
+            self._join(member, name, msg, now, creator=False, busy=busy, password_ok=password_ok)
         return self._done()
 
     def _join(
@@ -314,11 +318,12 @@ class TableCore(Generic[M]):
         *,
         creator: bool,
         busy: bool,
+        password_ok: bool = True,
     ) -> None:
         if busy or member in self.members:
             self._error(member, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
             return
-        if not creator and not self.s.password_ok(msg.password):
+        if not creator and not password_ok:
             self._error(member, codes.BAD_PASSWORD, "wrong password for this table", msg.type)
             return
         if isinstance(msg, Watch):
@@ -329,7 +334,17 @@ class TableCore(Generic[M]):
             self._reserve(member, name, msg, now)
 
     def _watch(self, member: M, name: str | None, now: float) -> None:
-        """A spectator comes in (a paused table wakes: someone is there)."""
+        """A spectator comes in (a paused table wakes: someone is there), unless the table
+        has as many as the server allows."""
+        cap = self.timing.spectators
+        if cap and len(self.spectators) >= cap:
+            self._error(
+                member,
+                codes.SPECTATORS_FULL,
+                f"this table has {cap} spectators already (the server's limit): try later",
+                "watch",
+            )
+            return
         self._wake(now)
         self.members.watch(member, name)
         self.outbox.emit(Bind(member, None))

@@ -16,7 +16,7 @@ AUTO_LEVEL = (
 
 @dataclass
 class Timing:
-    """The server's time limits (seconds)."""
+    """The server's time limits (seconds), and its cap on each table's spectators."""
 
     disconnect_grace: float = 20.0
     finished_linger: float = 600.0
@@ -24,6 +24,7 @@ class Timing:
     auto_level: str = AUTO_LEVEL  # the bot level that plays 托管 seats and timeouts
     idle_pause: float = 600.0  # nobody connected this long: the table pauses (0: never)
     idle_close: float = 7200.0  # nobody connected this long: it is closed (0: never)
+    spectators: int = 16  # spectators one table takes at most (0: no cap)
 
 
 @dataclass

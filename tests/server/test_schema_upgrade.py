@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from rules.match import first_dealer
-from server.dbfile import SCHEMA_VERSION
-from server.migrations import STEPS
+from server.storage.dbfile import SCHEMA_VERSION
+from server.storage.migrations import STEPS
 from tests.support import serving
 from zhuoji.cli import main
 
