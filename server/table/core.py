@@ -249,24 +249,17 @@ class TableCore(Generic[M]):
         return self.s.pace(self.timing)
 
     def next_wakeup(self) -> float | None:
-        """When the core next has something to do by itself (call `tick` then), or None."""
-        times: list[float] = []
-        due = self.pacer.due(self._now)
-        if due is not None:
-            times.append(due)
-        if self.linger_until is not None:
-            times.append(self.linger_until)
+        """When the core next has something to do by itself (call `tick` then), or None: the
+        earliest of its parts' deadlines (a paused or frozen table has only its own)."""
+        times = [t for t in (self.pacer.due(self._now), self.linger_until) if t is not None]
         if self.frozen:
             return min(times, default=None)
         if self.state == "playing":
             times += self.idle.wakeups()
             if self.idle.paused:
                 return min(times, default=None)
-        if self.state == "playing":
             times += self.between.wakeups(self.seats, self._now)
-        for seat in self.seats:
-            if seat.kind == "bot" and not seat.bot_here and seat.bot_arrives is not None:
-                times.append(seat.bot_arrives)
+        times += self.seats.arrivals()
         for index in self._prompted():
             times += [t for t in self._seat_deadlines(index) if t is not None]
         if self.spectator_count.due is not None:
@@ -750,11 +743,8 @@ class TableCore(Generic[M]):
             return self._done()
         if self.frozen or self._idle(now):
             return self._done()
-        for index, seat in enumerate(self.seats):
-            arrives = seat.bot_arrives
-            if seat.kind == "bot" and arrives is not None and arrives <= now + EARLY:
-                seat.bot_arrives, seat.bot_here = None, True
-                self._came_back(index, now)
+        for index in self.seats.arrived(now):
+            self._came_back(index, now)
         due = self.spectator_count.due
         if due is not None and due <= now + EARLY:
             self._send_spectators(now)

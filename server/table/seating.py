@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 from protocol import codes
-from server.table.clock import SeatClock
+from server.table.clock import EARLY, SeatClock
 
 M = TypeVar("M", bound=Hashable)
 SEATS = 4
@@ -265,6 +265,24 @@ class Seats(list[SeatState[M]]):
 
     def token_keys(self) -> list[str | None]:
         return [s.token_key for s in self]
+
+    def arrivals(self) -> list[float]:
+        """When the server's bots added and not yet seated take their seats."""
+        return [
+            s.bot_arrives
+            for s in self
+            if s.kind == "bot" and not s.bot_here and s.bot_arrives is not None
+        ]
+
+    def arrived(self, now: float) -> list[int]:
+        """The bots whose time to take their seat has come, seated now."""
+        seated = []
+        for index, seat in enumerate(self):
+            arrives = seat.bot_arrives
+            if seat.kind == "bot" and arrives is not None and arrives <= now + EARLY:
+                seat.bot_arrives, seat.bot_here = None, True
+                seated.append(index)
+        return seated
 
     def shift(self, seconds: float, *, arrivals: bool) -> None:
         """Every seat's deadlines move `seconds` later (see `SeatState.shift`)."""

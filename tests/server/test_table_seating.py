@@ -131,3 +131,15 @@ def test_members_know_who_watches_by_name_and_forget_a_member_that_leaves() -> N
     at["w2"] = 2  # a spectator handed a seat is no longer one (its name was left behind)
     assert at.named("ann") == [] and at.spectators == ["w3"]
     assert at.leave("p0") == 0 and at.leave("p0") is None
+
+
+def test_bots_added_take_their_seats_when_their_time_comes() -> None:
+    seats: Seats[str] = Seats()
+    seats[1].kind, seats[1].bot_arrives = "bot", 5.0
+    seats[2].kind, seats[2].bot_arrives = "bot", 7.0
+    seats[3].kind, seats[3].member = "human", "c"
+    assert seats.arrivals() == [5.0, 7.0]
+    assert seats.arrived(4.0) == [] and not seats[1].connected
+    assert seats.arrived(4.9995) == [1]  # a timer a little early is on time
+    assert seats[1].connected and seats[1].bot_arrives is None
+    assert seats.arrivals() == [7.0] and seats.arrived(10.0) == [2] and seats.arrivals() == []
