@@ -24,7 +24,7 @@ def tallies_of(script: str) -> list[dict[str, int]]:
     data = json.loads((SCRIPTS / f"{script}.json").read_text(encoding="utf-8"))
     r = run_script(data)
     assert r.result is not None
-    result = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    result = json.loads(json.dumps({**r.result.to_dict(), **r.revealed().to_dict()}))
     assert result["net"] == data["expected"]["net"]
     return [
         {k: v for k, v in vars(t).items() if v}
