@@ -978,10 +978,11 @@ class TableCore(Generic[M]):
 
     @staticmethod
     def _dropped(seat: SeatState[M]) -> bool:
-        """A player whose connection dropped during the match. Not a seat waiting for its
-        player after a restart (`restored_seq`): the server's stop is no player's drop, and
-        its seats wait for their players as they stood."""
-        return seat.kind == "human" and not seat.connected and seat.restored_seq is None
+        """A player's seat with nobody at it during the match: their connection dropped, or
+        they have not come back since a restart (`restored_seq`). Its claim windows close
+        like everyone's (the policy answers within the minimum): a window that waited for
+        its player would tell that the seat could claim."""
+        return seat.kind == "human" and not seat.connected
 
     def _reason_at_once(self, index: int) -> AutoReason:
         """Why the server answers for a seat it does not prompt (`_plays_at_once`)."""
