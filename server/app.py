@@ -18,7 +18,6 @@ import contextlib
 import gc
 import logging
 import secrets
-import sqlite3
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
@@ -202,7 +201,7 @@ class Server:
         self.version = version
         self.metrics = Metrics(self, version=version)  # `GET /metrics`
         # Who says hello with which player key (their digests, read once; server.players).
-        self.players = Players.load(store._db)
+        self.players = Players.load(store.known_players())
         store.on_commit = self.metrics.committed
 
     @classmethod
@@ -561,9 +560,9 @@ class Server:
             return
         conn.hello, conn.name = True, msg.name
         if msg.player_key is not None:
-            conn.player, ops = self.players.identify(msg.player_key, msg.name, time.time())
-            if ops:
-                self._background(self.store.write(ops), f"player-{conn.id}")
+            conn.player, written = self.players.identify(msg.player_key, msg.name, time.time())
+            if written:
+                self._background(self.store.write(ops_of(written)), f"player-{conn.id}")
         self._send(conn, frames.welcome(self.name, msg.name, conn.player))
         if self.store.fault is not None:
             self._storage_notice(conn, None)
@@ -759,9 +758,10 @@ class Server:
 
     async def _send_records(self, conn: Conn, msg: GetRecords) -> None:
         from server.standings import answer
+        from server.storage.standings_reads import connect_read_only
 
         def read() -> dict[str, Any]:
-            db = sqlite3.connect(f"file:{self.store.path}?mode=ro", uri=True, timeout=30)
+            db = connect_read_only(self.store.path)
             try:
                 return answer(
                     db,

@@ -133,7 +133,7 @@ class Table:
 
     @property
     def action_idx(self) -> int:
-        return self.core.action_idx
+        return self.core.book.actions
 
     @property
     def frozen(self) -> bool:

@@ -24,7 +24,7 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS.parent))
 
 from rules.script import ScriptError, replay_json, run_script  # noqa: E402
-from server.store import load_round_script  # noqa: E402
+from server.storage.reads import load_round_script  # noqa: E402
 
 FULL = ("guiyang_07_diandou.json", "anshun_15_qianggang_tianting_share.json")
 """Scripts kept in full (a 点豆 round; a 抢杠 with 天听 shares)."""
