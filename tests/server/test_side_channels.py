@@ -36,7 +36,7 @@ from protocol.messages import ROUND_EVENT_TYPES, AddBot, TakeSeat, Watch, parse_
 from rules.options import make_options
 from rules.round import Phase
 from server.credentials import token_key
-from server.dbfile import open_database
+from server.storage.dbfile import open_database
 from server.storage.record_sql import ops_of
 from server.storage.writer import Store
 from server.table.core import TableCore
