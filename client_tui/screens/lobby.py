@@ -28,6 +28,8 @@ class LobbyScreen(Screen[None]):
         Binding("r", "refresh", "refresh"),
         Binding("h", "played", "played"),
         Binding("s", "records", "records"),
+        Binding("right_square_bracket", "page(1)", "next page", show=False),
+        Binding("left_square_bracket", "page(-1)", "previous page", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -46,6 +48,7 @@ class LobbyScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._rows: tuple[tuple[TableV, ...], frozenset[str]] | None = None
+        self._clamped: tuple[int, int] | None = None  # a page past the last, asked about
 
     @property
     def zapp(self) -> ZhuojiApp:
@@ -108,7 +111,16 @@ class LobbyScreen(Screen[None]):
         if view.my_name:
             header.append(f"  · {view.my_name}")
         self.query_one("#lobby-header", Static).update(header)
-        self.query_one("#lobby-title", Static).update(lang.t("tables"))
+        pages = view.tables_pages
+        if view.tables_page >= pages and self._clamped != (view.tables_page, pages):
+            self._clamped = (view.tables_page, pages)
+            self._ask(pages - 1)  # past the last page (the lobby shrank): the last one
+        title = (
+            lang.t("tables_page", n=view.tables_page + 1, of=pages)
+            if pages > 1
+            else lang.t("tables")
+        )
+        self.query_one("#lobby-title", Static).update(title)
         empty = self.query_one("#lobby-empty", Static)
         empty.display = view.status == "connected" and not view.tables
         empty.update(lang.t("no_tables") if empty.display else "")
@@ -265,7 +277,18 @@ class LobbyScreen(Screen[None]):
     def _poll_tables(self) -> None:
         # The timer runs on while a table is on screen: ask only while the lobby is shown.
         if self.zapp.view.status == "connected" and self.zapp.current_mode == "lobby":
-            self.zapp.send(ListTables(), quiet=True)
+            self._ask(self.zapp.view.tables_page)
+
+    def _ask(self, page: int) -> None:
+        """The lobby's page `page` (the server sends a page of rows at a time)."""
+        self.zapp.send(ListTables(page=max(0, page)), quiet=True)
+
+    def action_page(self, step: int) -> None:
+        """`]` / `[`: the next or the previous page of the lobby."""
+        view = self.zapp.view
+        page = min(max(0, view.tables_page + step), view.tables_pages - 1)
+        if view.status == "connected" and page != view.tables_page:
+            self._ask(page)
 
     def action_played(self) -> None:
         self.zapp.pick_played()
