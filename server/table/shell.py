@@ -141,7 +141,7 @@ class Table:
 
     @property
     def action_idx(self) -> int:
-        return self.core.action_idx
+        return self.core.book.actions
 
     @property
     def frozen(self) -> bool:
@@ -320,9 +320,11 @@ class Table:
                     await self._perform(effects)
                     self._moves.append(_Move(entry, received, self.loop.time()))
                     return effects
-            case Join(member, msg):
+            case Join(member, msg, password_ok):
                 busy = member.table is not None
-                effects = core.join(member, member.name, msg, now, busy=busy, wall=wall)
+                effects = core.join(
+                    member, member.name, msg, now, busy=busy, wall=wall, password_ok=password_ok
+                )
             case Create(member):
                 effects = core.create(member, member.name, now, wall=wall)
             case Resume(member, key, token, last_seq):
@@ -525,17 +527,34 @@ class Table:
     # ----- the timer -----
 
     def _arm_timer(self) -> None:
-        self._cancel_timer()
-        at = self.core.next_wakeup()
+        """One timer for the core's next wakeup. Most steps leave it where it was (a turn's
+        clock, a bot's move): the timer armed for that time is kept, not made again."""
+        at = self._wakeup_at()
+        timer = self._timer
+        if timer is not None:
+            if at is not None and timer.when() == at:
+                return
+            timer.cancel()
+            self._timer = None
         if at is not None:
-            budget = self.server.bot_budget
-            if budget is not None and self.unattended():
-                ready = budget.ready_at(self.id, self.loop.time())
-                if ready > at:  # over its share: it waits its turn
-                    at = ready
-                    budget.deferred += 1
-                    self.deferred += 1
-            self._timer = self.loop.call_at(at, self.post, Tick())
+            self._timer = self.loop.call_at(at, self._wake)
+
+    def _wakeup_at(self) -> float | None:
+        """The core's next wakeup; later for a table left to its bots that is over its share
+        of the CPU (`server.bot_budget`): it waits its turn."""
+        at = self.core.next_wakeup()
+        budget = self.server.bot_budget
+        if at is not None and budget is not None and self.unattended():
+            ready = budget.ready_at(self.id, self.loop.time())
+            if ready > at:
+                budget.deferred += 1
+                self.deferred += 1
+                return ready
+        return at
+
+    def _wake(self) -> None:
+        self._timer = None  # fired: the next step arms the next one
+        self.post(Tick())
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
