@@ -19,6 +19,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import Client
+from protocol.messages import PROTOCOL_VERSION
 from server.conn import MAX_BUFFERED
 from server.testkit import InProcessConn, running_server
 from tests.deadline import apoll
@@ -74,7 +75,9 @@ async def test_a_reader_too_far_behind_is_closed_and_dropped_if_it_reads_no_furt
         hosts = []
         for i in range(30):  # a lobby page of about 16 KB
             host = InProcessConn(f"10.0.0.{i}")
-            server.handle_frame(host, json.dumps({"type": "hello", "version": 2, "name": f"p{i}"}))
+            server.handle_frame(
+                host, json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": f"p{i}"})
+            )
             server.handle_frame(
                 host, json.dumps({"type": "create_table", "name": "周五晚上的麻将"})
             )
@@ -101,7 +104,8 @@ async def test_a_reader_too_far_behind_is_closed_and_dropped_if_it_reads_no_furt
             head += await loop.sock_recv(sock, 1)
         assert head.startswith(b"HTTP/1.1 101")
         await loop.sock_sendall(
-            sock, _masked(json.dumps({"type": "hello", "version": 2, "name": "slow"}))
+            sock,
+            _masked(json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "slow"})),
         )
         await apoll(lambda: any(c.name == "slow" for c in server.conns), "said hello", 30)
         slow = next(c for c in server.conns if c.name == "slow")
@@ -121,10 +125,14 @@ async def test_a_reader_too_far_behind_is_closed_and_dropped_if_it_reads_no_furt
 async def test_not_at_table_from_a_table_carries_its_table_and_seq(tmp_path: Path) -> None:
     async with running_server(tmp_path / "z.db") as (url, server):
         host, guest = InProcessConn("10.0.0.1"), InProcessConn("10.0.0.2")
-        server.handle_frame(host, json.dumps({"type": "hello", "version": 2, "name": "host"}))
+        server.handle_frame(
+            host, json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "host"})
+        )
         server.handle_frame(host, json.dumps({"type": "create_table", "name": "t"}))
         await apoll(lambda: any('"joined"' in f for f in host.frames), "made", 30)
-        server.handle_frame(guest, json.dumps({"type": "hello", "version": 2, "name": "guest"}))
+        server.handle_frame(
+            guest, json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "guest"})
+        )
         server.handle_frame(guest, json.dumps({"type": "take_seat", "table": "1"}))
         await apoll(lambda: any('"joined"' in f for f in guest.frames), "seated", 30)
         # `leave`, then a table command before `left`: both reach the table, which gets the
