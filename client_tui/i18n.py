@@ -489,12 +489,12 @@ HOW: dict[str, tuple[str, str]] = {
     "rob": ("抢杠", "抢杠 rob"),
 }
 
-# Why a 豆 did not score (the server's words) → (zh, en).
+# Why a 豆 did not score (`rules.kinds.DouVoid`, as the wire names it) → (zh, en).
 DOU_WHY: dict[str, tuple[str, str]] = {
-    "holder not ready": ("未叫牌", "holder not ready"),
-    "憨包豆 scores nothing": ("憨包豆不计分", "憨包豆 scores nothing"),
-    "voided by 热炮": ("热炮作废", "voided by 热炮"),
-    "全烧": ("全烧", "全烧: burned"),
+    "not_ready": ("未叫牌", "holder not ready"),
+    "hanbao": ("憨包豆不计分", "憨包豆 scores nothing"),
+    "repao": ("热炮作废", "voided by 热炮"),
+    "quanshao": ("全烧", "全烧: burned"),
 }
 
 PATTERNS_EN: dict[str, str] = {
