@@ -122,6 +122,20 @@ def table_events(db: str | Path, table: str | int) -> list[dict[str, Any]]:
     return [upgrade_entry(json.loads(r[0])) for r in rows]
 
 
+def rounds_logged(db: str | Path, table: str | int) -> list[tuple[int, dict[str, Any]]]:
+    """Every event a table logged inside a round (round number, event in the current
+    protocol's form), in `seq` order."""
+    conn = _reader(db)
+    try:
+        rows = conn.execute(
+            "SELECT round_no, data FROM events WHERE table_id=? AND round_no>0 ORDER BY seq",
+            (str(table),),
+        ).fetchall()
+    finally:
+        conn.close()
+    return [(int(n), upgrade_entry(json.loads(data))) for n, data in rows]
+
+
 def table_row(db: str | Path, table: str | int) -> dict[str, Any] | None:
     """A table's stored row (scores and seats decoded), or None."""
     conn = _reader(db)
