@@ -74,3 +74,8 @@ STORAGE_UNAVAILABLE = "storage_unavailable"
 # or the match is not over yet.
 NOT_YOUR_MATCH = "not_your_match"
 MATCH_NOT_OVER = "match_not_over"
+# The vote to end a match (解散, `propose_end` / `vote_end`; protocol 3): a proposal while one is
+# open, a second proposal of one player within 5 minutes, an answer with no vote open.
+VOTE_IN_PROGRESS = "vote_in_progress"
+VOTE_TOO_SOON = "vote_too_soon"
+NO_VOTE = "no_vote"

@@ -72,7 +72,19 @@ LOBBY_ROWS = 500  # tables in one `tables` frame at most (about 250 KB)
 LOBBY_PLAYING = 400  # of which playing tables at most
 
 TABLE_COMMANDS = frozenset(
-    {"add_bot", "remove_bot", "start", "act", "auto", "sync", "hand_seat", "next_round", "rematch"}
+    {
+        "add_bot",
+        "remove_bot",
+        "start",
+        "act",
+        "auto",
+        "sync",
+        "hand_seat",
+        "next_round",
+        "rematch",
+        "propose_end",
+        "vote_end",
+    }
 )
 # Refused during a storage fault: they would open a table or a seat that cannot be stored.
 # Commands to a table wait with it (they are answered once its writes are stored).

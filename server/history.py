@@ -50,7 +50,7 @@ def rounds_for(db: Path, table: str, *, seat: int | None, token_key: str | None)
             seat = seat_of(row["tokens"], token_key)
         if seat is None:
             raise NotYours(table)
-        if row["state"] not in ("finished", "abandoned"):
+        if row["state"] not in ("finished", "abandoned", "voted"):
             raise NotOver(table)
         events = [
             (int(e["round_no"]), json.loads(e["data"]))

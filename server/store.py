@@ -551,8 +551,8 @@ class Store:
         db.row_factory = sqlite3.Row
         try:
             rows = db.execute(
-                "SELECT * FROM tables WHERE state='playing' OR (state IN ('finished', 'abandoned')"
-                " AND started_at IS NOT NULL AND ended_at >= ?) ORDER BY CAST(id AS INTEGER), id",
+                "SELECT * FROM tables WHERE state='playing' OR (state IN ('finished', 'abandoned',"
+                " 'voted') AND started_at IS NOT NULL AND ended_at >= ?) ORDER BY CAST(id AS INTEGER), id",
                 (float("inf") if ended_since is None else ended_since,),
             ).fetchall()
             return [self._stored(dict(row), log_keep) for row in rows]
