@@ -189,7 +189,7 @@ def time_commit(path: Path, repeat: int) -> dict[str, Any]:
     connection (synchronous=NORMAL, WAL, as the server)."""
     from server.dbfile import open_database
     from server.records import round_record_ops
-    from server.store import op_end_round
+    from server.storage.record_sql import op_end_round
 
     db = open_database(path)
     db.execute("PRAGMA synchronous=NORMAL")

@@ -42,7 +42,7 @@ from server.config import ADMIN_TOKEN_PATTERN
 
 if TYPE_CHECKING:
     from server.conn import Conn
-    from server.store import Store
+    from server.storage.writer import Store
     from server.table.shell import Table
 
 

@@ -55,7 +55,7 @@ from server.metrics import Metrics
 from server.players import Players
 from server.storage.record_sql import ops_of
 from server.storage.records import Record
-from server.store import Store
+from server.storage.writer import Store
 from server.table.effects import RematchSeat
 from server.table.fanout import LOG_KEEP
 from server.table.inputs import Command, Create, Gone, Join, Leave, OpenRematch, Resume, Stop

@@ -23,7 +23,7 @@ from rules.fairdeal import verify
 from rules.options import RuleOptions
 from rules.round import DealError, Phase, Round
 from rules.tiles import TileParseError, parse_tile
-from server.store import StoredRound
+from server.storage.stored import StoredRound
 
 # What the table adds to an engine event (its number, the round's context, the fair deal).
 TABLE_FIELDS = frozenset({"table", "seq", "round_no", "base", "scores", "commitment", "deal"})

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from server.app import Server
-from server.store import Store
+from server.storage.writer import Store
 
 
 @contextlib.asynccontextmanager

@@ -233,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
     from server.config import ConfigError, to_toml
     from server.dbfile import DatabaseRefused
     from server.logs import configure
-    from server.store import Store
+    from server.storage.writer import Store
     from zhuoji.version import version
 
     fmt = getattr(args, "log_format", None) or "plain"

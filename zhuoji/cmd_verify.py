@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     import sqlite3
 
     from rules.options import OptionsError, make_options
-    from server.store import RoundNotFound, stored_rounds
+    from server.storage.reads import RoundNotFound, stored_rounds
 
     if not args.db or not args.table:
         print("zhuoji verify: name the database (--db) and the table (--table)", file=sys.stderr)

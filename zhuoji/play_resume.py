@@ -100,7 +100,7 @@ def find_unfinished(db: Path, seats: SeatStore) -> Unfinished | None:
         return None
     import sqlite3
 
-    from server.store import RoundNotFound, table_row
+    from server.storage.reads import RoundNotFound, table_row
 
     try:
         row = table_row(db, saved.table)
@@ -152,7 +152,7 @@ def close_unfinished(db: Path, keep: str | None, seats: SeatStore | None = None)
     returns their ids. Raises `DatabaseInUse` when another window's server holds the file."""
     if not db.exists():
         return []
-    from server.store import Store
+    from server.storage.writer import Store
 
     store = Store(db)
     try:

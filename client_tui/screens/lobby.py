@@ -221,7 +221,7 @@ class LobbyScreen(Screen[None]):
             return lang.t("why_finished")
         if t.state == "playing":
             if t.has_password and self._my_away_seat(t) is not None:
-                return None  # take back my own away seat: by name and the table's password
+                return None  # my own away seat: the server checks my player key (the password is the door)
             return lang.t("why_started")
         if t.seated >= 4:
             return lang.t("why_full")

@@ -471,58 +471,19 @@ class TableCore(Generic[M]):
         self._welcome(member, index, token)
 
     def _take_back(self, member: M, name: str | None, msg: TakeSeat, now: float) -> None:
-        """`take_seat` on a started match: a player takes back their own away seat by name and
-        the table's password (checked by `_join`). A table without a password cannot tell one
-        name from someone else saying it: there the seat comes back with its token (`hello`),
-        or the table's creator hands it (`hand_seat`)."""
+        """`take_seat` on a started match: a seat belongs to its player. Their player key
+        (`hello`'s) takes back their away seat; a name and the table's password (which any
+        spectator may know) take nothing — they let one watch. Otherwise the seat comes back
+        with its token (`hello`), or the table's creator hands it on (`hand_seat`)."""
         if self.state != "playing":
             self._error(member, codes.ALREADY_STARTED, "the match is over: watch it", msg.type)
             return
-        mine = [
-            i
-            for i, seat in enumerate(self.seats)
-            if seat.kind == "human" and seat.name == name and (msg.seat in (None, i))
-        ]
-        if not mine:
-            self._error(
-                member,
-                codes.ALREADY_STARTED,
-                "the match has started and no seat here is yours: watch it instead",
-                msg.type,
-            )
-            return
-        away = [i for i in mine if self.seats[i].member is None]
-        if not away:
-            self._error(
-                member,
-                codes.SEAT_TAKEN,
-                f"seat {mine[0]} is played from another connection now",
-                msg.type,
-            )
-            return
-        # A seat played under a player key is that player's: a name and a password (which any
-        # spectator may know) do not take it from them.
         player = getattr(member, "player", None)
-        away = [i for i in away if self.seats[i].player in (None, player)]
-        if not away:
-            self._error(
-                member,
-                codes.ALREADY_STARTED,
-                "that seat belongs to another player key: it comes back to its own player (their"
-                " key or token), or the table's creator hands it on; watch meanwhile",
-                msg.type,
-            )
+        claim = self.seats.claim(player, name, msg.seat)
+        if claim.seat is None:
+            self._error(member, claim.code, claim.message, msg.type)
             return
-        if self.s.password_hash is None:
-            self._error(
-                member,
-                codes.NEED_TOKEN,
-                "this table has no password: your seat comes back with its token (zhuoji join"
-                " keeps it), or ask the table's creator to hand it to you",
-                msg.type,
-            )
-            return
-        self._seat_member(member, away[0], now)
+        self._seat_member(member, claim.seat, now)
 
     def _seat_member(self, member: M, index: int, now: float) -> None:
         """Put a member in a seat of the started match, with a new token (the old one no
@@ -573,7 +534,8 @@ class TableCore(Generic[M]):
             )
             return
         newcomer = named[0]
-        seat.name = msg.to
+        # The seat is the newcomer's now: the old key, like the old token, takes nothing back.
+        seat.name, seat.player = msg.to, getattr(newcomer, "player", None)
         self._seat_member(newcomer, msg.seat, now)
         self._spectators_changed(now)
         self._table_changed(now)

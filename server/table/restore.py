@@ -16,9 +16,9 @@ from protocol.messages import ROUND_EVENT_TYPES
 from rules.options import make_options
 from rules.players.levels import LEVELS
 from rules.round import Phase
-from server import store as st
 from server.credentials import new_salt, new_token
 from server.resume import RebuildError, rebuild_round
+from server.storage.stored import StoredTable
 from server.table.core import TableCore
 from server.table.settings import Settings, Timing
 
@@ -34,7 +34,7 @@ class Unrestorable(Exception):
 
 
 def restore_core(
-    stored: st.StoredTable,
+    stored: StoredTable,
     settings: Settings,
     *,
     timing: Timing,
@@ -111,7 +111,7 @@ def _stored_standings(core: TableCore[Any], row: dict[str, Any]) -> None:
         m.scores = [0, 0, 0, 0]
 
 
-def _rebuild(core: TableCore[Any], stored: st.StoredTable) -> None:
+def _rebuild(core: TableCore[Any], stored: StoredTable) -> None:
     """The match and its current round from the stored rounds and actions."""
     m = core.match
     rounds = stored.rounds

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from protocol import codes
 from server.table.clock import SeatClock
@@ -57,6 +57,14 @@ class SeatState(Generic[M]):
         return self.member is not None or self.bot_here
 
 
+class Claim(NamedTuple):
+    """What `take_seat` on a started match gets: a seat, or why not."""
+
+    seat: int | None
+    code: str = ""
+    message: str = ""
+
+
 class Seats(list[SeatState[M]]):
     """The four seats, in order (a list: `seats[i]`)."""
 
@@ -78,6 +86,46 @@ class Seats(list[SeatState[M]]):
     def vacate(self, index: int) -> None:
         """The seat is empty again (before the match: a reservation given up)."""
         self[index] = SeatState()
+
+    def claim(self, player: str | None, name: str | None, wanted: int | None) -> Claim:
+        """The away seat of a started match that `take_seat` takes back: one played under the
+        asker's player key (`hello`'s; `wanted` picks one if given). A seat belongs to its
+        player: a name and a table password, which any spectator may know, take nothing (the
+        seat comes back with its key or its token, or by the creator's `hand_seat`).
+
+        >>> seats: Seats[str] = Seats()
+        >>> seats[1].kind, seats[1].name, seats[1].player = "human", "阿明", "p-1"
+        >>> seats.claim("p-1", "Ming", None).seat
+        1
+        >>> seats.claim("p-2", "阿明", None).code, seats.claim(None, "阿明", 1).code
+        ('need_token', 'need_token')
+        >>> seats[1].member = "conn"
+        >>> seats.claim("p-1", "阿明", None).code, seats.claim(None, "nobody", None).code
+        ('seat_taken', 'already_started')
+        """
+        asked = [i for i, s in enumerate(self) if s.kind == "human" and wanted in (None, i)]
+        mine = [i for i in asked if player is not None and self[i].player == player]
+        named = mine or [i for i in asked if self[i].name == name or wanted is not None]
+        if not named:
+            return Claim(
+                None,
+                codes.ALREADY_STARTED,
+                "the match has started and no seat here is yours: watch it instead",
+            )
+        away = [i for i in named if self[i].member is None]
+        if not away:
+            return Claim(
+                None, codes.SEAT_TAKEN, f"seat {named[0]} is played from another connection now"
+            )
+        if not mine:
+            return Claim(
+                None,
+                codes.NEED_TOKEN,
+                f"seat {away[0]} comes back only to its own player: with their player key or"
+                " the seat's token (zhuoji join keeps it), or the table's creator hands it on"
+                " (hand_seat); a name and the password let you watch",
+            )
+        return Claim(away[0])
 
     def holding(self, key: str) -> int | None:
         """The seat whose token has this digest (None: no seat)."""

@@ -28,9 +28,9 @@ from protocol import frames
 from protocol.messages import Error
 from rules.options import OptionsError
 from rules.round import Round
-from server import store as st
 from server.conn import Conn, send_many
 from server.storage.records import Record
+from server.storage.stored import StoredTable
 from server.table.core import TableCore
 from server.table.effects import (
     Accepted,
@@ -154,7 +154,7 @@ class Table:
     # ----- after a restart -----
 
     @classmethod
-    def restore(cls, server: TableHost[Table], stored: st.StoredTable) -> Table:
+    def restore(cls, server: TableHost[Table], stored: StoredTable) -> Table:
         """A match a previous run left unfinished (`restore_core`); one that cannot be
         rebuilt is frozen (its record kept, its players told) and the server goes on."""
         row = stored.row

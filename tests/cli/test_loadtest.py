@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from server.store import table_row
+from server.storage.reads import table_row
 
 
 def _free_port() -> int:

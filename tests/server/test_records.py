@@ -276,7 +276,7 @@ def test_a_restarted_match_keeps_its_seats_players_and_its_records(tmp_path: Pat
     """The seat's player id is stored with the seats and restored with them: the rounds after a
     restart count for the same player, and the records still equal the rebuilt ones."""
     from protocol.messages import AddBot, Auto, Start
-    from server.store import Store
+    from server.storage.writer import Store
     from server.table.core import TableCore
     from server.table.restore import restore_core
     from server.table.settings import Timing

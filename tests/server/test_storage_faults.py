@@ -27,7 +27,8 @@ from clients.client import Client
 from protocol import codes
 from protocol.messages import TABLE_EVENT_TYPES
 from server.app import Server
-from server.store import Store, table_events, table_row
+from server.storage.reads import table_events, table_row
+from server.storage.writer import Store
 from server.table.projection import PRIVATE_TYPES
 from tests.support import fast
 from zhuoji.cli import main
@@ -448,7 +449,8 @@ def test_sighup_stops_the_server_like_sigterm(tmp_path: Path) -> None:
 def test_a_refused_write_still_fails_alone_and_is_not_a_fault(tmp_path: Path) -> None:
     """A duplicate key is a bug in what was asked, not a fault of the disk: that write fails,
     the others are stored, and the store stays healthy."""
-    from server.store import StoreError, op_insert_table
+    from server.storage.record_sql import op_insert_table
+    from server.storage.writer import StoreError
 
     row = {
         "id": "1",

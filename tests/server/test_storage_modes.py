@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from server.store import Store, op_insert_table
+from server.storage.record_sql import op_insert_table
+from server.storage.writer import Store
 
 
 def mode(path: Path) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
-from server.store import table_row
+from server.storage.reads import table_row
 from server.testkit import running_server
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,36 +1,34 @@
-"""SQLite persistence: tables, match results, and every round's deal, actions and event log.
+"""The server's one writer: every write the tables ask for, committed in group (`Store`).
 
 The server writes through one `Store`, which commits every write asked for during one turn of
 the event loop in one transaction (group commit). A table awaits its write before it sends the
-events, so what players saw is always on disk.
+events, so what players saw is always on disk (stored before sent). The statements come from
+`server.storage.record_sql`; what the server reads of the file at start is
+`server.storage.startup`, run on this writer's connection; reading a file back is
+`server.storage.reads` (its own connection: WAL mode lets readers run beside the writer).
 
-Reading (`load_round_script`, `round_events`, `list_tables`) opens its own connection; WAL mode
-lets readers run beside the writer.
-
->>> # store = Store("zhuoji.db"); await store.write([...]); store.close()
+>>> # store = Store("zhuoji.db"); await store.write(ops_of(records)); store.close()
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from rules.script import ScriptError
 from server.dbfile import DatabaseRefused, DbLock, file_identity, make_private, open_database
+from server.storage import startup
+from server.storage.record_sql import Op, op_abandon_table
+from server.storage.stored import StoredTable
 
 T = TypeVar("T")
-Op = tuple[str, Sequence[Any]]
-"""One SQL statement and its parameters."""
 
 log = logging.getLogger("zhuoji.store")
 
@@ -489,30 +487,18 @@ class Store:
         self._db.close()
         self.lock.release()
 
-    # ----- what the server reads at start -----
+    # ----- what the server reads at start (`server.storage.startup`) -----
 
     def max_table_number(self) -> int:
         """The highest numeric table id so far (ids are room numbers 1, 2, 3, …)."""
-        row = self._db.execute(
-            "SELECT MAX(CAST(id AS INTEGER)) FROM tables WHERE id GLOB '[0-9]*'"
-        ).fetchone()
-        return int(row[0] or 0)
+        return startup.max_table_number(self._db)
 
     def close_waiting(self, now: float) -> list[str]:
         """Tables a previous run left waiting (no match begun, and nobody is at them any more)
         are closed as abandoned; returns their ids."""
-        ids = [r[0] for r in self._db.execute("SELECT id FROM tables WHERE state='waiting'")]
+        ids = startup.waiting_tables(self._db)
         if ids:
-            self._run_batch(
-                [
-                    [
-                        (
-                            "UPDATE tables SET state='abandoned', ended_at=? WHERE state='waiting'",
-                            (now,),
-                        )
-                    ]
-                ]
-            )
+            self._run_batch([[startup.op_close_waiting(now)]])
         return ids
 
     def abandon_playing(self, keep: str | None, now: float, *, name: str) -> list[str]:
@@ -520,132 +506,17 @@ class Store:
         ids. For `zhuoji play`, whose matches only its own player can take up again: the one
         resumed is kept, the others are not left "playing" for ever (and a server's tables, if
         it is pointed at a server's file, are left alone)."""
-        ids = [
-            r[0]
-            for r in self._db.execute(
-                "SELECT id FROM tables WHERE state='playing' AND name=?", (name,)
-            )
-            if r[0] != keep
-        ]
+        ids = [i for i in startup.playing_tables(self._db, name) if i != keep]
         if ids:
-            self._run_batch(
-                [
-                    [
-                        ("UPDATE tables SET state='abandoned', ended_at=? WHERE id=?", (now, i))
-                        for i in ids
-                    ]
-                ]
-            )
+            self._run_batch([[op_abandon_table(i, now) for i in ids]])
         return ids
 
     def unfinished(
         self, log_keep: int = 4096, *, ended_since: float | None = None
     ) -> list[StoredTable]:
-        """Every match a previous run left playing, as stored: what `Table.restore` resumes;
-        with `ended_since`, also the matches that ended since then (a player who dropped just
-        before the end may still come back to see it).
-
-        Read with the writer's connection before the server serves, so nothing writes beside it.
-        A row that cannot be decoded is returned with `error` set (its table is frozen)."""
-        db = self._db
-        db.row_factory = sqlite3.Row
-        try:
-            rows = db.execute(
-                "SELECT * FROM tables WHERE state='playing' OR (state IN ('finished', 'abandoned',"
-                " 'voted') AND started_at IS NOT NULL AND ended_at >= ?) ORDER BY CAST(id AS INTEGER), id",
-                (float("inf") if ended_since is None else ended_since,),
-            ).fetchall()
-            return [self._stored(dict(row), log_keep) for row in rows]
-        finally:
-            db.row_factory = None
-
-    def _stored(self, row: dict[str, Any], log_keep: int) -> StoredTable:
-        db = self._db
-        table_id = row["id"]
-        stored = StoredTable(table_id, row)
-        try:
-            for key in ("options", "seats", "scores", "tokens"):
-                if row.get(key) is not None:
-                    row[key] = json.loads(row[key])
-            for r in db.execute(
-                "SELECT * FROM rounds WHERE table_id=? ORDER BY round_no", (table_id,)
-            ).fetchall():
-                stored.rounds.append(
-                    StoredRound(
-                        round_no=r["round_no"],
-                        seed=r["seed"],
-                        dealer=r["dealer"],
-                        streak=r["streak"],
-                        base=r["base"],
-                        hands=json.loads(r["hands"]),
-                        wall=json.loads(r["wall"]),
-                        salt=r["salt"],
-                        commitment=r["commitment"],
-                        result=None if r["result"] is None else json.loads(r["result"]),
-                        weekday=r["weekday"],
-                    )
-                )
-            if stored.rounds:
-                last = stored.rounds[-1].round_no
-                stored.actions = [
-                    (a["seat"], a["act"], a["tile"], a["phase"])
-                    for a in db.execute(
-                        "SELECT seat, act, tile, phase FROM actions WHERE table_id=? AND"
-                        " round_no=? ORDER BY idx",
-                        (table_id, last),
-                    )
-                ]
-                stored.round_events = [
-                    json.loads(e["data"])
-                    for e in db.execute(
-                        "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
-                        (table_id, last),
-                    )
-                ]
-            stored.log = [
-                json.loads(e["data"])
-                for e in db.execute(
-                    "SELECT data FROM events WHERE table_id=? ORDER BY seq DESC LIMIT ?",
-                    (table_id, log_keep),
-                )
-            ][::-1]
-            top = db.execute("SELECT MAX(seq) FROM events WHERE table_id=?", (table_id,))
-            stored.seq = int(top.fetchone()[0] or 0)
-        except (sqlite3.Error, ValueError, TypeError, KeyError) as err:
-            stored.error = f"unreadable record: {type(err).__name__}: {err}"
-        return stored
-
-
-@dataclass
-class StoredRound:
-    """One round as the `rounds` table holds it (tiles in notation)."""
-
-    round_no: int
-    seed: str
-    dealer: int
-    streak: int
-    base: int
-    hands: list[list[str]]
-    wall: list[str]
-    salt: str | None
-    commitment: str | None
-    result: dict[str, Any] | None  # the settlement once the round ended
-    weekday: int | None = None  # the day of the deal (1 Monday … 7 Sunday), for 星期鸡
-
-
-@dataclass
-class StoredTable:
-    """An unfinished match as stored: its row, its rounds, and the last round's actions and
-    events; `seq` is the table's last event number, `log` its latest events in order."""
-
-    id: str
-    row: dict[str, Any]
-    rounds: list[StoredRound] = field(default_factory=list)
-    actions: list[tuple[int, str, str | None, str]] = field(default_factory=list)
-    round_events: list[dict[str, Any]] = field(default_factory=list)
-    log: list[dict[str, Any]] = field(default_factory=list)
-    seq: int = 0
-    error: str | None = None
+        """Every match a previous run left playing (and, with `ended_since`, those that ended
+        since then), as stored: what the tables resume (`startup.unfinished`)."""
+        return startup.unfinished(self._db, log_keep, ended_since=ended_since)
 
 
 def _done(fut: asyncio.Future[None]) -> None:
@@ -658,384 +529,3 @@ def _fail(fut: asyncio.Future[None], err: BaseException) -> None:
     if not fut.done():
         with contextlib.suppress(RuntimeError):
             fut.set_exception(err)
-
-
-# ----- statements the tables use -----
-
-
-def op_insert_table(row: dict[str, Any]) -> Op:
-    return (
-        "INSERT INTO tables (id, name, preset, options, base, rounds, turn_seconds, bank_seconds,"
-        " claim_min_ms, has_password, created_at, state, seed, password_hash, bot_delay,"
-        " next_round_seconds)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            row["id"],
-            row["name"],
-            row["preset"],
-            json.dumps(row["options"]),
-            row["base"],
-            row["rounds"],
-            row["turn_seconds"],
-            row["bank_seconds"],
-            row["claim_min_ms"],
-            int(row["has_password"]),
-            row["created_at"],
-            "waiting",
-            row.get("seed"),
-            row.get("password_hash"),
-            row.get("bot_delay"),
-            row.get("next_round_seconds", 30.0),
-        ),
-    )
-
-
-def op_start_table(
-    table_id: str, seats: list[dict[str, Any]], tokens: list[str | None], now: float
-) -> Op:
-    """The match starts: the seats, and the digests of their tokens (so a restarted server
-    knows them again; the tokens themselves are never stored)."""
-    return (
-        "UPDATE tables SET state='playing', started_at=?, seats=?, scores='[0,0,0,0]', tokens=?"
-        " WHERE id=?",
-        (now, json.dumps(seats, ensure_ascii=False), json.dumps(tokens), table_id),
-    )
-
-
-def op_set_tokens(table_id: str, tokens: list[str | None]) -> Op:
-    """New token digests (a restarted server gives its own bots new tokens)."""
-    return ("UPDATE tables SET tokens=? WHERE id=?", (json.dumps(tokens), table_id))
-
-
-def op_set_seats(table_id: str, seats: list[dict[str, Any]], tokens: list[str | None]) -> Op:
-    """A started match's seats changed hands (a seat taken back or handed on): their names
-    and token digests, as `op_start_table` stored them."""
-    return (
-        "UPDATE tables SET seats=?, tokens=? WHERE id=?",
-        (json.dumps(seats, ensure_ascii=False), json.dumps(tokens), table_id),
-    )
-
-
-def op_end_table(
-    table_id: str, state: str, scores: list[int], rounds_played: int, now: float
-) -> Op:
-    return (
-        "UPDATE tables SET state=?, ended_at=?, scores=?, rounds_played=? WHERE id=?",
-        (state, now, json.dumps(scores), rounds_played, table_id),
-    )
-
-
-def op_abandon_table(table_id: str, now: float) -> Op:
-    """A match ends as abandoned with its stored standings (scores, rounds played) kept as
-    they are: the freeze of a table that could not be restored, whose core never summed them."""
-    return (
-        "UPDATE tables SET state='abandoned', ended_at=? WHERE id=?",
-        (now, table_id),
-    )
-
-
-def op_insert_round(
-    table_id: str,
-    round_no: int,
-    seed: str,
-    dealer: int,
-    streak: int,
-    base: int,
-    hands: list[list[str]],
-    wall: list[str],
-    now: float,
-    salt: str | None = None,
-    commitment: str | None = None,
-    weekday: int | None = None,
-) -> Op:
-    return (
-        "INSERT INTO rounds (table_id, round_no, seed, dealer, streak, base, hands, wall,"
-        " started_at, salt, commitment, weekday) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            table_id,
-            round_no,
-            seed,
-            dealer,
-            streak,
-            base,
-            json.dumps(hands),
-            json.dumps(wall),
-            now,
-            salt,
-            commitment,
-            weekday,
-        ),
-    )
-
-
-def op_end_round(
-    table_id: str,
-    round_no: int,
-    result: dict[str, Any],
-    net: list[int],
-    scores: list[int],
-    now: float,
-) -> list[Op]:
-    return [
-        (
-            "UPDATE rounds SET ended_at=?, result=?, net=? WHERE table_id=? AND round_no=?",
-            (now, json.dumps(result, ensure_ascii=False), json.dumps(net), table_id, round_no),
-        ),
-        (
-            "UPDATE tables SET scores=?, rounds_played=? WHERE id=?",
-            (json.dumps(scores), round_no, table_id),
-        ),
-    ]
-
-
-def op_insert_action(
-    table_id: str,
-    round_no: int,
-    idx: int,
-    seat: int,
-    act: str,
-    tile: str | None,
-    phase: str,
-    auto: bool,
-    now: float,
-) -> Op:
-    return (
-        "INSERT INTO actions (table_id, round_no, idx, seat, act, tile, phase, auto, at)"
-        " VALUES (?,?,?,?,?,?,?,?,?)",
-        (table_id, round_no, idx, seat, act, tile, phase, int(auto), now),
-    )
-
-
-def op_insert_event(table_id: str, round_no: int, event: dict[str, Any], now: float) -> Op:
-    return (
-        "INSERT INTO events (table_id, seq, round_no, type, data, at) VALUES (?,?,?,?,?,?)",
-        (
-            table_id,
-            event["seq"],
-            round_no,
-            event["type"],
-            json.dumps(event, ensure_ascii=False, separators=(",", ":")),
-            now,
-        ),
-    )
-
-
-# ----- reading back -----
-
-
-class RoundNotFound(ScriptError):
-    """No such table or round in the database (a `ScriptError`, so `zhuoji replay` reports it)."""
-
-
-def _reader(db: str | Path) -> sqlite3.Connection:
-    path = Path(db)
-    if not path.exists():
-        raise RoundNotFound(f"no database at {path}")
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-    return conn
-
-
-def load_round_script(db: str | Path, table: str | int, round_no: int) -> dict[str, Any]:
-    """The deal script (RULES.md §9) of a stored round: the deal, every action played, in order.
-
-    Passes are left out (a script's claims are followed by implied passes), except one the
-    script needs: a 自摸 right after someone else's discard would read as a claim of that
-    discard, so the winner passes the discard first. The script replays to the same events. A
-    round cut short (the server stopped) ends with `then: "stop"` and so replays as far as it
-    went, then reports that it ran out of actions.
-    """
-    conn = _reader(db)
-    try:
-        trow = conn.execute(
-            "SELECT preset, options FROM tables WHERE id=?", (str(table),)
-        ).fetchone()
-        if trow is None:
-            raise RoundNotFound(f"no table {table!r} in {db}")
-        columns = {r[1] for r in conn.execute("PRAGMA table_info(rounds)")}
-        day = "weekday" if "weekday" in columns else "NULL"  # a file from before version 2
-        rrow = conn.execute(
-            f"SELECT dealer, streak, base, hands, wall, {day} FROM rounds"
-            " WHERE table_id=? AND round_no=?",
-            (str(table), round_no),
-        ).fetchone()
-        if rrow is None:
-            have = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT round_no FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
-                )
-            ]
-            raise RoundNotFound(
-                f"table {table} has no round {round_no}"
-                + (f" (rounds stored: {', '.join(map(str, have))})" if have else " (no rounds)")
-            )
-        actions: list[dict[str, Any]] = []
-        for seat, act, tile, phase in conn.execute(
-            "SELECT seat, act, tile, phase FROM actions WHERE table_id=? AND round_no=?"
-            " ORDER BY idx",
-            (str(table), round_no),
-        ):
-            if act == "pass":
-                continue
-            if (
-                act == "hu"
-                and phase == "turn"
-                and actions
-                and actions[-1]["act"] in ("discard", "ready")
-            ):
-                actions.append({"seat": seat, "act": "pass"})
-            a: dict[str, Any] = {"seat": seat, "act": act}
-            if tile is not None:
-                a["tile"] = tile
-            actions.append(a)
-    finally:
-        conn.close()
-    script: dict[str, Any] = {
-        "ruleset": trow[0],
-        "options": json.loads(trow[1]),
-        "base": rrow[2],
-        "dealer": rrow[0],
-        "streak": rrow[1],
-        "hands": json.loads(rrow[3]),
-        "wall": json.loads(rrow[4]),
-        "actions": actions,
-        "then": "stop",
-    }
-    if rrow[5] is not None:  # the day of the deal, for 星期鸡 (RULES.md §13.12)
-        script["weekday"] = rrow[5]
-    return script
-
-
-def round_events(db: str | Path, table: str | int, round_no: int) -> list[dict[str, Any]]:
-    """The full event log of one round (private fields included), in `seq` order."""
-    conn = _reader(db)
-    try:
-        rows = conn.execute(
-            "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
-            (str(table), round_no),
-        ).fetchall()
-    finally:
-        conn.close()
-    return [json.loads(r[0]) for r in rows]
-
-
-def table_events(db: str | Path, table: str | int) -> list[dict[str, Any]]:
-    """Every event a table logged, in `seq` order."""
-    conn = _reader(db)
-    try:
-        rows = conn.execute(
-            "SELECT data FROM events WHERE table_id=? ORDER BY seq", (str(table),)
-        ).fetchall()
-    finally:
-        conn.close()
-    return [json.loads(r[0]) for r in rows]
-
-
-def table_row(db: str | Path, table: str | int) -> dict[str, Any] | None:
-    """A table's stored row (scores and seats decoded), or None."""
-    conn = _reader(db)
-    conn.row_factory = sqlite3.Row
-    try:
-        row = conn.execute("SELECT * FROM tables WHERE id=?", (str(table),)).fetchone()
-    finally:
-        conn.close()
-    if row is None:
-        return None
-    d = dict(row)
-    for key in ("options", "seats", "scores"):
-        if d.get(key) is not None:
-            d[key] = json.loads(d[key])
-    return d
-
-
-ActionRow = tuple[int, str, str | None, str]
-"""A stored action: seat, act, tile (on turn only), phase."""
-
-
-def stored_rounds(
-    db: str | Path, table: str | int
-) -> tuple[dict[str, Any], list[tuple[StoredRound, list[ActionRow], list[dict[str, Any]]]]]:
-    """A table's row and every stored round with its actions and events (read-only), for
-    `zhuoji verify`. Raises RoundNotFound if there is no such database or table."""
-    row = table_row(db, table)
-    if row is None:
-        raise RoundNotFound(f"no table {table!r} in {db}")
-    conn = _reader(db)
-    conn.row_factory = sqlite3.Row
-    out = []
-    try:
-        for r in conn.execute(
-            "SELECT * FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
-        ).fetchall():
-            rnd = StoredRound(
-                round_no=r["round_no"],
-                seed=r["seed"],
-                dealer=r["dealer"],
-                streak=r["streak"],
-                base=r["base"],
-                hands=json.loads(r["hands"]),
-                wall=json.loads(r["wall"]),
-                salt=r["salt"] if "salt" in r.keys() else None,
-                commitment=r["commitment"] if "commitment" in r.keys() else None,
-                result=None if r["result"] is None else json.loads(r["result"]),
-                weekday=r["weekday"] if "weekday" in r.keys() else None,
-            )
-            actions = [
-                (a["seat"], a["act"], a["tile"], a["phase"])
-                for a in conn.execute(
-                    "SELECT seat, act, tile, phase FROM actions WHERE table_id=? AND round_no=?"
-                    " ORDER BY idx",
-                    (str(table), rnd.round_no),
-                )
-            ]
-            events = [
-                json.loads(e["data"])
-                for e in conn.execute(
-                    "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
-                    (str(table), rnd.round_no),
-                )
-            ]
-            out.append((rnd, actions, events))
-    finally:
-        conn.close()
-    return row, out
-
-
-def stored_matches(db: str | Path) -> list[dict[str, Any]]:
-    """Every table that started a match, newest first, with its rounds stored (read-only), for
-    the replay browser: id, name, preset, state, rounds (stored), seats (decoded)."""
-    conn = _reader(db)
-    conn.row_factory = sqlite3.Row
-    try:
-        rows = conn.execute(
-            "SELECT t.id, t.name, t.preset, t.state, t.seats, t.created_at,"
-            " (SELECT COUNT(*) FROM rounds r WHERE r.table_id = t.id) AS stored"
-            " FROM tables t WHERE t.seats IS NOT NULL ORDER BY t.created_at DESC, t.id DESC"
-        ).fetchall()
-    finally:
-        conn.close()
-    return [
-        {
-            "id": r["id"],
-            "name": r["name"],
-            "preset": r["preset"],
-            "state": r["state"],
-            "rounds": r["stored"],
-            "seats": json.loads(r["seats"]),
-        }
-        for r in rows
-    ]
-
-
-def stored_round_numbers(db: str | Path, table: str | int) -> list[int]:
-    """The numbers of a table's stored rounds, in order."""
-    conn = _reader(db)
-    try:
-        return [
-            r[0]
-            for r in conn.execute(
-                "SELECT round_no FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
-            )
-        ]
-    finally:
-        conn.close()
