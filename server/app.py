@@ -137,6 +137,7 @@ class Server:
         tables_per_address: int = 0,
         connections_per_address: int = 0,
         address_exempt: Iterable[str] = (),
+        new_players_per_hour: int = 0,
         lobby_timeout: float = 0.0,
         idle_pause: float = 600.0,
         idle_close: float = 7200.0,
@@ -150,7 +151,9 @@ class Server:
         closes a connection at no table that sends nothing that long (0: never); a playing
         table nobody is connected to pauses after `idle_pause` and closes after `idle_close`
         seconds (0: never); `connections_per_address` caps the connections open at once from
-        one peer address, loopback included (0: no cap); `table_defaults` fill what a `create_table` leaves out;
+        one peer address, loopback included (0: no cap); `new_players_per_hour` caps the
+        unknown player keys one peer address (except `address_exempt`) may say hello with in an
+        hour (0: no cap; `server.players`); `table_defaults` fill what a `create_table` leaves out;
         `admin_token` opens the admin endpoint (`server.admin`). `from_config` takes them
         from a `ServerConfig`."""
         self.store = store
@@ -199,7 +202,9 @@ class Server:
         self.version = version
         self.metrics = Metrics(self, version=version)  # `GET /metrics`
         # Who says hello with which player key (their digests, read once; server.players).
-        self.players = Players.load(store._db)
+        # A new key is stored once its player sits down (`_register`), and an address says
+        # hello with at most `new_players_per_hour` unknown keys an hour.
+        self.players = Players.load(store._db, new_per_address=new_players_per_hour)
         store.on_commit = self.metrics.committed
 
     @classmethod
@@ -222,6 +227,7 @@ class Server:
             tables_per_address=lim.tables_per_address,
             connections_per_address=lim.connections_per_address,
             address_exempt=lim.address_exempt,
+            new_players_per_hour=lim.new_players_per_hour,
             lobby_timeout=lim.lobby_timeout,
             idle_pause=lim.idle_minutes * 60,
             idle_close=lim.idle_close_minutes * 60,
@@ -553,11 +559,16 @@ class Server:
             conn.close(Close.VERSION, f"protocol version {PROTOCOL_VERSION} only")
             return
         conn.hello, conn.name = True, msg.name
+        refused = None
         if msg.player_key is not None:
-            conn.player, ops = self.players.identify(msg.player_key, msg.name, time.time())
-            if ops:
-                self._background(self.store.write(ops), f"player-{conn.id}")
+            address = None if conn.address in self.address_exempt else conn.address
+            who = self.players.identify(msg.player_key, msg.name, time.time(), address)
+            conn.player, conn.pending_player, refused = who.player, who.pending, who.refused
+            if who.ops:
+                self._background(self.store.write(who.ops), f"player-{conn.id}")
         self._send(conn, frames.welcome(self.name, msg.name, conn.player))
+        if refused is not None:
+            self._error(conn, codes.NEW_PLAYERS_PER_ADDRESS, refused, "hello")
         if self.store.fault is not None:
             self._storage_notice(conn, None)
         if msg.token is not None:
@@ -568,7 +579,19 @@ class Server:
                 self._error(conn, codes.BAD_TOKEN, "unknown or expired seat token", "hello")
                 return
             conn.joining = table
+            self._register(conn)  # a seat taken before the key was known becomes its player's
             table.post(Resume(conn, key, msg.token, msg.last_seq))
+
+    def _register(self, conn: Conn) -> None:
+        """The connection's player sits down (creates a table, takes a seat, takes one back):
+        a new player key is stored now, before the table reads `conn.player`."""
+        pending = conn.pending_player
+        if pending is None:
+            return
+        conn.pending_player = None
+        conn.player, ops = self.players.register(pending, time.time())
+        if ops:
+            self._background(self.store.write(ops), f"player-{conn.id}")
 
     def _create(self, conn: Conn, msg: CreateTable) -> None:
         if conn.table is not None or conn.joining is not None:
@@ -628,6 +651,7 @@ class Server:
         self.by_conn[conn.id] += 1
         self.by_address[conn.address] += 1
         conn.joining = table
+        self._register(conn)
         table.post(Create(conn))
 
     def _with_defaults(self, msg: CreateTable) -> CreateTable:
@@ -661,6 +685,8 @@ class Server:
             self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
             return
         conn.joining = table
+        if isinstance(msg, TakeSeat):
+            self._register(conn)
         table.post(Join(conn, msg))
 
     def _get_rounds(self, conn: Conn, msg: GetRounds) -> None:

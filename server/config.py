@@ -58,6 +58,9 @@ class LimitsSection(_Section):
     tables_per_address: int = Field(default=64, ge=0, le=1_000_000)  # 0: no limit
     # Websocket connections open at once from one address, this machine's included (0: no limit).
     connections_per_address: int = Field(default=64, ge=0, le=100_000)
+    # Unknown player keys one address may say hello with in an hour (0: no limit); a key is
+    # stored only once its player sits down (server.players).
+    new_players_per_hour: int = Field(default=30, ge=0, le=100_000)
     # Peers not counted per address (the host itself: `zhuoji play`, a load test).
     address_exempt: tuple[str, ...] = ("127.0.0.1", "::1")
     hello_timeout: float = Field(default=10.0, ge=0.1, le=600)
