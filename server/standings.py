@@ -276,8 +276,8 @@ def _placed(counted: list[Match]) -> Placed:
     out: Placed = {}
     for m in counted:
         if m.places is None:
-            if m.state == "voted":
-                for p in m.players:
+            if m.state == "voted":  # once per match (two bots of one level are one player)
+                for p in set(m.players):
                     if p is not None:
                         out.setdefault(p, ([0, 0, 0, 0], [0.0], [0]))[2][0] += 1
             continue

@@ -23,7 +23,7 @@ for a connection (hashable; the core only compares it and hands it back in effec
     resume(member, key, token, last_seq, now)     a seat's token came back (a reconnect)
     gone(member, now, left=...)                   a connection closed, or asked to `leave`
     command(member, msg, now)                     add_bot, remove_bot, start, act, auto, sync,
-                                                  next_round, rematch
+                                                  next_round, rematch, propose_end, vote_end
     rematch(seats, now)                           a new table's match for a rematch's seats
     tick(now)                                     time passed (see `next_wakeup`)
     resumed(now)                                  go on after a restart (`restore`)
@@ -70,6 +70,9 @@ The deadlines:
   `disconnect_grace` do not hold it up) or `next_round_seconds` after the round ended (0: no
   limit). Nobody's clock runs meanwhile. After the match, `rematch` from every player starts
   another match with the same seats and settings at a new table (`StartRematch`).
+- the vote to end the match together (解散, `vote`): 30 s from its proposal, and the moment a
+  dropped voter's grace ends (they stop blocking it); settled after every input (`_done`), so
+  it passes the moment nobody is left to agree, and the match ends as "ended by vote".
 - how long a finished table stays (`finished_linger`).
 - idle tables: once nobody is connected to a playing table (no player, no spectator) for
   `idle_pause` seconds it is paused: nothing is played, no clock runs and `next_wakeup` is only
@@ -1062,6 +1065,7 @@ class TableCore(Generic[M]):
         self.frozen = True
         self.state = "abandoned"
         self.between.end()
+        self.vote.cancel()
         end: Record = (
             TableAbandoned(self.id, self._wall)
             if self.keep_stored_standings

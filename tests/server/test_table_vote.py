@@ -5,11 +5,15 @@ vote; one proposal per player per 5 minutes; the match then ends "by vote" with 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rules.round import Phase
 from rules.tiles import tile_name
+from server.records import rebuild, record_rows
+from server.standings import answer
 from server.storage.records import EventLogged, RoundEnded, TableEnded
+from server.table.effects import StartRematch
 from server.table.settings import Timing
 from server.table.vote import COOLDOWN, WINDOW
 from tests.server.test_table_core import Shell
@@ -236,3 +240,51 @@ def test_a_vote_before_the_start_or_after_the_end_is_refused() -> None:
     shell.command("host", {"type": "propose_end"})
     assert errors(shell, "host")[-1] == ("not_playing", "propose_end")
     assert [e.state for e in ended(shell)] == ["finished"]
+
+
+def test_a_match_ended_by_vote_is_stored_counted_and_rebuilt_alike(tmp_path: Path) -> None:
+    """On a real SQLite file: the match is `voted`, its rounds and nets are in the records (the
+    round cut short is not), it has no placement and no rating, and the records rebuilt from
+    the events equal the ones kept as the rounds were stored."""
+    shell = two_players(rounds=4, next_round_seconds=0, db=tmp_path / "z.db")
+    play_round(shell)
+    shell.command("b", {"type": "next_round"})
+    shell.command("host", {"type": "next_round"})
+    shell.command("b", {"type": "propose_end"})
+    shell.command("host", {"type": "vote_end", "agree": True})
+    assert shell.db is not None
+    conn = shell.db
+    state, played = conn.execute("SELECT state, rounds_played FROM tables").fetchone()
+    assert (state, played) == ("voted", 1)
+    frame = answer(conn, player="bot-normal")
+    (line,) = frame["matches"]
+    assert line["state"] == "voted" and line["rating_changes"] == [None] * 4
+    me = frame["me"]
+    assert me["voted"] == 1 and me["matches"] == 0 and me["placements"] == [0, 0, 0, 0]
+    assert me["rounds"] == 2, "two bot seats, one round each: the cut round counts not"
+    assert me["net"] == shell.core.scores[2] + shell.core.scores[3]
+    kept = record_rows(conn)
+    with conn:
+        rebuild(conn)
+    assert record_rows(conn) == kept
+
+
+def test_after_a_vote_the_players_may_play_again() -> None:
+    shell = Shell(rounds=4)
+    shell.create()
+    for _ in range(3):
+        shell.command("host", {"type": "add_bot"})
+    shell.settle()
+    shell.command("host", {"type": "start"})
+    shell.settle()
+    shell.command("host", {"type": "propose_end"})
+    effects = shell.command("host", {"type": "rematch"})
+    assert any(isinstance(e, StartRematch) for e in effects)
+
+
+def test_a_freeze_during_a_vote_closes_it_unannounced() -> None:
+    shell = two_players(rounds=2)
+    shell.command("host", {"type": "propose_end"})
+    shell.input(shell.core.freeze(shell.now))
+    assert shell.core.vote.ballot(shell.now) is None and shell.core.next_wakeup() is not None
+    assert [e.state for e in ended(shell)] == ["abandoned"]
