@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from client_tui.app import ZhuojiApp
 from client_tui.player_key import new_key
 from client_tui.screens.help import KEYS
+from client_tui.screens.records import RecordsScreen
 from client_tui.screens.sheets import SheetScreen
 from client_tui.screens.table import TableScreen
 from clients.client import Client
@@ -89,6 +90,18 @@ async def test_the_vote_prompt_shows_who_agreed_and_the_keys_answer_and_propose(
             await pilot.press("e")  # after the end: nothing to vote on, and it says so
             await pilot.pause(0.1)
             assert table.core.ended_as == "voted"
+            # The records say so too: the match's line is marked "ended by vote".
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, TableScreen))
+            await pilot.press("g")
+            await until(pilot, lambda: isinstance(app.screen, RecordsScreen))
+            records = app.screen
+            assert isinstance(records, RecordsScreen)
+            await until(pilot, lambda: records.last is not None, what="the records")
+            assert records.last is not None and records.last.matches[0].state == "voted"
+            matches = records.query_one("#rec-matches", DataTable)
+            _, _, players = matches.get_row_at(0)
+            assert "ended by vote" in str(players) and "bob" in str(players)
         await bob.close()
 
 
