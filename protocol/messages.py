@@ -39,12 +39,14 @@ from pydantic.json_schema import GetJsonSchemaHandler, JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from protocol import names
-from protocol.settlement import RoundResult, Seat, TileName, parse_result
+from protocol.settlement import Bonus, Pattern, RoundResult, Seat, TileName, parse_result
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 """Bumped on any change a client must know about; `hello` must quote it exactly.
 2: `round_ended.result` is the typed settlement of protocol/settlement.py (payments' `kind` and
-`details` in identifiers, `wins`)."""
+`details` in identifiers, `wins`).
+3: one vocabulary, the identifiers of rules/kinds.py: `won.pattern` and `won.bonuses` are
+identifiers, `round_ended.result.winners` (the Chinese names) is gone (`wins` says it all)."""
 
 MAX_FRAME_BYTES = 16 * 1024
 """The server closes a connection that sends a bigger frame (close code 1009)."""
@@ -775,8 +777,8 @@ class Won(_TableFrame):
     how: str
     tile: TileName | None
     from_seat: Seat | None
-    pattern: str
-    bonuses: list[str]
+    pattern: Pattern
+    bonuses: list[Bonus] = Field(max_length=16)
     void: bool
     hand: list[TileName]
 

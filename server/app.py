@@ -18,7 +18,6 @@ import contextlib
 import gc
 import logging
 import secrets
-import sqlite3
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
@@ -50,8 +49,9 @@ from rules.options import OptionsError, make_options, overrides_of
 from server import admin as admin_endpoint
 from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
-from server.credentials import hash_password, token_key
+from server.credentials import token_key
 from server.metrics import Metrics
+from server.password_gate import PasswordGate, hashed
 from server.players import Players
 from server.storage.record_sql import ops_of
 from server.storage.records import Record
@@ -138,6 +138,10 @@ class Server:
         connections_per_address: int = 0,
         address_exempt: Iterable[str] = (),
         new_players_per_hour: int = 0,
+        password_guesses: int = 5,
+        spectators_per_table: int = 16,
+        ping_interval: float = 20.0,
+        ping_timeout: float = 20.0,
         lobby_timeout: float = 0.0,
         idle_pause: float = 600.0,
         idle_close: float = 7200.0,
@@ -151,9 +155,13 @@ class Server:
         closes a connection at no table that sends nothing that long (0: never); a playing
         table nobody is connected to pauses after `idle_pause` and closes after `idle_close`
         seconds (0: never); `connections_per_address` caps the connections open at once from
-        one peer address, loopback included (0: no cap); `new_players_per_hour` caps the
-        unknown player keys one peer address (except `address_exempt`) may say hello with in an
-        hour (0: no cap; `server.players`); `table_defaults` fill what a `create_table` leaves out;
+        one peer address, loopback included (0: no cap); `new_players_per_hour` caps the unknown
+        player keys one peer address (except `address_exempt`) may say hello with in an hour (0:
+        no cap; `server.players`); `password_guesses` is how many table
+        passwords a minute one table and one address may try (`server.guesses`; 0: no limit);
+        `spectators_per_table` caps each table's spectators (0: no cap); every connection is
+        pinged each `ping_interval` and closed without a pong within `ping_timeout`;
+        `table_defaults` fill what a `create_table` leaves out;
         `admin_token` opens the admin endpoint (`server.admin`). `from_config` takes them
         from a `ServerConfig`."""
         self.store = store
@@ -179,6 +187,9 @@ class Server:
         self.by_address: Counter[str] = Counter()
         # One log line per kind of refusal and address a minute (`server.throttle`).
         self.log_throttle = LogThrottle()
+        # Table passwords: guesses limited, hashed on a thread (`server.password_gate`).
+        self.passwords = PasswordGate(password_guesses)
+        self.creating: set[int] = set()  # connections whose new table's password is hashed
         # The tables' time limits; the server's own bots are played by the tables themselves.
         self.timing = Timing(
             disconnect_grace=disconnect_grace,
@@ -186,7 +197,10 @@ class Server:
             bot_delay=bot_delay,
             idle_pause=idle_pause,
             idle_close=idle_close,
+            spectators=spectators_per_table,
         )
+        self.ping_interval = ping_interval
+        self.ping_timeout = ping_timeout
         self.tables: dict[str, Table] = {}
         self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
         self.next_table = store.max_table_number() + 1
@@ -201,10 +215,10 @@ class Server:
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
         self.version = version
         self.metrics = Metrics(self, version=version)  # `GET /metrics`
-        # Who says hello with which player key (their digests, read once; server.players).
-        # A new key is stored once its player sits down (`_register`), and an address says
-        # hello with at most `new_players_per_hour` unknown keys an hour.
-        self.players = Players.load(store._db, new_per_address=new_players_per_hour)
+        # Who says hello with which player key (their digests, read once; server.players). A
+        # new key is stored once its player sits down (`_register`), and an address says hello
+        # with at most `new_players_per_hour` unknown keys an hour.
+        self.players = Players.load(store.known_players(), new_per_address=new_players_per_hour)
         store.on_commit = self.metrics.committed
 
     @classmethod
@@ -228,6 +242,10 @@ class Server:
             connections_per_address=lim.connections_per_address,
             address_exempt=lim.address_exempt,
             new_players_per_hour=lim.new_players_per_hour,
+            password_guesses=lim.password_guesses,
+            spectators_per_table=lim.spectators_per_table,
+            ping_interval=lim.ping_interval,
+            ping_timeout=lim.ping_timeout,
             lobby_timeout=lim.lobby_timeout,
             idle_pause=lim.idle_minutes * 60,
             idle_close=lim.idle_close_minutes * 60,
@@ -272,8 +290,8 @@ class Server:
             compression=None,
             max_size=MAX_FRAME_BYTES,
             max_queue=16,
-            ping_interval=20,
-            ping_timeout=20,
+            ping_interval=self.ping_interval,
+            ping_timeout=self.ping_timeout,
             close_timeout=5,
             process_request=self._http,
             start_serving=False,
@@ -564,8 +582,8 @@ class Server:
             address = None if conn.address in self.address_exempt else conn.address
             who = self.players.identify(msg.player_key, msg.name, time.time(), address)
             conn.player, conn.pending_player, refused = who.player, who.pending, who.refused
-            if who.ops:
-                self._background(self.store.write(who.ops), f"player-{conn.id}")
+            if who.written:
+                self._background(self.store.write(ops_of(who.written)), f"player-{conn.id}")
         self._send(conn, frames.welcome(self.name, msg.name, conn.player))
         if refused is not None:
             self._error(conn, codes.NEW_PLAYERS_PER_ADDRESS, refused, "hello")
@@ -589,36 +607,12 @@ class Server:
         if pending is None:
             return
         conn.pending_player = None
-        conn.player, ops = self.players.register(pending, time.time())
-        if ops:
-            self._background(self.store.write(ops), f"player-{conn.id}")
+        conn.player, written = self.players.register(pending, time.time())
+        if written:
+            self._background(self.store.write(ops_of(written)), f"player-{conn.id}")
 
     def _create(self, conn: Conn, msg: CreateTable) -> None:
-        if conn.table is not None or conn.joining is not None:
-            self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
-            return
-        if len(self.tables) >= self.max_tables:
-            self._error(
-                conn, codes.TOO_MANY_TABLES, "the server has no room for more tables", msg.type
-            )
-            return
-        cap = self.tables_per_connection
-        if cap and self.by_conn[conn.id] >= cap:
-            self._error(
-                conn,
-                codes.TABLES_PER_CONNECTION,
-                f"this connection has {cap} open tables already (the server's limit)",
-                msg.type,
-            )
-            return
-        cap, address = self.tables_per_address, conn.address
-        if cap and address not in self.address_exempt and self.by_address[address] >= cap:
-            self._error(
-                conn,
-                codes.TABLES_PER_ADDRESS,
-                f"your address has {cap} open tables already (the server's limit)",
-                msg.type,
-            )
+        if self._create_refused(conn, msg):
             return
         msg = self._with_defaults(msg)
         requested = dict(msg.options)
@@ -629,6 +623,58 @@ class Server:
         except OptionsError as err:
             self._error(conn, codes.BAD_OPTIONS, str(err)[:400], msg.type)
             return
+        if msg.password is None:
+            self._open_table(conn, msg, options, None)
+            return
+        # The password's hash is worked out on a thread: the connection waits (`creating`).
+        self.creating.add(conn.id)
+        password = msg.password
+
+        async def hash_then_open() -> None:
+            try:
+                digest = await hashed(password)
+            finally:
+                self.creating.discard(conn.id)
+            if not conn.closed and not self._create_refused(conn, msg):
+                self._open_table(conn, msg, options, digest)
+
+        self._background(hash_then_open(), f"create-{conn.id}")
+
+    def _create_refused(self, conn: Conn, msg: CreateTable) -> bool:
+        """Whether `create_table` is refused (and the error sent): at a table already, or past
+        one of the server's caps."""
+        if conn.table is not None or conn.joining is not None or conn.id in self.creating:
+            self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
+            return True
+        if len(self.tables) >= self.max_tables:
+            self._error(
+                conn, codes.TOO_MANY_TABLES, "the server has no room for more tables", msg.type
+            )
+            return True
+        cap = self.tables_per_connection
+        if cap and self.by_conn[conn.id] >= cap:
+            self._error(
+                conn,
+                codes.TABLES_PER_CONNECTION,
+                f"this connection has {cap} open tables already (the server's limit)",
+                msg.type,
+            )
+            return True
+        cap, address = self.tables_per_address, conn.address
+        if cap and address not in self.address_exempt and self.by_address[address] >= cap:
+            self._error(
+                conn,
+                codes.TABLES_PER_ADDRESS,
+                f"your address has {cap} open tables already (the server's limit)",
+                msg.type,
+            )
+            return True
+        return False
+
+    def _open_table(
+        self, conn: Conn, msg: CreateTable, options: Any, password_hash: str | None
+    ) -> None:
+        """The new table, its creator joining it."""
         table_id = str(self.next_table)
         self.next_table += 1
         settings = Settings(
@@ -641,7 +687,7 @@ class Server:
             turn_seconds=msg.turn_seconds,
             bank_seconds=msg.bank_seconds,
             claim_min_ms=msg.claim_min_ms,
-            password_hash=None if msg.password is None else hash_password(msg.password),
+            password_hash=password_hash,
             bot_delay=msg.bot_delay,
             next_round_seconds=msg.next_round_seconds,
         )
@@ -677,17 +723,40 @@ class Server:
         return msg.model_copy(update=fill) if fill else msg
 
     def _join(self, conn: Conn, msg: TakeSeat | Watch) -> None:
-        if conn.table is not None or conn.joining is not None:
+        if conn.table is not None or conn.joining is not None or conn.id in self.creating:
             self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
             return
         table = self.tables.get(msg.table)
         if table is None:
             self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
             return
-        conn.joining = table
         if isinstance(msg, TakeSeat):
             self._register(conn)
-        table.post(Join(conn, msg))
+        stored = table.core.s.password_hash
+        if stored is None or msg.password is None:
+            # No password, or none given (`bad_password` from the table): nothing to hash.
+            conn.joining = table
+            table.post(Join(conn, msg, stored is None))
+            return
+        why = self.passwords.refusal(table.id, conn.address)
+        if why is not None:
+            self._error(conn, codes.TOO_MANY_ATTEMPTS, why, msg.type)
+            return
+        conn.joining = table  # until the table has answered
+        password = msg.password
+
+        async def check_then_join() -> None:
+            right = False
+            try:
+                right = await self.passwords.check(password, stored, table.id, conn.address)
+            finally:
+                if self.tables.get(table.id) is table:
+                    table.post(Join(conn, msg, right))
+                elif conn.joining is table:  # closed meanwhile
+                    conn.joining = None
+                    self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
+
+        self._background(check_then_join(), f"password-{conn.id}")
 
     def _get_rounds(self, conn: Conn, msg: GetRounds) -> None:
         """A finished match's rounds for one of its players, read from the database in a thread
@@ -727,9 +796,10 @@ class Server:
 
     async def _send_records(self, conn: Conn, msg: GetRecords) -> None:
         from server.standings import answer
+        from server.storage.standings_reads import connect_read_only
 
         def read() -> dict[str, Any]:
-            db = sqlite3.connect(f"file:{self.store.path}?mode=ro", uri=True, timeout=30)
+            db = connect_read_only(self.store.path)
             try:
                 return answer(
                     db,
@@ -857,6 +927,8 @@ class Server:
         if code == codes.STORAGE_UNAVAILABLE and ref is None:
             return  # the notice everyone gets when a fault starts: the store logs the fault once
         conn.refusals += 1
+        if code in (codes.BAD_PASSWORD, codes.TOO_MANY_ATTEMPTS):
+            return  # the password gate's own line: one a minute per address, with the count
         held = self.log_throttle.allow(("refused", code, conn.address), time.monotonic())
         if held is None:
             return

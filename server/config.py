@@ -61,6 +61,15 @@ class LimitsSection(_Section):
     # Unknown player keys one address may say hello with in an hour (0: no limit); a key is
     # stored only once its player sits down (server.players).
     new_players_per_hour: int = Field(default=30, ge=0, le=100_000)
+    # Table passwords one table, and one address, may try a minute; then locked, each lock
+    # twice the last (`server.guesses`; 0: no limit).
+    password_guesses: int = Field(default=5, ge=0, le=10_000)
+    # Spectators one table takes at most (0: no cap).
+    spectators_per_table: int = Field(default=16, ge=0, le=10_000)
+    # Every connection is pinged this often and closed if no pong comes within `ping_timeout`
+    # (a client that stops reading, a spectator included, is closed so).
+    ping_interval: float = Field(default=20.0, ge=0.1, le=3600)
+    ping_timeout: float = Field(default=20.0, ge=0.1, le=3600)
     # Peers not counted per address (the host itself: `zhuoji play`, a load test).
     address_exempt: tuple[str, ...] = ("127.0.0.1", "::1")
     hello_timeout: float = Field(default=10.0, ge=0.1, le=600)

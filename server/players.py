@@ -26,14 +26,15 @@ memory otherwise is the stored players' digests, whose rows only seats can now a
 
 >>> reg = Players({}, new_per_address=2)
 >>> me = reg.identify("zk1_" + "a" * 43, "阿明", 0.0, "10.0.0.7")
->>> me.player.startswith("p-"), me.ops, me.pending is not None
-(True, [], True)
+>>> me.player.startswith("p-"), len(me.player), me.written, me.pending is not None
+(True, 14, [], True)
 >>> reg.identify("zk1_" + "a" * 43, "阿明", 1.0, "10.0.0.7").player == me.player  # one id
 True
->>> pid, ops = reg.register(me.pending, 2.0); pid == me.player, ops[0][0].split()[0]
-(True, 'INSERT')
->>> reg.identify("zk1_" + "a" * 43, "Ming", 3.0, "10.0.0.7").ops[0][0].split()[0]
-'UPDATE'
+>>> pid, written = reg.register(me.pending, 2.0)
+>>> pid == me.player, [type(r).__name__ for r in written]
+(True, ['PlayerJoined'])
+>>> [(type(r).__name__, r.name) for r in reg.identify("zk1_" + "a" * 43, "Ming", 3.0).written]
+[('PlayerRenamed', 'Ming')]
 >>> reg.identify("zk1_" + "b" * 43, "b", 4.0, "10.0.0.7").refused is None
 True
 >>> print(reg.identify("zk1_" + "c" * 43, "c", 5.0, "10.0.0.7").refused.split(":")[0])
@@ -44,12 +45,11 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import sqlite3
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.records import Op
+from server.storage.records import PlayerJoined, PlayerRenamed, Record
 
 
 def key_digest(key: str) -> str:
@@ -88,16 +88,16 @@ class Identity:
     that waits for a seat."""
 
     player: str | None
-    ops: list[Op] = field(default_factory=list)
+    written: list[Record] = field(default_factory=list)
     pending: Pending | None = None
     refused: str | None = None
 
 
 class Players:
     """The players the server knows, by key digest (loaded once at start; every change is
-    written by the caller through the store with the ops `identify` and `register` return).
-    `new_per_address` caps the unknown keys one address may say hello with in an hour (0: no
-    cap; the caller passes no address for the exempt ones)."""
+    written by the caller through the store with the records `identify` and `register`
+    return). `new_per_address` caps the unknown keys one address may say hello with in an hour
+    (0: no cap; the caller passes no address for the exempt ones)."""
 
     def __init__(
         self,
@@ -117,11 +117,9 @@ class Players:
         self.fresh: OrderedDict[str, dict[str, float]] = OrderedDict()  # address → digest → when
 
     @classmethod
-    def load(cls, db: sqlite3.Connection, **limits: Any) -> Players:
-        rows = db.execute(
-            "SELECT key_digest, id, name FROM players WHERE key_digest IS NOT NULL"
-        ).fetchall()
-        return cls({d: Known(i, n) for d, i, n in rows}, **limits)
+    def load(cls, known: list[tuple[str, str, str]], **limits: Any) -> Players:
+        """From the stored players (`server.storage.players.known_players`: digest, id, name)."""
+        return cls({d: Known(i, n) for d, i, n in known}, **limits)
 
     def identify(self, key: str, name: str, now: float, address: str | None = None) -> Identity:
         """Who `key` is: a known player (and their new name to write), or a new key's offered
@@ -132,11 +130,7 @@ class Players:
             if known.name == name:
                 return Identity(known.id)
             known.name = name
-            update = (
-                "UPDATE players SET name = ?, seen_at = ? WHERE id = ?",
-                (name, now, known.id),
-            )
-            return Identity(known.id, [update])
+            return Identity(known.id, [PlayerRenamed(known.id, name, now)])
         if address is not None and not self._count(address, digest, now):
             cap = self.new_per_address
             return Identity(
@@ -168,7 +162,7 @@ class Players:
             self.fresh.popitem(last=False)
         return allowed
 
-    def register(self, pending: Pending, now: float) -> tuple[str, list[Op]]:
+    def register(self, pending: Pending, now: float) -> tuple[str, list[Record]]:
         """A new key's player sat down: their row is written (or, if the key was stored since
         by another connection, that player's id)."""
         known = self.by_digest.get(pending.digest)
@@ -176,25 +170,4 @@ class Players:
             return known.id, []
         self.by_digest[pending.digest] = Known(pending.id, pending.name)
         self.offered.pop(pending.digest, None)
-        return pending.id, [
-            (
-                "INSERT INTO players (id, key_digest, name, kind, created_at, seen_at)"
-                " VALUES (?, ?, ?, 'human', ?, ?)",
-                (pending.id, pending.digest, pending.name, now, now),
-            )
-        ]
-
-
-def player_names(db: sqlite3.Connection) -> dict[str, str]:
-    """Every player's latest name, by id."""
-    return {i: n for i, n in db.execute("SELECT id, name FROM players")}
-
-
-def find_player(db: sqlite3.Connection, who: str) -> list[dict[str, Any]]:
-    """The players `who` names: an id, else every player whose latest name it is."""
-    rows = db.execute("SELECT id, name, kind FROM players WHERE id = ?", (who,)).fetchall()
-    if not rows:
-        rows = db.execute(
-            "SELECT id, name, kind FROM players WHERE name = ? ORDER BY seen_at DESC", (who,)
-        ).fetchall()
-    return [{"id": i, "name": n, "kind": k} for i, n, k in rows]
+        return pending.id, [PlayerJoined(pending.id, pending.digest, pending.name, now)]

@@ -85,7 +85,7 @@ def _database(args: argparse.Namespace) -> tuple[Path, str]:
 
 def _serving(db: Path) -> dict[str, Any] | None:
     """The lock holder's record if a server holds `db`'s lock now, else None."""
-    from server.dbfile import lock_path
+    from server.storage.dbfile import lock_path
 
     path = lock_path(db)
     try:
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from server import maintenance
+    from server.storage import maintenance
 
     db, config_token = _database(args)
     cmd = args.admin_cmd
@@ -325,8 +325,8 @@ def _rebuild_here(db: Path) -> dict[str, Any]:
     schema if older, then the derived records are recomputed in one transaction."""
     import sqlite3
 
-    from server import records
-    from server.dbfile import DatabaseRefused, DbLock, open_database
+    from server.storage import tallies
+    from server.storage.dbfile import DatabaseRefused, DbLock, open_database
 
     lock = DbLock(db)
     began = time.perf_counter()
@@ -339,7 +339,7 @@ def _rebuild_here(db: Path) -> dict[str, Any]:
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            matches = records.rebuild(conn)
+            matches = tallies.rebuild(conn)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -356,8 +356,8 @@ def _prune_here(db: Path, cutoff: float) -> dict[str, Any]:
     """Prune with no server running: under the database's lock, as a server would hold it."""
     import sqlite3
 
-    from server import maintenance
-    from server.dbfile import DatabaseRefused, DbLock, inspect
+    from server.storage import maintenance
+    from server.storage.dbfile import DatabaseRefused, DbLock, inspect
 
     lock = DbLock(db)
     try:
@@ -370,11 +370,7 @@ def _prune_here(db: Path, cutoff: float) -> dict[str, Any]:
         lock.release()
         raise AdminError(str(err)) from None
     try:
-        conn = sqlite3.connect(str(db), timeout=30, isolation_level=None)
-        try:
-            return maintenance.prune(conn, cutoff).to_dict()
-        finally:
-            conn.close()
+        return maintenance.prune_file(db, cutoff).to_dict()
     except sqlite3.Error as err:
         raise AdminError(f"cannot prune {db}: {err}") from None
     finally:

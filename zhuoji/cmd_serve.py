@@ -231,8 +231,8 @@ def run(args: argparse.Namespace) -> int:
     from server.admin import ensure_token
     from server.app import Server
     from server.config import ConfigError, to_toml
-    from server.dbfile import DatabaseRefused
     from server.logs import configure
+    from server.storage.dbfile import DatabaseRefused
     from server.storage.writer import Store
     from zhuoji.version import version
 

@@ -47,8 +47,8 @@ class StatsError(Exception):
 
 def since_of(text: str, now: float) -> float | None:
     """The start of what `--since` names (epoch seconds), None for all."""
-    from server.maintenance import parse_age
     from server.standings import PERIODS, period_start
+    from server.storage.maintenance import parse_age
 
     if text in PERIODS:
         return period_start(text, now)
@@ -85,7 +85,7 @@ def _open(db: Path) -> sqlite3.Connection:
 
 def _run(args: argparse.Namespace) -> int:
     from server import standings
-    from server.players import find_player
+    from server.storage.players import find_player
 
     now = time.time()
     since = since_of(args.since, now)

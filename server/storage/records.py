@@ -62,7 +62,8 @@ class TokensChanged:
 
 @dataclass(frozen=True, slots=True)
 class TableEnded:
-    """The match is over: `finished`, or `abandoned` (never started, closed, frozen)."""
+    """The match is over: `finished`, `voted` (ended by its players' vote: 解散) or `abandoned`
+    (never started, closed, frozen)."""
 
     table_id: str
     state: str
@@ -150,6 +151,25 @@ class EventLogged:
     at: float
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerJoined:
+    """A player key seen for the first time (`server.players`): its digest and public id."""
+
+    id: str
+    key_digest: str
+    name: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRenamed:
+    """A known player said hello with another name."""
+
+    id: str
+    name: str
+    at: float
+
+
 Record = (
     TableCreated
     | MatchStarted
@@ -162,4 +182,6 @@ Record = (
     | RoundTallied
     | ActionPlayed
     | EventLogged
+    | PlayerJoined
+    | PlayerRenamed
 )

@@ -133,7 +133,7 @@ class Table:
 
     @property
     def action_idx(self) -> int:
-        return self.core.action_idx
+        return self.core.book.actions
 
     @property
     def frozen(self) -> bool:
@@ -265,9 +265,11 @@ class Table:
                     await self._perform(effects)
                     self._moves.append(_Move(entry, received, self.loop.time()))
                     return effects
-            case Join(member, msg):
+            case Join(member, msg, password_ok):
                 busy = member.table is not None
-                effects = core.join(member, member.name, msg, now, busy=busy, wall=wall)
+                effects = core.join(
+                    member, member.name, msg, now, busy=busy, wall=wall, password_ok=password_ok
+                )
             case Create(member):
                 effects = core.create(member, member.name, now, wall=wall)
             case Resume(member, key, token, last_seq):

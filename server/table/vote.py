@@ -34,6 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from protocol import frames
+from protocol.messages import EndVote as EndVoteFrame
 from server.table.clock import EARLY
 
 WINDOW = 30.0  # seconds every connected human has to agree
@@ -86,6 +88,25 @@ class Ballot:
     until: float | None
     outcome: Literal["open", "passed", "refused", "expired"]
     refused_by: int | None = None
+
+    def frame(self, table: str, seq: int, now: float) -> EndVoteFrame:
+        """The `end_vote` frame at `now` (`seq`: the table's latest; the time left in
+        milliseconds, never below nothing).
+
+        >>> Ballot(0, (True,) * 4, (True,) + (False,) * 3, 130.0, "open").frame("7", 9, 100.5).deadline_ms
+        29500
+        """
+        left = None if self.until is None else max(0, int((self.until - now) * 1000))
+        return frames.end_vote(
+            table,
+            seq,
+            self.proposer,
+            self.voters,
+            self.agreed,
+            left,
+            self.outcome,
+            self.refused_by,
+        )
 
 
 @dataclass(slots=True)

@@ -23,10 +23,11 @@ def test_an_unknown_key_is_offered_an_id_and_stored_only_when_it_sits_down() -> 
     first = reg.identify(key, "阿明", 0.0, "10.0.0.7")
     again = reg.identify(key, "阿明", 1.0, "10.0.0.7")
     assert first.player is not None and first.player == again.player, "one key, one id"
-    assert first.ops == [] and reg.by_digest == {}, "nothing written, nothing kept as known"
+    assert first.written == [] and reg.by_digest == {}, "nothing written, nothing kept as known"
     assert first.pending is not None
-    pid, ops = reg.register(first.pending, 2.0)
-    assert pid == first.player and len(ops) == 1 and ops[0][1][1] == key_digest(key)
+    pid, written = reg.register(first.pending, 2.0)
+    assert pid == first.player and [type(r).__name__ for r in written] == ["PlayerJoined"]
+    assert written[0].key_digest == key_digest(key)  # type: ignore[union-attr]
     assert reg.register(first.pending, 3.0) == (pid, []), "a second seat writes nothing"
     assert reg.identify(key, "阿明", 4.0, "10.0.0.7").pending is None, "known now"
 

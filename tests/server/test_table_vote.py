@@ -10,9 +10,9 @@ from typing import Any
 
 from rules.round import Phase
 from rules.tiles import tile_name
-from server.records import rebuild, record_rows
 from server.standings import answer
 from server.storage.records import EventLogged, RoundEnded, TableEnded
+from server.storage.tallies import rebuild, record_rows
 from server.table.effects import StartRematch
 from server.table.settings import Timing
 from server.table.vote import COOLDOWN, WINDOW
