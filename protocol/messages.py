@@ -218,9 +218,11 @@ class Hello(_Request):
 
 
 class ListTables(_Request):
-    """Ask for the lobby: the server answers `tables`."""
+    """Ask for the lobby: the server answers `tables`, page `page` of the listing (each page
+    as many rows as fit in one frame; `tables.pages` says how many there are)."""
 
     type: Literal["list_tables"] = "list_tables"
+    page: int = Field(default=0, ge=0, le=10_000)
 
 
 class CreateTable(_Request):
@@ -553,10 +555,14 @@ class Error(_Message):
 
 
 class Tables(_Message):
-    """The lobby."""
+    """The lobby, one page of it: the rows of page `page` of `pages` (as many as fit in one
+    frame, ≤ 16 KiB), `total` the rows of every page together. A page past the last is empty."""
 
     type: Literal["tables"] = "tables"
     tables: list[TableInfo]
+    page: int = Field(default=0, ge=0)
+    pages: int = Field(default=1, ge=1)
+    total: int | None = Field(default=None, ge=0)
 
 
 class Joined(_Message):

@@ -41,6 +41,7 @@ from protocol.messages import (
     GetRecords,
     GetRounds,
     Hello,
+    ListTables,
     TakeSeat,
     Watch,
     parse_client,
@@ -50,9 +51,11 @@ from server import admin as admin_endpoint
 from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import token_key
+from server.lobby import Listing, shown
 from server.metrics import Metrics
 from server.password_gate import PasswordGate, hashed
 from server.players import Players
+from server.quota import CpuShare, TableQuota
 from server.storage.record_sql import ops_of
 from server.storage.records import Record
 from server.storage.writer import Store
@@ -67,9 +70,7 @@ from server.throttle import AcceptFailures, LogThrottle
 log = logging.getLogger("zhuoji.server")
 
 CONNECTIONS_PER_ADDRESS = "connections_per_address"  # the refusal's kind (log, metrics)
-
-LOBBY_ROWS = 500  # tables in one `tables` frame at most (about 250 KB)
-LOBBY_PLAYING = 400  # of which playing tables at most
+BOT_BURST = 0.05  # CPU seconds each table no player is at may bank (`CpuShare.burst`)
 
 TABLE_COMMANDS = frozenset(
     {
@@ -135,6 +136,8 @@ class Server:
         bot_delay: float = 0.0,
         tables_per_connection: int = 0,
         tables_per_address: int = 0,
+        tables_window: float = 0.0,
+        bot_tables_cpu_share: float = 0.0,
         connections_per_address: int = 0,
         address_exempt: Iterable[str] = (),
         new_players_per_hour: int = 0,
@@ -151,7 +154,10 @@ class Server:
         version: str = "unknown",
     ) -> None:
         """`tables_per_connection` / `tables_per_address` cap the open tables one connection /
-        one peer address (except `address_exempt`) has created (0: no cap); `lobby_timeout`
+        one peer address (except `address_exempt`) has created (0: no cap), an address's
+        counting also those it created in the last `tables_window` seconds (closed or not);
+        the playing tables no player is connected to may use `bot_tables_cpu_share` of a core
+        together (`server.quota.CpuShare`; 0: no limit); `lobby_timeout`
         closes a connection at no table that sends nothing that long (0: never); a playing
         table nobody is connected to pauses after `idle_pause` and closes after `idle_close`
         seconds (0: never); `connections_per_address` caps the connections open at once from
@@ -181,10 +187,17 @@ class Server:
         self.lobby_timeout = lobby_timeout
         self.table_defaults = table_defaults or TableSection()
         self.admin = admin_endpoint.Admin(self, admin_token)
-        # table id → (connection id, address) of its creator; and the open tables of each
-        self.created: dict[str, tuple[int, str]] = {}
+        # table id → the connection id of its creator; and the open tables of each
+        self.created: dict[str, int] = {}
         self.by_conn: Counter[int] = Counter()
-        self.by_address: Counter[str] = Counter()
+        # Each address's tables: open ones, and those made within `tables_window` seconds.
+        self.by_address = TableQuota(window=tables_window)
+        # What the tables no player is at may spend together (None: no limit).
+        self.bot_budget = (
+            CpuShare(share=bot_tables_cpu_share, burst=BOT_BURST)
+            if bot_tables_cpu_share > 0
+            else None
+        )
         # One log line per kind of refusal and address a minute (`server.throttle`).
         self.log_throttle = LogThrottle()
         # Table passwords: guesses limited, hashed on a thread (`server.password_gate`).
@@ -202,6 +215,7 @@ class Server:
         self.ping_interval = ping_interval
         self.ping_timeout = ping_timeout
         self.tables: dict[str, Table] = {}
+        self.listing = Listing()  # the lobby's rows, encoded once per change (`server.lobby`)
         self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
         self.next_table = store.max_table_number() + 1
         self._readers: set[asyncio.Task[None]] = set()  # `get_rounds` answers being read
@@ -239,6 +253,8 @@ class Server:
             bot_delay=pace.bot_delay,
             tables_per_connection=lim.tables_per_connection,
             tables_per_address=lim.tables_per_address,
+            tables_window=lim.tables_window_minutes * 60,
+            bot_tables_cpu_share=lim.bot_tables_cpu_share,
             connections_per_address=lim.connections_per_address,
             address_exempt=lim.address_exempt,
             new_players_per_hour=lim.new_players_per_hour,
@@ -541,8 +557,8 @@ class Server:
             self._error(conn, codes.ALREADY_HELLO, "hello was already received", kind)
         elif kind in STORAGE_REFUSED and self.store.fault is not None:
             self._storage_notice(conn, kind)
-        elif kind == "list_tables":
-            self._send(conn, frames.tables(self.lobby()))
+        elif isinstance(msg, ListTables):
+            conn.send(self.listing.frame(self.tables.values(), msg.page))
         elif isinstance(msg, CreateTable):
             self._create(conn, msg)
         elif isinstance(msg, TakeSeat | Watch):
@@ -661,11 +677,17 @@ class Server:
             )
             return True
         cap, address = self.tables_per_address, conn.address
-        if cap and address not in self.address_exempt and self.by_address[address] >= cap:
+        if (
+            cap
+            and address not in self.address_exempt
+            and self.by_address.count(address, time.monotonic()) >= cap
+        ):
+            window = self.by_address.window
+            since = f" or made in the last {window / 60:g} minutes" if window > 0 else ""
             self._error(
                 conn,
                 codes.TABLES_PER_ADDRESS,
-                f"your address has {cap} open tables already (the server's limit)",
+                f"your address has {cap} tables open{since} already (the server's limit)",
                 msg.type,
             )
             return True
@@ -693,9 +715,9 @@ class Server:
         )
         table = Table(self, table_id, settings)
         self.tables[table_id] = table
-        self.created[table_id] = (conn.id, conn.address)
+        self.created[table_id] = conn.id
         self.by_conn[conn.id] += 1
-        self.by_address[conn.address] += 1
+        self.by_address.opened(table_id, conn.address, time.monotonic())
         conn.joining = table
         self._register(conn)
         table.post(Create(conn))
@@ -862,35 +884,25 @@ class Server:
         log.info("table %s: rematch at table %s", old.id, table_id)
 
     def lobby(self) -> list[dict[str, Any]]:
-        """The lobby rows, at most `LOBBY_ROWS`: every playing table first in the budget (up
-        to `LOBBY_PLAYING`), then the newest waiting tables (so tables left waiting can never
-        hide a new one, or a match being played), then the newest finished ones. Shown in the
-        order waiting, playing, finished, each by table number."""
-        groups: dict[str, list[Table]] = {"waiting": [], "playing": [], "finished": []}
-        for t in self.tables.values():
-            groups.get(t.state, groups["finished"]).append(t)
-        for rows in groups.values():
-            rows.sort(key=lambda t: int(t.id), reverse=True)  # newest first
-        playing = groups["playing"][:LOBBY_PLAYING]
-        waiting = groups["waiting"][: LOBBY_ROWS - len(playing)]
-        finished = groups["finished"][: max(0, LOBBY_ROWS - len(playing) - len(waiting))]
-        shown = sorted(waiting, key=lambda t: int(t.id)) + sorted(playing, key=lambda t: int(t.id))
-        return [t.info() for t in shown + sorted(finished, key=lambda t: int(t.id))]
+        """The lobby rows, every page's (`server.lobby.shown`), made afresh."""
+        return [t.info() for t in shown(self.tables.values())]
+
+    def lobby_changed(self, table: Table) -> None:
+        """A table's lobby row may have changed (`TableHost`): made again when next asked."""
+        self.listing.changed(table.id)
 
     def remove_table(self, table: Table) -> None:
         """Forget a table (its record stays in the database)."""
         if self.tables.get(table.id) is not table:
             return
         del self.tables[table.id]
-        creator = self.created.pop(table.id, None)
-        if creator is not None:
-            conn_id, address = creator
+        self.listing.changed(table.id)
+        conn_id = self.created.pop(table.id, None)
+        if conn_id is not None:
             self.by_conn[conn_id] -= 1
-            self.by_address[address] -= 1
             if self.by_conn[conn_id] <= 0:
                 del self.by_conn[conn_id]
-            if self.by_address[address] <= 0:
-                del self.by_address[address]
+        self.by_address.closed(table.id, time.monotonic())
         started = table.core.round_no > 0  # one made and left before its start: debug only
         log.log(
             logging.INFO if started else logging.DEBUG,

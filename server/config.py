@@ -56,6 +56,12 @@ class LimitsSection(_Section):
     max_tables: int = Field(default=5000, ge=1, le=1_000_000)
     tables_per_connection: int = Field(default=4, ge=0, le=10_000)  # 0: no limit
     tables_per_address: int = Field(default=64, ge=0, le=1_000_000)  # 0: no limit
+    # A table counts against its address's cap this long after it was made, closed or not, so
+    # that one address cannot keep starting new ones (0: open tables only).
+    tables_window_minutes: float = Field(default=60.0, ge=0, le=10_080)
+    # The share of one core that the playing tables no player is connected to (bots, 托管 and
+    # away seats only) may use together; past it they wait their turn (0: no limit).
+    bot_tables_cpu_share: float = Field(default=0.25, ge=0, le=16)
     # Websocket connections open at once from one address, this machine's included (0: no limit).
     connections_per_address: int = Field(default=64, ge=0, le=100_000)
     # Unknown player keys one address may say hello with in an hour (0: no limit); a key is

@@ -110,6 +110,12 @@ KEYS: list[tuple[str, str, str]] = [
         "during a vote to end: agree / refuse (one refusal plays on)",
     ),
     (
+        "o",
+        "开桌的人：把离座玩家的座位让给一位观战者（换了电脑回来的玩家先观战）",
+        "the table's creator: hand an away seat to a spectator (a player back on a new"
+        " machine watches first)",
+    ),
+    (
         "l",
         "离开牌桌（比赛中先确认：座位由机器人托管代打，可以回来；zhuoji play 中：结束这场比赛）",
         "leave the table (mid-match it asks first: the bot plays your seat until you return;"

@@ -26,6 +26,13 @@ def connect_read_only(db: str | Path) -> Connection:
     return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
 
 
+def keeps_records(conn: Connection) -> bool:
+    """Whether the file has the players' and records' tables (a file from before schema
+    version 3 has not, until a server of this version opens it)."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    return {"records", "players"} <= have
+
+
 def file_of(conn: Connection) -> str:
     """The file `conn` reads ("" for a database in memory)."""
     return next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")

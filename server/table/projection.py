@@ -117,13 +117,15 @@ Frame = dict[str, Any] | BaseModel
 def view_for(item: Item, viewer: Viewer) -> Frame | None:
     """The frame `viewer` gets for `item`, or None if it gets nothing: a logged event as its
     projected fields (a public event the very same dict for every viewer, so a sender can
-    serialise it once), any other frame as its model (`protocol.frames`)."""
+    serialise it once), a prompt as its fields (`protocol.frames.prompt_fields`: one for every
+    decision, made from the engine's legal actions), any other frame as its model
+    (`protocol.frames`)."""
     if isinstance(item, dict):
         return _event_view(item, viewer)
     if isinstance(item, PromptItem):
         if viewer != item.seat:
             return None
-        return frames.prompt(
+        return frames.prompt_fields(
             item.table,
             item.seq,
             item.seat,

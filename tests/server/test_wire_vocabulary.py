@@ -21,8 +21,8 @@ from clients.testkit import play_to_end
 from protocol.events import upgrade_entry
 from protocol.messages import ROUND_EVENT_TYPES, Rounds, Won, parse_server
 from rules.kinds import BonusKind, PatternKind
-from server import store
 from server.history import rounds_for
+from server.storage import reads
 from server.testkit import running_server
 
 DUMPS = Path(__file__).parent / "schema_dumps"
@@ -132,7 +132,7 @@ def test_a_tables_stored_log_reads_in_identifiers(dump: str, tmp_path: Path) -> 
     db = tmp_path / "old.db"
     tables = load(dump, db)
     for table in tables:
-        for e in store.table_events(db, table):
+        for e in reads.table_events(db, table):
             if e["type"] == "won":
                 assert e["pattern"] in {k.value for k in PatternKind}
                 assert set(e["bonuses"]) <= {k.value for k in BonusKind}
