@@ -799,7 +799,7 @@ class TableCore(Generic[M]):
                     if self.round is not r or r.phase not in WINDOW_PHASES:
                         break  # the window closed (it was no longer held)
                     if index in self._asked() and self._plays_at_once(index):
-                        self._play_policy(index, self.seats[index].reason_at_once(), now)
+                        self._answer_at_once(index, now)
                         moved = True
         for index in list(self._asked()):
             if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
@@ -883,6 +883,17 @@ class TableCore(Generic[M]):
             policy = policy_for(self.timing.auto_level, f"{self.id}:{index}:auto")
             self.auto_policies[index] = policy
         return policy
+
+    def _answer_at_once(self, index: int, now: float) -> None:
+        """The move of a seat the server answers for (`_plays_at_once`): its policy's, but a
+        seat awaiting its player after a restart passes its claims (`SeatState.awaits_return`).
+        Either comes within the window's minimum, so neither tells who could claim."""
+        r, seat = self.round, self.seats[index]
+        assert r is not None
+        if seat.awaits_return and r.phase in WINDOW_PHASES:
+            self._move(index, r.default_action(index), seat.reason_at_once(), now)
+        else:
+            self._play_policy(index, seat.reason_at_once(), now)
 
     def _play_policy(self, index: int, reason: AutoReason | None, now: float) -> None:
         """The seat's move by its policy; its default (`Round.default_action`) only if the
@@ -1162,7 +1173,7 @@ class TableCore(Generic[M]):
             auto = [s for s in self._asked() if self._plays_at_once(s)]
             if not auto:
                 break
-            self._play_policy(auto[0], self.seats[auto[0]].reason_at_once(), now)
+            self._answer_at_once(auto[0], now)
         if self.round is None:
             return
         if self.round.phase is Phase.OVER:
