@@ -323,10 +323,9 @@ def _run(args: argparse.Namespace) -> int:
 def _rebuild_here(db: Path) -> dict[str, Any]:
     """`rebuild-records` under the database's lock: the file is migrated to this zhuoji's
     schema if older, then the derived records are recomputed in one transaction."""
-    import sqlite3
-
     from server.storage import tallies
     from server.storage.dbfile import DatabaseRefused, DbLock, open_database
+    from server.storage.errors import StorageError
 
     lock = DbLock(db)
     began = time.perf_counter()
@@ -337,14 +336,8 @@ def _rebuild_here(db: Path) -> dict[str, Any]:
         lock.release()
         raise AdminError(str(err)) from None
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            matches = tallies.rebuild(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-    except sqlite3.Error as err:
+        matches = tallies.rebuild_all(conn)
+    except StorageError as err:
         raise AdminError(f"cannot rebuild the records of {db}: {err}") from None
     finally:
         conn.close()
@@ -354,10 +347,9 @@ def _rebuild_here(db: Path) -> dict[str, Any]:
 
 def _prune_here(db: Path, cutoff: float) -> dict[str, Any]:
     """Prune with no server running: under the database's lock, as a server would hold it."""
-    import sqlite3
-
     from server.storage import maintenance
     from server.storage.dbfile import DatabaseRefused, DbLock, inspect
+    from server.storage.errors import StorageError
 
     lock = DbLock(db)
     try:
@@ -371,7 +363,7 @@ def _prune_here(db: Path, cutoff: float) -> dict[str, Any]:
         raise AdminError(str(err)) from None
     try:
         return maintenance.prune_file(db, cutoff).to_dict()
-    except sqlite3.Error as err:
+    except StorageError as err:
         raise AdminError(f"cannot prune {db}: {err}") from None
     finally:
         lock.release()
@@ -396,7 +388,8 @@ def print_stats(stats: dict[str, Any]) -> None:
     t = s["tables"]
     print(
         f"stored: {sum(t.values())} tables ({t['waiting']} waiting, {t['playing']} playing,"
-        f" {t['finished']} finished, {t['abandoned']} abandoned), {s['rounds']} rounds,"
+        f" {t['finished']} finished, {t.get('voted', 0)} ended by vote, {t['abandoned']}"
+        f" abandoned), {s['rounds']} rounds,"
         f" {s['actions']} actions, {s['events']} events; {s['db_bytes']:,} bytes"
         f" (+ {s['wal_bytes']:,} in the WAL)"
     )

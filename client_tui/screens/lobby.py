@@ -232,15 +232,18 @@ class LobbyScreen(Screen[None]):
         if t.state == "finished":
             return lang.t("why_finished")
         if t.state == "playing":
-            if t.has_password and self._my_away_seat(t) is not None:
-                return None  # my own away seat: the server checks my player key (the password is the door)
+            if self._my_away_seat(t) is not None:
+                return None  # my own away seat: the server checks my player key
             return lang.t("why_started")
         if t.seated >= 4:
             return lang.t("why_full")
         return None
 
     def _my_away_seat(self, t: TableV) -> int | None:
-        """A seat of the started match at `t` with my name and nobody at it."""
+        """A seat of the started match at `t` with my name and nobody at it (the server gives
+        it back only to the player key it was played under: without one, nothing to try)."""
+        if self.zapp.player_key is None:
+            return None
         me = self.zapp.view.my_name
         for i, s in enumerate(t.seats):
             if s.kind == "human" and s.name == me and not s.connected:
@@ -265,7 +268,7 @@ class LobbyScreen(Screen[None]):
     def _row(self, event: DataTable.RowSelected) -> None:
         t = self.selected()
         if t is not None and not self._take_back(t):
-            mine = t.state == "playing" and t.has_password and self._my_away_seat(t) is not None
+            mine = t.state == "playing" and self._my_away_seat(t) is not None
             if (t.state == "waiting" or mine) and self.zapp.play_mode != "watch":
                 self.action_sit()
             else:

@@ -20,7 +20,8 @@ Reading:
   `server.players` and `server.standings`.
 
 The file:
-- `dbfile`: its lock, the checks before it is opened, the writing connection.
+- `dbfile`: its lock, the checks before it is opened, the writing connection; `errors`: what a
+  caller catches (`StorageError`) without naming SQLite.
 - `schema`, `migrations`: the newest schema, and the steps from each older version.
 - `maintenance`: backup, prune, the stored tables and counts (`zhuoji admin`).
 """

@@ -13,7 +13,9 @@ from server.records import COLUMNS, Tally
 Connection = sqlite3.Connection
 """A connection to a database file (read-only is enough): what the standings read through."""
 
-ENDED = "state IN ('finished', 'abandoned') AND started_at IS NOT NULL AND seats IS NOT NULL"
+ENDED = (
+    "state IN ('finished', 'abandoned', 'voted') AND started_at IS NOT NULL AND seats IS NOT NULL"
+)
 """A started match that ended."""
 
 _AGG = ", ".join(f"MAX({c})" if c in Tally.MAXED else f"SUM({c})" for c in COLUMNS)
@@ -22,6 +24,13 @@ _AGG = ", ".join(f"MAX({c})" if c in Tally.MAXED else f"SUM({c})" for c in COLUM
 def connect_read_only(db: str | Path) -> Connection:
     """A read-only connection to the file at `db` (WAL mode: beside a serving writer)."""
     return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+
+
+def keeps_records(conn: Connection) -> bool:
+    """Whether the file has the players' and records' tables (a file from before schema
+    version 3 has not, until a server of this version opens it)."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    return {"records", "players"} <= have
 
 
 def file_of(conn: Connection) -> str:

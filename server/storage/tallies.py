@@ -114,3 +114,16 @@ def record_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
         + ", ".join(COLUMNS)
         + " FROM records ORDER BY table_id, seat"
     ).fetchall()
+
+
+def rebuild_all(conn: sqlite3.Connection) -> int:
+    """`rebuild` of every match in one transaction of its own (`zhuoji admin rebuild-records`,
+    on a writing connection in autocommit mode); returns the number of match rows written."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        matches = rebuild(conn)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return matches

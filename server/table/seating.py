@@ -60,10 +60,18 @@ class SeatState(Generic[M]):
 
     @property
     def dropped(self) -> bool:
-        """A player whose connection dropped during the match. Not a seat waiting for its
-        player after a restart (`restored_seq`): the server's stop is no player's drop, and
-        its seats wait for their players as they stood."""
-        return self.kind == "human" and not self.connected and self.restored_seq is None
+        """A player's seat with nobody at it during the match: their connection dropped, or
+        they have not come back since a restart (`restored_seq`). Its claim windows close
+        like everyone's (the policy answers within the minimum): a window that waited for
+        its player would tell that the seat could claim."""
+        return self.kind == "human" and not self.connected
+
+    @property
+    def awaits_return(self) -> bool:
+        """A player's seat not yet taken back since the server restarted. In a claim window it
+        passes (`TableCore._answer_at_once`): a restart is the server's doing, no reason for a
+        policy to change the player's hand before they are back."""
+        return self.dropped and self.restored_seq is not None
 
     def away_in(self, started: bool) -> bool:
         """A player's seat of a `started` match with nobody at it (the server plays it)."""

@@ -23,8 +23,9 @@ def test_the_server_answers_at_once_for_auto_and_in_a_window_for_quiet_or_droppe
     assert not dropped.plays_at_once(in_window=False) and dropped.plays_at_once(in_window=True)
     dropped.auto = True  # announced 托管 is said as such, even when away
     assert dropped.plays_at_once(in_window=False) and dropped.reason_at_once() == "auto"
-    waiting = SeatState[str](kind="human", restored_seq=40)  # a restart's seat: no drop
-    assert not waiting.dropped and not waiting.plays_at_once(in_window=True)
+    waiting = SeatState[str](kind="human", restored_seq=40)  # not back since a restart
+    assert waiting.dropped and waiting.awaits_return and waiting.plays_at_once(in_window=True)
+    assert not dropped.awaits_return  # a drop is no restart's
 
 
 def test_who_played_a_claim_is_said_only_as_far_as_the_table_shows_it() -> None:
