@@ -8,8 +8,8 @@ process (the other core). For each table count and each repeat, in alternating o
 
 - **zhuoji**: `zhuoji serve` on a fresh database, played by `clients.loadtest` (four bot clients
   per table, `--rounds` rounds each, the bots waiting 0.5-1.5 × `--think-ms` before each answer);
-- **relay**: a websockets server of a dozen lines (`relay_handler`) with the same message
-  pattern: a seat sends one action (a JSON object quoting the last `seq`), the relay parses it
+- **relay**: a websockets server of a dozen lines (`relay_handler`; it tells a table's four
+  seats when all have sat down) with the same message pattern: a seat sends one action (a JSON object quoting the last `seq`), the relay parses it
   and broadcasts one JSON frame (the next `seq`) to the table's four seats; the next seat answers
   after the same random think time, `--relay-actions` actions per table.
 
@@ -64,6 +64,8 @@ async def serve_relay(port: int) -> None:
         table = tables.setdefault(sit["table"], [])
         table.append(ws)
         seat = len(table) - 1
+        if len(table) == SEATS:  # the table is full: its seats may start
+            broadcast(table, json.dumps({"type": "seated", "seat": -1, "seq": -1}))
         try:
             async for raw in ws:
                 act = json.loads(raw)
@@ -109,7 +111,9 @@ async def relay_table(url: str, index: int, actions: int, think: float, load: Lo
     try:
         for ws in conns:
             await ws.send(json.dumps({"type": "sit", "table": table}))
-        await asyncio.sleep(0.05)  # all four seated before the first action
+        for ws in conns:  # all four seated before the first action
+            json.loads(await ws.recv())
+            load.frames += 1
 
         async def act(seat: int, seq: int) -> None:
             await asyncio.sleep(think * (0.5 + rng.random()))
