@@ -191,6 +191,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     root = Path(args.before).resolve() if kind == "before" else ROOT
+    ramp = args.ramp_ms / 1000
     with tempfile.TemporaryDirectory(prefix="zhuoji-relay-") as tmp:
         if kind == "relay":
             argv = [sys.executable, __file__, "--serve-relay", str(port)]
@@ -225,9 +226,10 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         try:
             wait_port(port, proc)
             cpu0, t0 = process_cpu(proc.pid), time.perf_counter()
+            samples: list[str] = []
             if kind == "relay":
                 load = asyncio.run(
-                    relay_load(url, tables, args.relay_actions, args.think_ms / 1000, 0.005)
+                    relay_load(url, tables, args.relay_actions, args.think_ms / 1000, ramp)
                 )
                 frames, actions, lat, errors = (
                     load.frames,
@@ -244,6 +246,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
                         tables,
                         args.rounds,
                         think=args.think_ms / 1000,
+                        ramp=ramp,
                         table_options={"claim_min_ms": 0},
                     )
                 )
@@ -253,6 +256,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
                     report.latencies,
                     report.errors,
                 )
+                samples = report.error_samples[:3]
             cpu = process_cpu(proc.pid) - cpu0
             wall = time.perf_counter() - t0
         finally:
@@ -273,6 +277,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         "cpu_per_action_us": round(cpu * 1e6 / actions, 1) if actions else None,
         "p50_ms": pct(lat, 0.5),
         "p99_ms": pct(lat, 0.99),
+        "error_samples": samples,
     }
 
 
@@ -308,6 +313,9 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=300.0)
     parser.add_argument("--rounds", type=int, default=1, help="rounds per zhuoji table")
     parser.add_argument("--relay-actions", type=int, default=45, help="actions per relay table")
+    parser.add_argument(
+        "--ramp-ms", type=float, default=5.0, help="delay between starting tables (default 5)"
+    )
     parser.add_argument("--before", default=None, help="another checkout's zhuoji, side by side")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
