@@ -200,6 +200,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "btn_leave": ("离开", "Leave"),
     "seat_any": ("任意空位", "any free seat"),
     "no_tables": ("还没有牌桌：按 c 开一桌", "No tables yet: press c to create one"),
+    "tables_page": ("牌桌 · 第 {n}/{of} 页（[ ] 翻页）", "Tables · page {n}/{of} ([ ] pages)"),
     "password": ("密码", "Password"),
     "password_opt": ("密码（可不填）", "Password (optional)"),
     "create_title": ("开一桌", "Create a table"),

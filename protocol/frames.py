@@ -17,7 +17,7 @@ The text holds exactly the fields that were given (`exclude_unset`): an `error` 
 has no `ref` key, a `drew` with `tile` null keeps it, as before.
 
 >>> encode(welcome("zhuoji", "阿明"))
-'{"type":"welcome","version":2,"server":"zhuoji","name":"阿明"}'
+'{"type":"welcome","version":3,"server":"zhuoji","name":"阿明"}'
 >>> encode({"type": "left", "table": "7"})
 '{"type":"left","table":"7"}'
 >>> encode(error("stale", "that answers 18", ref="act", table="1", seq=19))

@@ -43,7 +43,9 @@ def decisions(event: dict[str, Any]) -> Any:
         return {
             "type": "round_ended",
             "outcome": result.get("outcome"),
-            "winners": [w.get("seat") for w in result.get("winners") or []],
+            # The winners' seats: `wins` since it was added, `winners` in a settlement from
+            # before it (schema version 0; protocol version 3 has no `winners`).
+            "winners": [w.get("seat") for w in result.get("wins", result.get("winners")) or []],
             "payments": [
                 (p.get("from"), p.get("to"), p.get("amount")) for p in result.get("payments") or []
             ],

@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from protocol.events import upgrade_entry
 from rules.script import ScriptError
 from server.storage.stored import ActionRow, StoredRound
 
@@ -106,7 +107,7 @@ def round_events(db: str | Path, table: str | int, round_no: int) -> list[dict[s
         ).fetchall()
     finally:
         conn.close()
-    return [json.loads(r[0]) for r in rows]
+    return [upgrade_entry(json.loads(r[0])) for r in rows]
 
 
 def table_events(db: str | Path, table: str | int) -> list[dict[str, Any]]:
@@ -118,7 +119,21 @@ def table_events(db: str | Path, table: str | int) -> list[dict[str, Any]]:
         ).fetchall()
     finally:
         conn.close()
-    return [json.loads(r[0]) for r in rows]
+    return [upgrade_entry(json.loads(r[0])) for r in rows]
+
+
+def rounds_logged(db: str | Path, table: str | int) -> list[tuple[int, dict[str, Any]]]:
+    """Every event a table logged inside a round (round number, event in the current
+    protocol's form), in `seq` order."""
+    conn = _reader(db)
+    try:
+        rows = conn.execute(
+            "SELECT round_no, data FROM events WHERE table_id=? AND round_no>0 ORDER BY seq",
+            (str(table),),
+        ).fetchall()
+    finally:
+        conn.close()
+    return [(int(n), upgrade_entry(json.loads(data))) for n, data in rows]
 
 
 def table_row(db: str | Path, table: str | int) -> dict[str, Any] | None:
@@ -175,7 +190,7 @@ def stored_rounds(
                 )
             ]
             events = [
-                json.loads(e["data"])
+                upgrade_entry(json.loads(e["data"]))
                 for e in conn.execute(
                     "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
                     (str(table), rnd.round_no),

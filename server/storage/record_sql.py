@@ -9,11 +9,12 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from server.records import round_record_ops
 from server.storage.records import (
     ActionPlayed,
     EventLogged,
     MatchStarted,
+    PlayerJoined,
+    PlayerRenamed,
     Record,
     RoundDealt,
     RoundEnded,
@@ -24,6 +25,7 @@ from server.storage.records import (
     TableEnded,
     TokensChanged,
 )
+from server.storage.tallies import round_record_ops
 
 Op = tuple[str, Sequence[Any]]
 """One SQL statement and its parameters."""
@@ -100,6 +102,10 @@ def _ops(record: Record) -> list[Op]:
             return op_end_round(table_id, round_no, result, net, scores, at)
         case RoundTallied(table_id, dealer, streak, declared, result, seats, at):
             return round_record_ops(table_id, dealer, streak, declared, result, seats, at)
+        case PlayerJoined(pid, digest, name, at):
+            return [op_insert_player(pid, digest, name, at)]
+        case PlayerRenamed(pid, name, at):
+            return [op_rename_player(pid, name, at)]
 
 
 # ----- the statements -----
@@ -260,3 +266,15 @@ def op_insert_event(table_id: str, round_no: int, event: dict[str, Any], now: fl
             now,
         ),
     )
+
+
+def op_insert_player(player_id: str, key_digest: str, name: str, now: float) -> Op:
+    return (
+        "INSERT INTO players (id, key_digest, name, kind, created_at, seen_at)"
+        " VALUES (?, ?, ?, 'human', ?, ?)",
+        (player_id, key_digest, name, now, now),
+    )
+
+
+def op_rename_player(player_id: str, name: str, now: float) -> Op:
+    return ("UPDATE players SET name = ?, seen_at = ? WHERE id = ?", (name, now, player_id))

@@ -9,6 +9,7 @@ import json
 import sqlite3
 from typing import Any
 
+from protocol.events import upgrade_entry
 from server.storage.record_sql import Op
 from server.storage.stored import StoredRound, StoredTable
 
@@ -95,14 +96,14 @@ def _stored(db: sqlite3.Connection, row: dict[str, Any], log_keep: int) -> Store
                 )
             ]
             stored.round_events = [
-                json.loads(e["data"])
+                upgrade_entry(json.loads(e["data"]))
                 for e in db.execute(
                     "SELECT data FROM events WHERE table_id=? AND round_no=? ORDER BY seq",
                     (table_id, last),
                 )
             ]
         stored.log = [
-            json.loads(e["data"])
+            upgrade_entry(json.loads(e["data"]))
             for e in db.execute(
                 "SELECT data FROM events WHERE table_id=? ORDER BY seq DESC LIMIT ?",
                 (table_id, log_keep),

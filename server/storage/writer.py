@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -23,8 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from server.dbfile import DatabaseRefused, DbLock, file_identity, make_private, open_database
 from server.storage import startup
+from server.storage.dbfile import DatabaseRefused, DbLock, open_database
+from server.storage.filewatch import FileWatch, rescue
+from server.storage.players import known_players
 from server.storage.record_sql import Op, op_abandon_table
 from server.storage.stored import StoredTable
 
@@ -104,9 +105,7 @@ class Store:
         except BaseException:
             self.lock.release()
             raise
-        self.identity = file_identity(self.path)
-        self._shm_size = 0  # the WAL index's longest length seen (`_shm_problem`)
-        self._shm_problem()
+        self.watch = FileWatch(self.path)  # is it still our file, is its WAL index whole
         self.fault: str | None = None  # why the store cannot write now (None: it can)
         self.fault_since = 0.0
         self.on_fault: Callable[[str | None], None] | None = None
@@ -169,11 +168,11 @@ class Store:
             self._retry = None
         if self._closed or (not self._pending and self.fault is None):
             return
-        lost = self._lost()
+        lost = self.watch.lost()
         if lost is not None:
             self._failed(lost, lost=True)
             return
-        shm = self._shm_problem(repair=self.fault is not None)
+        shm = self.watch.shm_problem(repair=self.fault is not None)
         if shm is not None:
             self._failed(shm)
             return
@@ -243,52 +242,11 @@ class Store:
     # ----- faults -----
 
     def _fault(self, err: sqlite3.Error) -> None:
-        lost = self._lost()  # a failed commit may be the first sign of a deleted file
+        lost = self.watch.lost()  # a failed commit may be the first sign of a deleted file
         if lost is not None:
             self._failed(lost, lost=True)
         else:
             self._failed(f"cannot write to {self.path}: {err}")
-
-    def _lost(self) -> str | None:
-        """Why the file at `path` is not the database this store writes, or None."""
-        now = file_identity(self.path)
-        if now == self.identity:
-            return None
-        if now is None:
-            return f"the database file {self.path} was deleted while the server ran"
-        return f"the database file {self.path} was replaced while the server ran"
-
-    def _shm_problem(self, *, repair: bool = False) -> str | None:
-        """Why the WAL index (`<db>-shm`, which SQLite maps into memory) cannot be used now, or
-        None. A file cut shorter than it was (a failing or full disk, another program) would
-        kill the process with SIGBUS at SQLite's next access, with no word said: it is found
-        before each commit and each checkpoint instead, and is a storage fault like a full disk.
-        With `repair` (a retry) the file is given its length back: SQLite then finds the index
-        empty and rebuilds it from the log, and the writes go on."""
-        shm = self.path.with_name(self.path.name + "-shm")
-        try:
-            size = os.stat(shm).st_size
-        except OSError:
-            return None  # none (yet): SQLite makes it
-        if size >= self._shm_size:
-            self._shm_size = size
-            return None
-        if repair:
-            try:
-                os.truncate(shm, self._shm_size)
-            except OSError as err:
-                return f"the WAL index {shm} cannot be written ({err.strerror or err})"
-            log.warning(
-                "the WAL index %s was given its length back (%d bytes); SQLite rebuilds it",
-                shm,
-                self._shm_size,
-                extra={"event": "shm_repaired"},
-            )
-            return None
-        return (
-            f"the WAL index {shm} was cut to {size} bytes of {self._shm_size} (a full or failing"
-            " disk, or another program); using it would crash the server"
-        )
 
     def _failed(self, reason: str, *, lost: bool = False) -> None:
         """A fault: keep the writes queued, retry with a growing delay; the first failure of an
@@ -335,38 +293,24 @@ class Store:
             self.on_fault(None)
 
     def _rescue(self) -> None:
-        """Copy what the open connection holds (the deleted file lives on while it is open)
-        next to where the database was: `<db>.rescued`."""
-        target = self.path.with_name(self.path.name + ".rescued")
-        if self.rescued is None and target.exists():
-            target = self.path.with_name(f"{self.path.name}.rescued-{int(time.time())}")
-        try:
-            make_private(target)
-            copy = sqlite3.connect(str(target))
-            try:
-                self._db.backup(copy)
-            finally:
-                copy.close()
-        except (sqlite3.Error, OSError) as err:
-            log.error("could not save a copy of the database to %s: %s", target, err)
-            return
-        self.rescued = target
+        """Copy what the open connection holds next to where the database was."""
+        self.rescued = rescue(self._db, self.path, self.rescued) or self.rescued
 
     def _file_watch(self) -> None:
         """On the loop, after the checkpoint thread saw the file change (or its WAL index)."""
         if self.fault is None and not self._closed:
-            lost = self._lost()
+            lost = self.watch.lost()
             if lost is not None:
                 self._failed(lost, lost=True)
                 return
-            shm = self._shm_problem()
+            shm = self.watch.shm_problem()
             if shm is not None:
                 self._failed(shm)
 
     def _checkpoints(self, every: float, idle_truncate: float) -> None:
         while not self._stop.wait(every):
             loop = self._loop
-            if file_identity(self.path) != self.identity or self._shm_problem() is not None:
+            if self.watch.changed() or self.watch.shm_problem() is not None:
                 if loop is not None:
                     with contextlib.suppress(RuntimeError):  # the loop has closed
                         loop.call_soon_threadsafe(self._file_watch)
@@ -448,7 +392,7 @@ class Store:
         self._closed = True
         if self._retry is not None:
             self._retry.cancel()
-        self._shm_problem(repair=True)  # a WAL index cut short would crash the last writes
+        self.watch.shm_problem(repair=True)  # a WAL index cut short would crash the last writes
         pending, self._pending = self._pending, []
         if pending:
             try:
@@ -466,7 +410,7 @@ class Store:
             else:
                 for _, fut in pending:
                     _done(fut)
-        if self._lost() is not None:
+        if self.watch.lost() is not None:
             self._rescue()  # the last word of a deleted database
             log.error("the database was lost while serving; its last state is in %s", self.rescued)
         self._stop.set()
@@ -510,6 +454,10 @@ class Store:
         if ids:
             self._run_batch([[op_abandon_table(i, now) for i in ids]])
         return ids
+
+    def known_players(self) -> list[tuple[str, str, str]]:
+        """Every keyed player (digest, id, name): what `server.players` knows at start."""
+        return known_players(self._db)
 
     def unfinished(
         self, log_keep: int = 4096, *, ended_since: float | None = None

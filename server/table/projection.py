@@ -29,7 +29,8 @@ from pydantic import BaseModel
 
 from protocol import frames
 from protocol.events import project_entry
-from rules.round import Phase, Round
+from rules.actions import Action
+from rules.round import Phase, Round, legal_actions
 from rules.tiles import NUM_KINDS, tile_name
 from rules.view import PRIVATE_TYPES, Viewer, view_of
 
@@ -70,6 +71,31 @@ class PromptItem:
     default: dict[str, Any]
     deadline_ms: int | None
     bank_ms: int | None
+
+    @classmethod
+    def of(
+        cls, table: str, seq: int, r: Round, seat: int, left: float | None, bank: float
+    ) -> PromptItem:
+        """The prompt of decision `seq` for `seat`: its legal moves, its default (the move a
+        timeout plays) and, on a timed table, `left` seconds in all, `bank` of them the bank
+        (`left` None: no clock)."""
+        return cls(
+            table,
+            seq,
+            seat,
+            [_choice(a) for a in legal_actions(r, seat)],
+            _choice(r.default_action(seat)),
+            None if left is None else max(0, int(left * 1000)),
+            None if left is None else int(bank * 1000),
+        )
+
+
+def _choice(action: Action) -> dict[str, Any]:
+    """A move as a prompt lists it."""
+    d: dict[str, Any] = {"act": action.act}
+    if action.tile is not None:
+        d["tile"] = tile_name(action.tile)
+    return d
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,8 +127,8 @@ def _rebuild(core: TableCore[Any], stored: StoredTable) -> None:
             if r.phase is Phase.OVER:
                 raise RebuildError(f"round {rnd.round_no} is over but not recorded so")
             core.round = r
-            core.action_idx = len(stored.actions)
-            core.salt, core.commitment = rnd.salt, rnd.commitment
+            core.book.actions = len(stored.actions)
+            core.book.salt, core.book.commitment = rnd.salt, rnd.commitment
         else:
             net = rnd.result["net"]
             for seat in range(4):

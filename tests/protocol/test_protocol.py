@@ -149,7 +149,9 @@ def settled(name: str) -> dict[str, Any]:
     """A scripted round's settlement as the server sends it."""
     r = run_script(json.loads((SCRIPTS / name).read_text(encoding="utf-8")))
     assert r.result is not None
-    result: dict[str, Any] = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    result: dict[str, Any] = json.loads(
+        json.dumps({**r.result.to_dict(), **r.revealed().to_dict()})
+    )
     return result
 
 

@@ -138,7 +138,7 @@ def test_a_version_1_database_gets_the_bot_delay_column_and_keeps_its_tables(
 ) -> None:
     import sqlite3
 
-    from server.dbfile import APPLICATION_ID, SCHEMA, SCHEMA_VERSION
+    from server.storage.dbfile import APPLICATION_ID, SCHEMA, SCHEMA_VERSION
     from server.storage.writer import Store
 
     db = tmp_path / "v1.db"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from server.dbfile import APPLICATION_ID, SCHEMA_VERSION, DatabaseInUse, DatabaseRefused
+from server.storage.dbfile import APPLICATION_ID, SCHEMA_VERSION, DatabaseInUse, DatabaseRefused
 from server.storage.reads import table_row
 from server.storage.record_sql import op_insert_event, op_insert_table
 from server.storage.writer import Store

@@ -20,7 +20,7 @@ from rules.players.levels import policy_for
 from rules.round import Phase
 from rules.tiles import tile_name
 from server.credentials import token_key
-from server.dbfile import open_database as connect
+from server.storage.dbfile import open_database as connect
 from server.storage.record_sql import ops_of
 from server.storage.records import ActionPlayed, EventLogged, Record, TableCreated
 from server.storage.writer import Store
