@@ -102,13 +102,16 @@ async def relay_table(url: str, index: int, actions: int, think: float, load: Lo
 
     rng = random.Random(index)
     table = f"t{index}"
-    conns = [
-        await connect(url, compression=None, ping_interval=None, max_size=2**20)
-        for _ in range(SEATS)
-    ]
+    conns: list[Any] = []
     sent: dict[int, float] = {}
     done = asyncio.Event()
     try:
+        for _ in range(SEATS):
+            conns.append(
+                await connect(
+                    url, compression=None, ping_interval=None, max_size=2**20, open_timeout=60
+                )
+            )
         for ws in conns:
             await ws.send(json.dumps({"type": "sit", "table": table}))
         for ws in conns:  # all four seated before the first action
