@@ -449,7 +449,8 @@ class Server:
                 self._error(conn, codes.HELLO_FIRST, "send hello first", None)
                 conn.close(Close.BAD_HELLO, "no hello")
             else:
-                rate.take()
+                # `hello` takes no token: the burst docs/PROTOCOL.md promises is for what
+                # follows it (one hello per connection; connections are capped per address).
                 messages.inc()
                 conn.received_at = loop.time()
                 self.handle_frame(conn, first)

@@ -284,7 +284,13 @@ class Table:
             self._lobby_check()
             if budget is not None:
                 self._charge(budget, metered, time.perf_counter() - began, effects)
-            self._arm_timer()
+                armed = time.perf_counter()
+                self._arm_timer()
+                # Its next wakeup's reckoning is its cost too: into the round's, for the next
+                # round's rate (charged now, it would tell what the step decided).
+                self._meter.round_cost += time.perf_counter() - armed
+            else:
+                self._arm_timer()
 
     def _charge(self, budget: CpuShare, metered: bool, took: float, effects: list[Effect]) -> None:
         """Charge a step to the share of the tables nobody is at, if this is one (or was when

@@ -729,7 +729,8 @@ async def test_stopping_the_server_says_so_keeps_the_match_and_a_new_server_resu
 
 
 async def test_accepted_moves_do_not_count_against_the_rate_limit(tmp_path: Path) -> None:
-    # No refill: eight messages in all, and the host spends six before the start.
+    # No refill: eight messages in all, and the host spends five before the start (its hello
+    # does not count).
     async with running_server(tmp_path / "z.db", rate_burst=8, rate_per_second=0) as (url, _):
         host, joined, player = await open_table(url, rounds=4, **FAST)
         await host.send({"type": "start"})
