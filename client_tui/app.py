@@ -28,7 +28,6 @@ from client_tui.played import PlayedStore
 from client_tui.player_key import for_server
 from client_tui.reducer import reduce
 from client_tui.screens.lobby import LobbyScreen
-from client_tui.screens.records import RecordsScreen
 from client_tui.screens.table import TableScreen
 from client_tui.seats import SavedSeat, SeatStore
 from client_tui.view import Choice, ResultV, View
@@ -201,8 +200,9 @@ class ZhuojiApp(App[int]):
             return
         if isinstance(msg, Records):
             for screen in self.screen_stack:
-                if isinstance(screen, RecordsScreen):
-                    screen.show_records(msg)
+                show_records = getattr(screen, "show_records", None)  # the Records screen
+                if show_records is not None:
+                    show_records(msg)
             return
         if self.live_view is not None:  # browsing a replay: the table's view moves behind it
             self.live_view = reduce(self.live_view, msg, at=self.clock() if at is None else at)
@@ -641,7 +641,11 @@ class ZhuojiApp(App[int]):
                 show(live)
 
     def open_records(self, table: str | None = None) -> None:
-        """The Records screen (client_tui.screens.records); `table`: a match just played."""
+        """The Records screen (client_tui.screens.records); `table`: a match just played. Its
+        module (and textual-plotext's plots) is imported when it is first opened, not at the
+        start of every `zhuoji play` (issue 26)."""
+        from client_tui.screens.records import RecordsScreen
+
         self.push_screen(RecordsScreen(self.lang.code, table=table))
 
     def open_summary(self) -> None:

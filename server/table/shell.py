@@ -86,7 +86,8 @@ class _Move(NamedTuple):
 
 
 def dumps(frame: BaseModel | dict[str, Any]) -> str:
-    """One frame's JSON, validated against its protocol model (`protocol.frames.encode`)."""
+    """One frame's JSON (`protocol.frames.encode`: a model as built by its builder, a logged
+    dict as it is, validated against its model where `ZHUOJI_CHECK_FRAMES` is set: the tests)."""
     return frames.encode(frame)
 
 
