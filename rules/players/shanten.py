@@ -236,21 +236,22 @@ def discard_shantens(counts: Sequence[int], n_melds: int) -> dict[int, int]:
     rests = (combine(t1, t2), combine(t0, t2), combine(t0, t1))
     tables = (t0, t1, t2)
     seven = not n_melds
-    twos, ones = _pair_offers(counts) if seven else (0, 0)
+    sp = [99] * 5  # seven pairs' shanten after discarding a kind held h times
+    if seven:
+        twos, ones = _pair_offers(counts)
+        for h in range(1, 5):
+            (a0, o0), (a1, o1) = _OFFERS[h], _OFFERS[h - 1]
+            sp[h] = 13 - _seven_kept(twos - a0 + a1, ones - o0 + o1)
     top = 3 * sets + 1
     out: dict[int, int] = {}
     for s in range(3):
         kept, best = _best_entries(tables[s], rests[s], sets)
         offset = 9 * s
-        for r, unchanged in removal_masks(rows[s]):
+        row = rows[s]
+        for r, unchanged in removal_masks(row):
             std = top - kept if unchanged & best else top - kept + 1
-            if seven:
-                h = rows[s][r]
-                (a0, o0), (a1, o1) = _OFFERS[h], _OFFERS[h - 1]
-                sp = 13 - _seven_kept(twos - a0 + a1, ones - o0 + o1)
-                if sp < std:
-                    std = sp
-            out[offset + r] = std
+            pairs = sp[row[r]]
+            out[offset + r] = pairs if pairs < std else std
     return out
 
 
