@@ -41,11 +41,13 @@ from protocol.messages import (
     Leave,
     ListTables,
     NextRound,
+    ProposeEnd,
     Records,
     Rematch,
     Rounds,
     ServerMessage,
     Start,
+    VoteEnd,
     Watch,
 )
 
@@ -244,6 +246,8 @@ class ZhuojiApp(App[int]):
         if fresh is not None:
             # The text may come from the server: never markup.
             text = self.lang.t("seat_gone") if fresh.code == "bad_token" else fresh.text
+            if fresh.code in ("vote_refused", "vote_expired", "vote_passed"):
+                text = self.lang.t(fresh.code, name=fresh.text)  # `text`: the seat's name
             self.notify(
                 text, severity="error" if fresh.error else "information", timeout=4, markup=False
             )
@@ -464,7 +468,7 @@ class ZhuojiApp(App[int]):
         if self._sheet_open():
             self.pop_screen()
         self.push_screen(
-            SheetScreen(body, self.settlement_hint(), name="settlement", status=self.wait_line),
+            SheetScreen(body, self.settlement_hint(), name="settlement", status=self.sheet_status),
             self._sheet_closed,
         )
 
@@ -484,6 +488,58 @@ class ZhuojiApp(App[int]):
         """This player has read the sheet: the next round may start (`next_round`)."""
         if self.waiting_on_me():
             self.send(NextRound(), quiet=True)
+
+    def sheet_status(self) -> str:
+        """A sheet's status line: an open vote to end the match first, else the wait."""
+        return self.vote_line() or self.wait_line()
+
+    def action_propose_end(self) -> None:
+        self.propose_end()
+
+    def propose_end(self) -> None:
+        """`e`: propose to end the match now (解散); every connected player is asked."""
+        v, t = self.view, self.lang.t
+        if v.seat is None:
+            self.refuse(t("why_watching"))
+            return
+        if v.table is None or v.table.state != "playing" or v.match_end is not None:
+            self.refuse(t("why_vote_playing"))
+            return
+        if self.send(ProposeEnd()):
+            self.notify(t("vote_asked"), timeout=3, markup=False)
+
+    def answer_end(self, agree: bool) -> bool:
+        """`y` / `n` while a vote to end the match is open; False if none is (the key then
+        does what it does otherwise)."""
+        v = self.view
+        if v.end_vote is None or v.seat is None:
+            return False
+        self.send(VoteEnd(agree=agree))
+        return True
+
+    def vote_line(self) -> str:
+        """The open vote to end the match in words: who proposed, who agreed, who is waited
+        for, the countdown, and the keys; "" when there is none."""
+        v, t = self.view, self.lang.t
+        vote = v.end_vote
+        if vote is None:
+            return ""
+        name = self._names()
+        agreed = ", ".join(name(s) for s in range(4) if vote.voters[s] and vote.agreed[s])
+        waiting = ", ".join(name(s) for s in range(4) if vote.voters[s] and not vote.agreed[s])
+        left = 0 if vote.deadline_at is None else max(0, math.ceil(vote.deadline_at - self.clock()))
+        line = t(
+            "vote_open",
+            name=name(vote.proposer),
+            agreed=agreed or "—",
+            waiting=waiting or "—",
+            s=left,
+        )
+        if v.seat is not None and vote.agreed[v.seat]:
+            return line + " · " + t("vote_you_agreed")
+        if v.seat is not None:
+            return line + " · " + t("vote_keys")
+        return line
 
     def wait_line(self) -> str:
         """The wait between rounds (or for a rematch) in words: the countdown and who is still
@@ -593,11 +649,11 @@ class ZhuojiApp(App[int]):
 
         v = self.view
         body = summary_renderable(v.match_end, v.history, v.scores, self._names(), self.lang)
-        again = v.seat is not None and v.match_end is not None and v.match_end.reason == "finished"
+        again = v.seat is not None and v.match_end is not None and v.match_end.reason != "abandoned"
         hint = self.lang.t("again_hint" if again else "close_hint")
         if self._sheet_open() and self.screen.name == "summary":
             self.pop_screen()  # one standings sheet at a time: one Esc closes it
-        self.push_screen(SheetScreen(body, hint, name="summary", status=self.wait_line))
+        self.push_screen(SheetScreen(body, hint, name="summary", status=self.sheet_status))
 
     # ----- actions -----
 
@@ -608,7 +664,7 @@ class ZhuojiApp(App[int]):
         if v.match_end is None:
             self.refuse(self.lang.t("why_new_match_later"))
             return
-        if v.seat is not None and v.match_end.reason == "finished" and v.table_id is not None:
+        if v.seat is not None and v.match_end.reason != "abandoned" and v.table_id is not None:
             if self.send(Rematch()):
                 self.notify(self.lang.t("rematch_asked"), timeout=3, markup=False)
             return

@@ -30,6 +30,8 @@ from protocol.codes import Close
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
+    from server.players import Pending
+
 
 class Place(Protocol):
     """What a connection knows of the table it is at or joining (`server.table.shell.Table`):
@@ -102,6 +104,8 @@ class Conn:
         self.address = peer  # the peer's address without its port (what per-address caps count)
         self.name: str | None = None
         self.player: str | None = None  # the public player id of `hello`'s player key
+        # A new key's registration, performed when the player sits down (`server.players`).
+        self.pending_player: Pending | None = None
         self.hello = False
         self.table: Place | None = None  # set by the table task once it accepts the join
         self.joining: Place | None = None  # a join is queued at this table

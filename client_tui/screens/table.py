@@ -56,6 +56,8 @@ class TableScreen(Screen[None]):
         Binding("i", "hints", "hints", show=False),
         Binding("n", "new_match", "new match", show=False),
         Binding("g", "records", "records", show=False),
+        Binding("e", "propose_end", "end together", show=False),
+        Binding("y", "vote_end(True)", "agree", show=False),
         Binding("o", "hand_seat", "hand seat", show=False),
     ]
 
@@ -472,6 +474,13 @@ class TableScreen(Screen[None]):
                 self._show_centre(self.zapp.displayed)  # so do the clocks
         clock = self.query_one("#clock", Static)
         prompt = view.prompt
+        if view.end_vote is not None:  # a vote to end the match: the countdown, who agreed
+            vote = Text(self.zapp.vote_line(), style="bold yellow")
+            if prompt is not None and prompt.deadline_at is not None and not prompt.answered:
+                left = max(0.0, prompt.deadline_at - self.zapp.clock())
+                vote.append("  ⏱ " + self.zapp.lang.t("clock", s=math.ceil(left)), style="bold")
+            clock.update(vote)
+            return
         if view.wait is not None and prompt is None:  # between rounds
             line = self.zapp.wait_line()
             if self.zapp.waiting_on_me():
@@ -719,7 +728,16 @@ class TableScreen(Screen[None]):
         self.zapp.leave_table()
 
     def action_new_match(self) -> None:
+        if self.zapp.answer_end(False):  # `n` refuses an open vote to end the match
+            return
         self.zapp.new_match()
+
+    def action_propose_end(self) -> None:
+        self.zapp.propose_end()
+
+    def action_vote_end(self, agree: bool) -> None:
+        if not self.zapp.answer_end(agree):
+            self._refuse(self.zapp.lang.t("why_vote_none"))
 
     def action_records(self) -> None:
         """战绩: after the match, with its line (each player's rating change) first."""

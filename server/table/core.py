@@ -23,7 +23,8 @@ it and hands it back in effects).
     resume(member, key, token, last_seq, now)     a seat's token came back (a reconnect)
     gone(member, now, left=...)                   a connection closed, or asked to `leave`
     command(member, msg, now)                     add_bot, remove_bot, start, act, auto, sync,
-                                                  hand_seat, next_round, rematch
+                                                  hand_seat, next_round, rematch, propose_end,
+                                                  vote_end
     rematch(seats, now)                           a new table's match for a rematch's seats
     tick(now)                                     time passed (see `next_wakeup`)
     resumed(now)                                  go on after a restart (`restore`)
@@ -54,11 +55,13 @@ from protocol.messages import (
     Auto,
     HandSeat,
     NextRound,
+    ProposeEnd,
     Rematch,
     RemoveBot,
     Start,
     Sync,
     TakeSeat,
+    VoteEnd,
     Watch,
 )
 from rules.actions import Action, IllegalAction
@@ -104,6 +107,7 @@ from server.table.projection import (
 from server.table.rounds import RoundBook, weekday_of
 from server.table.seating import AutoReason, Seats, SeatState
 from server.table.settings import Settings, Timing
+from server.table.vote import EndVote
 from server.table.window import ClaimWindow, HeldAnswer
 
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
@@ -163,6 +167,9 @@ class TableCore(Generic[M]):
         # Between rounds (`between`): the round to come starts when no seat holds it up, or at
         # `next_round_at` (None: no limit); after the match, the rematch vote.
         self.between = Between(timing.disconnect_grace)
+        # The vote to end the match together (解散, `vote`): settled after every input.
+        self.vote = EndVote(timing.disconnect_grace)
+        self.ended_as: str | None = None  # how the match ended, as stored (`voted`: by vote)
         # What happened, counted for the server's metrics (the shell takes and clears it after
         # each input): "action:<by>" (player, bot, auto, timeout, disconnected: each move an
         # event shows, never a pass, so /metrics tells nobody who could claim), "round" (a
@@ -265,6 +272,7 @@ class TableCore(Generic[M]):
                 return min(times, default=None)
         if self.state == "playing":
             times += self.between.wakeups(self.seats, self._now)
+            times += self.vote.wakeups(self.seats, self._now)
         for seat in self.seats:
             if seat.kind == "bot" and not seat.bot_here and seat.bot_arrives is not None:
                 times.append(seat.bot_arrives)
@@ -603,6 +611,10 @@ class TableCore(Generic[M]):
                     self.outbox.emit(Accepted(member))  # it answers the wait, as a move its prompt
             case Rematch():
                 self._rematch_vote(member)
+            case ProposeEnd():
+                self._propose_end(member, now)
+            case VoteEnd():
+                self._vote_end(member, msg.agree, now)
             case Start():
                 self._start(member, now)
             case Sync():
@@ -787,7 +799,7 @@ class TableCore(Generic[M]):
                     if self.round is not r or r.phase not in WINDOW_PHASES:
                         break  # the window closed (it was no longer held)
                     if index in self._asked() and self._plays_at_once(index):
-                        self._play_policy(index, self.seats[index].reason_at_once(), now)
+                        self._answer_at_once(index, now)
                         moved = True
         for index in list(self._asked()):
             if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
@@ -872,6 +884,17 @@ class TableCore(Generic[M]):
             self.auto_policies[index] = policy
         return policy
 
+    def _answer_at_once(self, index: int, now: float) -> None:
+        """The move of a seat the server answers for (`_plays_at_once`): its policy's, but a
+        seat awaiting its player after a restart passes its claims (`SeatState.awaits_return`).
+        Either comes within the window's minimum, so neither tells who could claim."""
+        r, seat = self.round, self.seats[index]
+        assert r is not None
+        if seat.awaits_return and r.phase in WINDOW_PHASES:
+            self._move(index, r.default_action(index), seat.reason_at_once(), now)
+        else:
+            self._play_policy(index, seat.reason_at_once(), now)
+
     def _play_policy(self, index: int, reason: AutoReason | None, now: float) -> None:
         """The seat's move by its policy; its default (`Round.default_action`) only if the
         policy fails or picks an illegal move."""
@@ -911,6 +934,7 @@ class TableCore(Generic[M]):
         self.frozen = True
         self.state = "abandoned"
         self.between.end()
+        self.vote.cancel()
         end: Record = (
             TableAbandoned(self.id, self._wall)
             if self.keep_stored_standings
@@ -962,6 +986,7 @@ class TableCore(Generic[M]):
         """Push every deadline standing `seconds` later (the time nobody's clock ran)."""
         self.seats.shift(seconds, arrivals=True)
         self.between.shift(seconds)
+        self.vote.shift(seconds)
         self.pacer.hold_until += seconds
 
     def idle_seconds(self, now: float) -> float | None:
@@ -1148,7 +1173,7 @@ class TableCore(Generic[M]):
             auto = [s for s in self._asked() if self._plays_at_once(s)]
             if not auto:
                 break
-            self._play_policy(auto[0], self.seats[auto[0]].reason_at_once(), now)
+            self._answer_at_once(auto[0], now)
         if self.round is None:
             return
         if self.round.phase is Phase.OVER:
@@ -1186,6 +1211,9 @@ class TableCore(Generic[M]):
         state = self._wait_state(self._now)
         if state is not None and to:
             self.outbox.paced([Send(to, state.frame(self.id, self.seq, self._now))], event=False)
+        ballot = self.vote.ballot(self._now)
+        if ballot is not None and ballot.outcome == "open" and to:
+            self.outbox.paced([Send(to, ballot.frame(self.id, self.seq, self._now))], event=False)
 
     def _wait_changed(self) -> None:
         """After every input: everyone at the table is told when the wait changed."""
@@ -1252,13 +1280,19 @@ class TableCore(Generic[M]):
         self._start_match(now)
         return self._done()
 
-    def _end_match(self, reason: Literal["finished", "abandoned"], now: float) -> None:
-        self.state = "finished" if reason == "finished" else "abandoned"
+    def _end_match(self, reason: Literal["finished", "abandoned", "vote"], now: float) -> None:
+        """The match is over: every round played, abandoned, or ended by vote (a finished
+        match for the table — the result stays up, a rematch may follow —, stored as `voted`:
+        the scores so far, the round cut short counting for nothing)."""
+        self.state = "abandoned" if reason == "abandoned" else "finished"
         self.between.end()
+        if reason != "vote":
+            self.vote.cancel()
         event = self._logged(
             frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, reason)
         )
-        end = TableEnded(self.id, self.state, list(self.scores), self.rounds_played, self._wall)
+        stored = self.ended_as = "voted" if reason == "vote" else self.state
+        end = TableEnded(self.id, stored, list(self.scores), self.rounds_played, self._wall)
         self._commit([event], [end], now, round_no=0)
         # The server's bots are done and leave their seats; humans may look at the result
         # until they leave.
@@ -1268,6 +1302,39 @@ class TableCore(Generic[M]):
                 self._seat_changed(index, now)
         self.linger_until = now + self.timing.finished_linger
         self._remove_if_idle()
+
+    # ----- ending the match together (解散, `server.table.vote`) -----
+
+    def _propose_end(self, member: M, now: float) -> None:
+        index = self._seated(member, "propose_end")
+        if index is None:
+            return
+        if self.state != "playing":
+            self._error(member, codes.NOT_PLAYING, "the match is not being played", "propose_end")
+            return
+        refusal = self.vote.propose(index, self.seats[index].player, now)
+        if refusal is not None:
+            self._error(member, *refusal, "propose_end")
+
+    def _vote_end(self, member: M, agree: bool, now: float) -> None:
+        index = self._seated(member, "vote_end")
+        if index is None:
+            return
+        refusal = self.vote.answer(index, agree, now) if self.state == "playing" else None
+        if self.state != "playing" or refusal is not None:
+            code, message = refusal or (codes.NO_VOTE, "no vote to end the match is open")
+            self._error(member, code, message, "vote_end")
+
+    def _settle_vote(self) -> None:
+        """After every input: who must agree now; the match ends if the vote passed; everyone
+        at the table is told when the vote changed."""
+        if self.state == "playing" and not self.frozen and not self.idle.paused:
+            if self.vote.update(self.seats, self._now) == "passed":
+                self._end_match("vote", self._now)
+        ballot = self.vote.changed(self._now)
+        if ballot is not None and self.members:
+            frame = ballot.frame(self.id, self.seq, self._now)
+            self.outbox.paced([Send(tuple(self.members), frame)], event=False)
 
     # ----- prompts and the clock -----
 
@@ -1337,6 +1404,7 @@ class TableCore(Generic[M]):
         self.seats[index].clock.started(seq, now)
 
     def _done(self) -> list[Effect]:
+        self._settle_vote()
         anyone = bool(self.members) or self.state != "playing" or self.frozen
         self.idle.update(anyone=anyone, now=self._now)
         self._wait_changed()

@@ -66,6 +66,13 @@ class SeatState(Generic[M]):
         its player would tell that the seat could claim."""
         return self.kind == "human" and not self.connected
 
+    @property
+    def awaits_return(self) -> bool:
+        """A player's seat not yet taken back since the server restarted. In a claim window it
+        passes (`TableCore._answer_at_once`): a restart is the server's doing, no reason for a
+        policy to change the player's hand before they are back."""
+        return self.dropped and self.restored_seq is not None
+
     def away_in(self, started: bool) -> bool:
         """A player's seat of a `started` match with nobody at it (the server plays it)."""
         return self.kind == "human" and self.member is None and started

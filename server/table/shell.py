@@ -498,16 +498,17 @@ class Table:
         elif core.state in ("finished", "abandoned") and core.round_no == 0:
             pass  # made and left before its start: no match ended (the server logs the close)
         elif core.state in ("finished", "abandoned"):
-            metrics.matches_ended.labels(reason=core.state).inc()
+            ending = "voted" if core.ended_as == "voted" else core.state
+            metrics.matches_ended.labels(reason=ending).inc()
             log.log(
                 logging.INFO if core.state == "finished" else logging.WARNING,
                 "table %s: match %s after %d of %d rounds, scores %s",
                 self.id,
-                core.state,
+                ending,
                 core.rounds_played,
                 core.s.rounds,
                 core.scores,
-                extra={"event": "match_ended", "table": self.id, "reason": core.state},
+                extra={"event": "match_ended", "table": self.id, "reason": ending},
             )
 
     def _timed(self, hold: float) -> None:

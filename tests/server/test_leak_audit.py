@@ -347,7 +347,6 @@ def claims_of(text: str) -> Claims:
             take(dou["tile"], ("known",), f"dou{i}")
             c.texts.append((("result", "dou", i, "why"), dou.get("why") or ""))
         for i, payment in enumerate(result.get("payments", [])):
-            c.texts.append((("result", "payments", i, "detail"), payment["detail"]))
             details = payment.get("details") or {}
             for j, line in enumerate(details.get("chickens", [])):
                 take(line["tile"], ("known",), f"pay{i}.{j}", line["count"])
