@@ -761,7 +761,7 @@ class Server:
             conn.joining = table
             table.post(Join(conn, msg, stored is None))
             return
-        why = self.passwords.refusal(table.id, conn.address)
+        why = self.passwords.admit(table.id, conn.address)
         if why is not None:
             self._error(conn, codes.TOO_MANY_ATTEMPTS, why, msg.type)
             return

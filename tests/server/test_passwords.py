@@ -141,3 +141,24 @@ async def test_wrong_passwords_are_logged_once_a_minute_per_address_with_a_count
         assert len(lines) == 2 and "7 more wrong or refused" in lines[1], lines
         for c in (host, guesser):
             await c.close()
+
+
+async def test_a_burst_of_guesses_sent_at_once_is_counted_as_it_arrives(tmp_path: Path) -> None:
+    """Twenty guesses from one address sent before any is answered: five are tried, the rest
+    are refused untried (a guess is counted when it arrives, not when its hash starts)."""
+    async with running_server(tmp_path / "z.db", seed="burst") as (url, server):
+        _clocked(server)
+        host, table = await _table(url, "burst")
+        guessers = [await connect(url, f"g{i}") for i in range(20)]
+        await asyncio.gather(
+            *(
+                c.send({"type": "watch", "table": table, "password": f"{i:04d}"})
+                for i, c in enumerate(guessers)
+            )
+        )
+        answers = [await c.recv_until(lambda f: f["type"] in ("error", "joined")) for c in guessers]
+        codes = sorted(str(a.get("code")) for a in answers)
+        assert codes.count("bad_password") == 5, codes
+        assert codes.count("too_many_attempts") == 15, codes
+        for c in (host, *guessers):
+            await c.close()
