@@ -414,6 +414,7 @@ class TableCore(Generic[M]):
         # The seat is the newcomer's now: the old key, like the old token, takes nothing back.
         seat = self.seats[msg.seat]
         seat.name, seat.player = msg.to, getattr(newcomer, "player", None)
+        self.vote.reseated(msg.seat)
         self._seat_member(newcomer, msg.seat, now)
         self._spectators_changed(now)
         self._table_changed(now)
