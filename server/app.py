@@ -617,6 +617,11 @@ class Server:
             self._register(conn)  # a seat taken before the key was known becomes its player's
             table.post(Resume(conn, key, msg.token, msg.last_seq))
 
+    def seated(self, conn: Conn) -> None:
+        """`TableHost.seated`: the player's key is stored once they sit down (a `take_seat`
+        refused, or a `watch`, stores nothing; a seat handed to a spectator stores theirs)."""
+        self._register(conn)
+
     def _register(self, conn: Conn) -> None:
         """The connection's player sits down (creates a table, takes a seat, takes one back):
         a new player key is stored now, before the table reads `conn.player`."""
@@ -753,8 +758,6 @@ class Server:
         if table is None:
             self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
             return
-        if isinstance(msg, TakeSeat):
-            self._register(conn)
         stored = table.core.s.password_hash
         if stored is None or msg.password is None:
             # No password, or none given (`bad_password` from the table): nothing to hash.

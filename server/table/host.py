@@ -47,6 +47,11 @@ class TableHost(Protocol[Table]):
 
     def drop_token(self, key: str | None) -> None: ...
 
+    def seated(self, conn: Conn) -> None:
+        """`conn`'s player sits down at a seat (took one, took one back, was handed one): a
+        new player key is stored now."""
+        ...
+
     def refused(self, conn: Conn, code: str, ref: str | None, table: str | None) -> None:
         """An error frame went to `conn` (counted and logged)."""
         ...

@@ -406,6 +406,8 @@ class Table:
                 await self._write(effect.records)
             elif isinstance(effect, Bind):
                 effect.member.table, effect.member.seat = self, effect.seat
+                if effect.seat is not None:
+                    self.server.seated(effect.member)
             elif isinstance(effect, Unbind):
                 if effect.member.table is self:
                     effect.member.table = effect.member.seat = None
