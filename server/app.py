@@ -759,6 +759,10 @@ class Server:
             self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
             return
         stored = table.core.s.password_hash
+        if stored is not None and self._owns_away_seat(conn, msg, table):
+            # Their key is the stronger proof: a player taking back their own away seat is
+            # not asked the password (nor held up by a lock others' wrong guesses set).
+            stored = None
         if stored is None or msg.password is None:
             # No password, or none given (`bad_password` from the table): nothing to hash.
             conn.joining = table
@@ -783,6 +787,19 @@ class Server:
                     self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
 
         self._background(check_then_join(), f"password-{conn.id}")
+
+    @staticmethod
+    def _owns_away_seat(conn: Conn, msg: TakeSeat | Watch, table: Table) -> bool:
+        """`msg` takes back an away seat of a started match played under `conn`'s player key."""
+        if not isinstance(msg, TakeSeat) or conn.player is None:
+            return False
+        core = table.core
+        claim = core.seats.claim(conn.player, None, msg.seat)
+        return (
+            core.state == "playing"
+            and claim.seat is not None
+            and core.seats[claim.seat].player == conn.player
+        )
 
     def _get_rounds(self, conn: Conn, msg: GetRounds) -> None:
         """A finished match's rounds for one of its players, read from the database in a thread
