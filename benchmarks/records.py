@@ -187,9 +187,9 @@ def time_wire(path: Path, repeat: int) -> dict[str, Any]:
 def time_commit(path: Path, repeat: int) -> dict[str, Any]:
     """The round's commit without and with its records, interleaved, on the writer's
     connection (synchronous=NORMAL, WAL, as the server)."""
-    from server.dbfile import open_database
-    from server.records import round_record_ops
-    from server.store import op_end_round
+    from server.storage.dbfile import open_database
+    from server.storage.record_sql import op_end_round
+    from server.storage.tallies import round_record_ops
 
     db = open_database(path)
     db.execute("PRAGMA synchronous=NORMAL")
@@ -222,13 +222,13 @@ def time_commit(path: Path, repeat: int) -> dict[str, Any]:
 
 
 def time_rebuild(path: Path) -> dict[str, Any]:
-    from server import records
-    from server.dbfile import open_database
+    from server.storage import tallies
+    from server.storage.dbfile import open_database
 
     db = open_database(path)
     began = time.perf_counter()
     db.execute("BEGIN")
-    n = records.rebuild(db)
+    n = tallies.rebuild(db)
     db.execute("COMMIT")
     took = time.perf_counter() - began
     db.close()

@@ -168,7 +168,10 @@ class ZhuojiApp(App[int]):
         if resume is None and seats is not None and mode == "join":
             self._resume = seats.latest(self.seat_key)
         # The screens are made knowing how to draw; the view comes down to them (`_present`).
-        self.add_mode("lobby", lambda: LobbyScreen(self.lang, self.play_mode))
+        self.add_mode(
+            "lobby",
+            lambda: LobbyScreen(self.lang, self.play_mode, has_key=self.player_key is not None),
+        )
         self.add_mode("table", self._table_screen)
 
     def _table_screen(self) -> TableScreen:

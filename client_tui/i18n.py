@@ -200,6 +200,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "btn_leave": ("离开", "Leave"),
     "seat_any": ("任意空位", "any free seat"),
     "no_tables": ("还没有牌桌：按 c 开一桌", "No tables yet: press c to create one"),
+    "tables_page": ("牌桌 · 第 {n}/{of} 页（[ ] 翻页）", "Tables · page {n}/{of} ([ ] pages)"),
     "password": ("密码", "Password"),
     "password_opt": ("密码（可不填）", "Password (optional)"),
     "create_title": ("开一桌", "Create a table"),
@@ -320,6 +321,15 @@ TEXT: dict[str, tuple[str, str]] = {
     "tile_mode_ascii": ("牌面：ASCII", "tiles: ASCII"),
     "tile_mode_cjk": ("牌面：中文", "tiles: CJK"),
     # why a key did nothing
+    "why_not_creator": (
+        "只有开桌的人（1号座）能让座",
+        "Only the table's creator (seat 1) hands seats on",
+    ),
+    "why_nobody_away": ("没有离座的玩家", "No player's seat is away"),
+    "hand_seat": ("让座", "hand seat"),
+    "hand_seat_title": ("把离座的座位让给一位观战者", "Hand an away seat to a spectator"),
+    "hand_seat_to": ("观战者的名字", "Spectator's name"),
+    "hand_seat_no_name": ("先写观战者的名字", "Type the spectator's name first"),
     "why_watching": ("你在观战，没有座位", "You are watching: you have no seat here"),
     "why_not_your_turn": ("还没轮到你", "Not your turn yet"),
     "why_nothing_asked": ("现在没有要你做的", "Nothing is asked of you now"),

@@ -96,7 +96,12 @@ def reduce(view: View, message: Message, *, at: float = 0.0) -> View:
             my_name=message.name,
         )
     if isinstance(message, Tables):
-        return replace(view, tables=tuple(table_v(t) for t in message.tables))
+        return replace(
+            view,
+            tables=tuple(table_v(t) for t in message.tables),
+            tables_page=message.page,
+            tables_pages=message.pages,
+        )
     if isinstance(message, Joined):
         return _joined(view, message)
     if isinstance(message, Left):

@@ -170,7 +170,7 @@ def end_line(view: View, seat: int, ascii: bool, lang: Lang, width: int = 200) -
     won = next((w for w in r.wins if w.seat == seat), None)
     if won is not None:
         head = Text(
-            f"{lang.t('winner')} {lang.pattern(won.pattern)}",
+            f"{lang.t('winner')} {lang.word(won.pattern)}",
             style=Style(bold=True, color="#f0c040"),
         )
         hand = [tl.notation(k) for k in won.hand]

@@ -220,6 +220,8 @@ class View:
     server: str = ""
     my_name: str = ""
     tables: tuple[TableV, ...] = ()
+    tables_page: int = 0  # the lobby page shown (`tables` comes a page at a time)
+    tables_pages: int = 1
     table_id: str | None = None
     table: TableV | None = None
     seat: int | None = None

@@ -1,8 +1,7 @@
 """A small websocket client of the protocol: what `zhuoji loadtest` and the tests drive.
 
     async with await Client.connect("ws://127.0.0.1:8765", "阿明") as c:
-        await c.send({"type": "list_tables"})
-        tables = await c.recv_type("tables")
+        tables = await c.list_tables()        # every page of the lobby's rows
 
 Frames are plain dicts (decoded JSON): the server is the authority, and validating every frame
 with the pydantic models would cost a load test more CPU than the server spends. Tests validate
@@ -107,6 +106,19 @@ class Client:
             return bool(f["type"] == kind)
 
         return await self.recv_until(match, timeout)
+
+    async def list_tables(self, timeout: float = 10) -> list[dict[str, Any]]:
+        """Every row of the lobby: its pages, each asked for in turn (a `tables` frame holds
+        what fits in 16 KiB; docs/PROTOCOL.md, The lobby)."""
+        rows: list[dict[str, Any]] = []
+        page, pages = 0, 1
+        while page < pages:
+            await self.send({"type": "list_tables", "page": page})
+            frame = await self.recv_type("tables", timeout)
+            rows += frame["tables"]
+            pages = frame.get("pages", 1)
+            page += 1
+        return rows
 
     async def close(self) -> None:
         await self.ws.close()

@@ -18,6 +18,7 @@ import contextlib
 import json
 import random
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,8 @@ class Report:
     fair_deals_checked: int = 0
     storage_notices: int = 0  # the server said its storage is failing: tables wait, not errors
     setup_retries: int = 0
+    frames: int = 0  # frames the load test's clients received (every frame the server sent them)
+    server_cpu_s: float | None = None  # the server's CPU over the run (its /metrics), if read
 
     def error(self, text: str) -> None:
         self.errors += 1
@@ -72,6 +75,11 @@ class Report:
                 return None
             return round(xs[min(len(xs) - 1, int(p * len(xs)))] * 1000, 2)
 
+        cpu = self.server_cpu_s
+
+        def per(n: int) -> float | None:
+            return round(cpu * 1e6 / n, 1) if cpu is not None and n else None
+
         return {
             "tables": self.tables,
             "rounds": self.rounds,
@@ -90,6 +98,12 @@ class Report:
             "actions_per_s": round(self.actions / self.elapsed_s, 1) if self.elapsed_s else None,
             "zero_sum": self.zero_sum,
             "elapsed_s": round(self.elapsed_s, 2),
+            "frames": self.frames,
+            # The server's own CPU (process_cpu_seconds_total of its /metrics, read before and
+            # after the run): what one action and one delivered frame cost it.
+            "server_cpu_s": None if cpu is None else round(cpu, 3),
+            "server_cpu_per_action_us": per(self.actions),
+            "server_cpu_per_frame_us": per(self.frames),
             # How late this process's own event loop ran (a 10 ms timer): if this is high, the
             # load test itself, not the server, is the bottleneck.
             "client_lag_p99_ms": pct(0.99, lags),
@@ -173,6 +187,7 @@ class SeatClient:
     ) -> dict[str, Any] | None:
         client, tracker, player = self.client, self.tracker, self.player
         async for raw in client.ws:
+            self.report.frames += 1
             frame = json.loads(raw)
             kind = frame["type"]
             self.last = kind if kind != "error" else f"error {frame['code']}"
@@ -342,6 +357,7 @@ async def run_table(
         ]
         for s, j in zip(seats, joined, strict=True):
             s.tracker.on_frame(j)
+        report.frames += sum(len(c.received) for c in clients)  # the set-up's frames
         ended: set[int] = set()  # the seqs of the round ends seen at this table
 
         def watcher(seat: int) -> Any:
@@ -431,6 +447,7 @@ async def run(
     report.chaos = chaos.p
     options = {"claim_min_ms": 0, "turn_seconds": 15, "bank_seconds": 30}
     options.update(table_options or {})
+    cpu_before = await asyncio.to_thread(server_cpu, url)
     start = time.perf_counter()
     lag_task = asyncio.create_task(_watch_lag(report))
 
@@ -451,7 +468,43 @@ async def run(
     await asyncio.gather(*(delayed(i) for i in range(tables)))
     report.elapsed_s = time.perf_counter() - start
     lag_task.cancel()
+    cpu_after = await asyncio.to_thread(server_cpu, url)
+    if cpu_before is not None and cpu_after is not None:
+        report.server_cpu_s = cpu_after - cpu_before
     return report
+
+
+def metrics_url(url: str) -> str:
+    """The server's `/metrics` address beside its websocket URL.
+
+    >>> metrics_url("ws://127.0.0.1:8765"), metrics_url("wss://h:1/x")
+    ('http://127.0.0.1:8765/metrics', 'https://h:1/metrics')
+    """
+    scheme, _, rest = url.partition("://")
+    host = rest.split("/", 1)[0]
+    return f"{'https' if scheme == 'wss' else 'http'}://{host}/metrics"
+
+
+def cpu_from_metrics(text: str) -> float | None:
+    """`process_cpu_seconds_total` from a Prometheus text exposition, or None.
+
+    >>> cpu_from_metrics("# HELP x\\nprocess_cpu_seconds_total 12.5\\nother 1\\n")
+    12.5
+    """
+    for line in text.splitlines():
+        if line.startswith("process_cpu_seconds_total "):
+            return float(line.split()[1])
+    return None
+
+
+def server_cpu(url: str, timeout: float = 10.0) -> float | None:
+    """The server's CPU seconds so far, from its own `/metrics`; None if it has none (another
+    server, or no process collector on its platform)."""
+    try:
+        with urllib.request.urlopen(metrics_url(url), timeout=timeout) as answer:
+            return cpu_from_metrics(answer.read().decode())
+    except (OSError, ValueError):
+        return None
 
 
 async def _watch_lag(report: Report) -> None:

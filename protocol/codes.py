@@ -34,11 +34,15 @@ ALREADY_HELLO = "already_hello"
 BAD_TOKEN = "bad_token"
 UNKNOWN_TABLE = "unknown_table"
 BAD_PASSWORD = "bad_password"
+# Too many table passwords tried lately, at that table or from that address (`server.guesses`):
+# refused without trying it, the message says how many seconds to wait.
+TOO_MANY_ATTEMPTS = "too_many_attempts"
 BAD_OPTIONS = "bad_options"
 ALREADY_AT_TABLE = "already_at_table"
 NOT_AT_TABLE = "not_at_table"
 NOT_SEATED = "not_seated"
 SEAT_TAKEN = "seat_taken"
+SPECTATORS_FULL = "spectators_full"  # `watch` of a table with the server's cap of spectators
 TABLE_FULL = "table_full"
 NOT_A_BOT = "not_a_bot"
 ALREADY_STARTED = "already_started"

@@ -39,11 +39,14 @@ from rules.events import (
     Event,
     Exhausted,
     Flipped,
+    Revealed,
     RoundEnded,
     RoundStarted,
     Won,
 )
+from rules.kinds import BonusKind, PatternKind
 from rules.options import RuleOptions
+from rules.patterns import Meld
 from rules.round import DiscardRecord, Phase
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
 from rules.view import (
@@ -99,6 +102,39 @@ def project_entry(entry: dict[str, Any], viewer: int | None) -> dict[str, Any]:
 _last: list[Any] = [None, None]
 NAMES = tuple(tile_name(k) for k in range(NUM_KINDS))
 
+_PATTERNS = {k.value: k for k in PatternKind}
+_BONUSES = {k.value: k for k in BonusKind}
+_PATTERN_OF_ZH = {k.zh: k.value for k in PatternKind}
+_BONUS_OF_ZH = {k.zh: k.value for k in BonusKind}
+
+
+def upgrade_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A stored log entry in the form of protocol version 3, whatever version wrote it: before
+    version 3 a `won` named its pattern and bonuses by their Chinese names, and a settlement had
+    `winners` (those names again) beside `wins`. Anything else, and an entry already in the new
+    form, comes back as it is (the same dict).
+
+    >>> upgrade_entry({"type": "won", "pattern": "大对子", "bonuses": ["自摸"], "seat": 1})
+    {'type': 'won', 'pattern': 'daduizi', 'bonuses': ['zimo'], 'seat': 1}
+    >>> upgrade_entry({"type": "round_ended", "result": {"outcome": "draw", "winners": [],
+    ...                "wins": []}})
+    {'type': 'round_ended', 'result': {'outcome': 'draw', 'wins': []}}
+    """
+    kind = entry.get("type")
+    if kind == "won" and entry.get("pattern") in _PATTERN_OF_ZH:
+        return {
+            **entry,
+            "pattern": _PATTERN_OF_ZH[entry["pattern"]],
+            "bonuses": [_BONUS_OF_ZH.get(b, b) for b in entry.get("bonuses") or []],
+        }
+    if kind == "round_ended":
+        result = entry.get("result")
+        # A settlement from before `wins` (schema version 0) keeps its `winners`: that is all
+        # it says of its winners.
+        if isinstance(result, dict) and "winners" in result and "wins" in result:
+            return {**entry, "result": {k: v for k, v in result.items() if k != "winners"}}
+    return entry
+
 
 def _tile(name: str | None) -> int | None:
     return None if name is None else parse_tile(name)
@@ -150,8 +186,8 @@ def _event(d: Source, *, seen: bool) -> Event | None:
             get("how"),
             _tile(get("tile")),
             get("from_seat"),
-            get("pattern"),
-            tuple(get("bonuses")),
+            _PATTERNS[get("pattern")],
+            tuple(_BONUSES[b] for b in get("bonuses")),
             get("void"),
             _tiles(get("hand")),
         )
@@ -160,8 +196,18 @@ def _event(d: Source, *, seen: bool) -> Event | None:
     if kind == "flipped":
         return Flipped(parse_tile(get("tile")))
     if kind == "round_ended":
-        return RoundEnded(dict(get("result")))
+        return _round_ended(get("result"))
     return None
+
+
+def _round_ended(result: Any) -> RoundEnded:
+    """The typed end of a round from its `result` (a decoded dict, as the frame keeps it)."""
+    melds = tuple(
+        tuple(Meld(m["kind"], parse_tile(m["tile"]), m["from"], m["dou"]) for m in row)
+        for row in result["melds"]
+    )
+    hands = tuple(_tiles(h) for h in result["hands"])
+    return RoundEnded(tuple(result["net"]), Revealed(hands, melds))
 
 
 def snapshot_view(rv: Source, viewer: int | None, opts: RuleOptions) -> SeatView:

@@ -2,16 +2,22 @@
 `encode`, which turns a frame into the text a socket sends.
 
 The server keeps its table events as dicts (the log it stores, replays and projects: round
-events from the engine, and `table`, `match_started`, `seat_status`, … numbered by the table);
-`encode` validates such a dict against its model before it leaves, so no frame goes out that the
-protocol does not define. Frames that are not logged are built here directly. A frame is encoded
-once per viewer class (`server.table.projection.view_key`), not once per connection.
+events from the engine, and `table`, `match_started`, `seat_status`, … numbered by the table).
+Those dicts are made from trusted values (the engine's events, and this module's builders through
+`logged`), so `encode` writes them with the standard library's C JSON encoder as they are: no
+model is built for them on the hot path (issue 26: validating and dumping each through its model
+cost more than the rest of the encoding). Whether they really are valid is checked where it can
+be: with `ZHUOJI_CHECK_FRAMES=1` in the environment (the test suite sets it, so every frame every
+test server sends is checked) `encode` validates each dict against the frame its `type` names and
+raises if it is not one, or if its text says anything the validated model's would not. Frames that
+are not logged are built here directly, validated as they are built. A frame is encoded once per
+viewer class (`server.table.projection.view_key`), not once per connection.
 
 The text holds exactly the fields that were given (`exclude_unset`): an `error` without `ref`
 has no `ref` key, a `drew` with `tile` null keeps it, as before.
 
 >>> encode(welcome("zhuoji", "阿明"))
-'{"type":"welcome","version":2,"server":"zhuoji","name":"阿明"}'
+'{"type":"welcome","version":3,"server":"zhuoji","name":"阿明"}'
 >>> encode({"type": "left", "table": "7"})
 '{"type":"left","table":"7"}'
 >>> encode(error("stale", "that answers 18", ref="act", table="1", seq=19))
@@ -20,6 +26,8 @@ has no `ref` key, a `drew` with `tile` null keeps it, as before.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -49,11 +57,31 @@ from protocol.messages import (
 Fields = Mapping[str, Any]
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# Every dict frame validated as it is encoded: on in the tests (tests/conftest.py), off in a
+# server, where the dicts come from the engine and the builders (see the module's docstring).
+CHECK = os.environ.get("ZHUOJI_CHECK_FRAMES", "") not in ("", "0")
+
+
 def encode(frame: BaseModel | Fields) -> str:
-    """The text of one server frame; a dict is validated as the frame its `type` names (raises
-    `pydantic.ValidationError`, naming the field, if it is not one)."""
-    model = frame if isinstance(frame, BaseModel) else event(frame)
-    return model.model_dump_json(exclude_unset=True)
+    """The text of one server frame: a model (built by a builder here, so validated) as its set
+    fields, a dict (a logged event or its projection) as it is. With `CHECK`, a dict is first
+    validated as the frame its `type` names (raises `pydantic.ValidationError`, naming the
+    field, if it is not one)."""
+    if isinstance(frame, BaseModel):
+        return frame.model_dump_json(exclude_unset=True)
+    text = _JSON.encode(frame)
+    if CHECK:
+        checked(frame, text)
+    return text
+
+
+def checked(frame: Fields, text: str) -> None:
+    """Raise unless `frame` is a valid server frame whose validated model says what `text`
+    says (`CHECK`)."""
+    model = event(frame)
+    if json.loads(model.model_dump_json(exclude_unset=True)) != json.loads(text):
+        raise ValueError(f"a {frame.get('type')} frame's text is not its model's: {text[:200]}")
 
 
 def event(d: Fields) -> ServerMessage:
@@ -139,6 +167,36 @@ def prompt(
         deadline_ms=deadline_ms,
         bank_ms=bank_ms,
     )
+
+
+def prompt_fields(
+    table: str,
+    seq: int,
+    seat: int,
+    actions: list[dict[str, Any]],
+    default: dict[str, Any],
+    deadline_ms: int | None,
+    bank_ms: int | None,
+) -> dict[str, Any]:
+    """`prompt`'s frame as a dict, for the table's hot path (a prompt for every decision): the
+    actions are the engine's legal ones, so the frame is valid as made and is encoded as it is
+    (`encode`; checked against `Prompt` under `CHECK`).
+
+    >>> fields = prompt_fields("7", 3, 1, [{"act": "pass"}], {"act": "pass"}, None, None)
+    >>> model = prompt("7", 3, 1, [{"act": "pass"}], {"act": "pass"}, None, None)
+    >>> json.loads(encode(fields)) == json.loads(encode(model))
+    True
+    """
+    return {
+        "type": "prompt",
+        "table": table,
+        "seq": seq,
+        "seat": seat,
+        "actions": actions,
+        "default": default,
+        "deadline_ms": deadline_ms,
+        "bank_ms": bank_ms,
+    }
 
 
 def snapshot(

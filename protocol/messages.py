@@ -39,12 +39,14 @@ from pydantic.json_schema import GetJsonSchemaHandler, JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from protocol import names
-from protocol.settlement import RoundResult, Seat, TileName, parse_result
+from protocol.settlement import Bonus, Pattern, RoundResult, Seat, TileName, parse_result
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 """Bumped on any change a client must know about; `hello` must quote it exactly.
 2: `round_ended.result` is the typed settlement of protocol/settlement.py (payments' `kind` and
-`details` in identifiers, `wins`)."""
+`details` in identifiers, `wins`).
+3: one vocabulary, the identifiers of rules/kinds.py: `won.pattern` and `won.bonuses` are
+identifiers, `round_ended.result.winners` (the Chinese names) is gone (`wins` says it all)."""
 
 MAX_FRAME_BYTES = 16 * 1024
 """The server closes a connection that sends a bigger frame (close code 1009)."""
@@ -216,9 +218,11 @@ class Hello(_Request):
 
 
 class ListTables(_Request):
-    """Ask for the lobby: the server answers `tables`."""
+    """Ask for the lobby: the server answers `tables`, page `page` of the listing (each page
+    as many rows as fit in one frame; `tables.pages` says how many there are)."""
 
     type: Literal["list_tables"] = "list_tables"
+    page: int = Field(default=0, ge=0, le=10_000)
 
 
 class CreateTable(_Request):
@@ -532,10 +536,14 @@ class Error(_Message):
 
 
 class Tables(_Message):
-    """The lobby."""
+    """The lobby, one page of it: the rows of page `page` of `pages` (as many as fit in one
+    frame, ≤ 16 KiB), `total` the rows of every page together. A page past the last is empty."""
 
     type: Literal["tables"] = "tables"
     tables: list[TableInfo]
+    page: int = Field(default=0, ge=0)
+    pages: int = Field(default=1, ge=1)
+    total: int | None = Field(default=None, ge=0)
 
 
 class Joined(_Message):
@@ -736,8 +744,8 @@ class Won(_TableFrame):
     how: str
     tile: TileName | None
     from_seat: Seat | None
-    pattern: str
-    bonuses: list[str]
+    pattern: Pattern
+    bonuses: list[Bonus] = Field(max_length=16)
     void: bool
     hand: list[TileName]
 

@@ -267,15 +267,6 @@ PAYMENT_ADAPTER: TypeAdapter[Payment] = TypeAdapter(Payment)
 # The rest of the settlement
 
 
-class Winner(_Part):
-    """A winner by the Chinese names (kept for old readers; `wins` has the identifiers)."""
-
-    seat: Seat
-    pattern: Annotated[str, StringConstraints(max_length=16)]
-    bonuses: list[Annotated[str, StringConstraints(max_length=16)]] = Field(max_length=16)
-    void: bool = False
-
-
 class Win(_Part):
     """A winner in identifiers: the pattern and every situation of the win (whether or not the
     preset gives it units), how it was won, on which tile, from whom; `void` for a 包牌."""
@@ -337,7 +328,6 @@ class RoundResult(_Part):
     (a discard or 抢杠 winner's hand without the winning tile)."""
 
     outcome: Literal["win", "draw"]
-    winners: list[Winner] = Field(max_length=3)
     wins: list[Win] = Field(max_length=3)
     flip: TileName | None
     payments: list[Payment] = Field(max_length=512)

@@ -1,17 +1,28 @@
-"""Events the round emits. Each is a small frozen record with a `type`; `to_dict()` gives the
-JSON form with tiles in notation. What each viewer may see of an event is `rules.view.project`;
-the fields that are private are named in `PRIVATE_FIELDS`.
+"""Events the round emits. Each is a small frozen record with a `type` holding values — seats,
+tile kinds, the identifiers of `rules.kinds` — never display names; `to_dict()` gives the JSON
+form (the table's log, and the wire's round events) with tiles in notation and identifiers as
+their values. What each viewer may see of an event is `rules.view.project`; the fields that are
+private are named in `PRIVATE_FIELDS`. (`zhuoji replay --json` writes its own, older form:
+`rules.replay_form`.)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from rules.kinds import BonusKind, PatternKind
 from rules.tiles import tile_name
+
+if TYPE_CHECKING:
+    from rules.patterns import Meld
+    from rules.settle import Settlement
 
 
 def _jsonable(name: str, value: Any) -> Any:
+    if isinstance(value, StrEnum):
+        return value.value
     if value is None or isinstance(value, bool | str):
         return value
     if name in ("tile", "flip") and isinstance(value, int):
@@ -121,15 +132,16 @@ class AddedGang(Event):
 
 @dataclass(frozen=True, slots=True)
 class Won(Event):
-    """A win. `how` is `zimo`, `discard` or `rob`; `hand` is the concealed hand, revealed."""
+    """A win. `how` is `zimo`, `discard` or `rob`; `pattern` and `bonuses` (every situation of
+    the win, RULES.md §12.23) are identifiers; `hand` is the concealed hand, revealed."""
 
     type: ClassVar[str] = "won"
     seat: int
     how: str
     tile: int | None
     from_seat: int | None
-    pattern: str
-    bonuses: tuple[str, ...]
+    pattern: PatternKind
+    bonuses: tuple[BonusKind, ...]
     void: bool
     hand: tuple[int, ...]
 
@@ -150,11 +162,47 @@ class Flipped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Revealed:
+    """Every seat's concealed tiles (tile kinds, in order) and melds (暗杠 tiles included), shown
+    to everyone once the round is over. A discard or 抢杠 winner's hand is without the winning
+    tile (its `Won.hand` has it)."""
+
+    hands: tuple[tuple[int, ...], ...]
+    melds: tuple[tuple[Meld, ...], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (`round_ended.result`'s `hands` and `melds`)."""
+        return {
+            "hands": [[tile_name(k) for k in h] for h in self.hands],
+            "melds": [
+                [
+                    {"kind": m.kind, "tile": tile_name(m.tile), "from": m.from_seat, "dou": m.dou}
+                    for m in row
+                ]
+                for row in self.melds
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class RoundEnded(Event):
-    """The settlement (see `rules.settle.Settlement.to_dict`) and every hand revealed."""
+    """The round's end: each seat's `net`, every hand and meld `revealed`, and the engine's
+    `settlement` (None when the event was read back from its JSON, whose `result` holds it;
+    not compared). A viewer's round follows `net` and `revealed` (`rules.view`)."""
 
     type: ClassVar[str] = "round_ended"
-    result: dict[str, Any]
+    net: tuple[int, ...]
+    revealed: Revealed
+    settlement: Settlement | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """`{"type": "round_ended", "result": …}`: the settlement's JSON with `hands` and
+        `melds` (`protocol.settlement.RoundResult`)."""
+        assert self.settlement is not None, "an ended round read from JSON is not written again"
+        return {
+            "type": self.type,
+            "result": {**self.settlement.to_dict(), **self.revealed.to_dict()},
+        }
 
 
 PRIVATE_FIELDS: dict[str, str] = {

@@ -29,6 +29,8 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import marshal
 import os
 import sys
@@ -170,18 +172,28 @@ def _tables(folder: str | None) -> Tables:
     if path is not None and not sys.dont_write_bytecode:
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            part = f"{path}.{os.getpid()}"
+        except OSError:
+            return tables
+        part = f"{path}.{os.getpid()}"
+        try:
             with open(part, "wb") as f:
                 f.write(marshal.dumps((stamp, *tables)))
             os.replace(part, path)  # whole or not at all, for a start running beside
         except OSError:
-            pass
+            with contextlib.suppress(OSError):
+                os.remove(part)  # a full disk leaves no half-written part behind
     return tables
+
+
+def _cache_folder() -> str:
+    """Where the bytecode of this module goes (`__pycache__` beside it, or under
+    `sys.pycache_prefix` when one is set): the cache file lives beside its own bytecode."""
+    return os.path.dirname(importlib.util.cache_from_source(__file__))
 
 
 SUIT_TABLE: dict[int, int]
 """Suit key → SETS_ONLY or SETS_PAIR, for every complete single-suit shape."""
-SUIT_TABLE, _CLASS, _ADD = _tables(os.path.join(os.path.dirname(__file__), "__pycache__"))
+SUIT_TABLE, _CLASS, _ADD = _tables(_cache_folder())
 
 # the names / kinds of the set bits of a 9-bit rank mask, per suit
 _MASK_NAMES = tuple(

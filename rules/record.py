@@ -61,10 +61,6 @@ class WinInfo:
         ]
         return [kind for applies, kind in found if applies]
 
-    def bonus_names(self, opts: RuleOptions) -> list[str]:
-        """The situations of the win, by their Chinese names (RULES.md §12.23)."""
-        return [kind.zh for kind in self.bonus_kinds(opts)]
-
 
 class FirstDiscard(NamedTuple):
     """The first discard of a standing chicken kind (1s, 8p): who made it, where in their row."""

@@ -24,6 +24,7 @@ from rules.events import (
     Event,
     Exhausted,
     Flipped,
+    Revealed,
     RoundEnded,
     RoundStarted,
     Won,
@@ -38,7 +39,7 @@ from rules.legality import (
     why_no_hu,
 )
 from rules.legality import seat_wait_mask as seat_wait_mask  # re-exported
-from rules.options import RuleOptions
+from rules.options import PATTERN_KIND, RuleOptions
 from rules.patterns import Meld, dilong_on, holding, win_pattern
 from rules.phase import Phase
 from rules.record import DiscardRecord, FirstDiscard, RoundRecord, WinInfo, ZerenClaim
@@ -624,7 +625,7 @@ class Round:
             self._emit(Flipped(self.flip))
         self.record = self._make_record()
         self.result = settle(self.record)
-        self._emit(RoundEnded({**self.result.to_dict(), **self.revealed()}))
+        self._emit(RoundEnded(tuple(self.result.net), self.revealed(), self.result))
 
     def _make_record(self) -> RoundRecord:
         return RoundRecord(
@@ -645,18 +646,11 @@ class Round:
             hot_gang=self.claim_hot_gang if any(w.hot for w in self.winners) else None,
         )
 
-    def revealed(self) -> dict[str, object]:
+    def revealed(self) -> Revealed:
         """Every hand and meld, shown to all once the round is over (暗杠 tiles included)."""
-        return {
-            "hands": [[tile_name(k) for k in _kinds(h)] for h in self.hands],
-            "melds": [
-                [
-                    {"kind": m.kind, "tile": tile_name(m.tile), "from": m.from_seat, "dou": m.dou}
-                    for m in row
-                ]
-                for row in self.melds
-            ],
-        }
+        return Revealed(
+            tuple(tuple(_kinds(h)) for h in self.hands), tuple(tuple(row) for row in self.melds)
+        )
 
     def _emit(self, event: Event) -> None:
         self.events.append(event)
@@ -693,14 +687,15 @@ def _turn_actions(r: Round, seat: int) -> list[Action]:
 
 
 def won_event(w: WinInfo, opts: RuleOptions) -> Won:
-    """The win as announced (the winner's hand revealed, the winning tile included)."""
+    """The win as announced, in identifiers (the winner's hand revealed, the winning tile
+    included)."""
     return Won(
         w.seat,
         w.how,
         w.tile,
         w.from_seat,
-        w.pattern.value,
-        tuple(w.bonus_names(opts)),
+        PATTERN_KIND[w.pattern],
+        tuple(w.bonus_kinds(opts)),
         w.void,
         tuple(_kinds(list(w.counts))),
     )

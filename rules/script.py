@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from rules.actions import Action, IllegalAction
 from rules.options import OptionsError, RuleOptions, make_options
+from rules.replay_form import replay_json as replay_json  # the public `--json` object
 from rules.round import DealError, Phase, Round, legal_actions
 from rules.tiles import TileParseError, parse_tile
 
@@ -225,12 +226,3 @@ def play_steps(script: Script, *, partial: bool = False) -> tuple[Round, list[St
 def run_script(data: Any) -> Round:
     """Parse and play a deal script (a decoded JSON object)."""
     return play_script(parse_script(data))
-
-
-def replay_json(r: Round) -> dict[str, Any]:
-    """The public `zhuoji replay --json` object (RULES.md §9)."""
-    result = r.result
-    assert result is not None
-    out: dict[str, Any] = result.to_dict()
-    out["events"] = [e.to_dict() for e in r.events]
-    return out

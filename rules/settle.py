@@ -52,7 +52,6 @@ class Payment:
 @dataclass(slots=True)
 class Settlement:
     outcome: str  # win | draw
-    winners: list[dict[str, Any]]
     flip: int | None
     payments: list[Payment]
     net: list[int]
@@ -61,12 +60,13 @@ class Settlement:
     ready: list[bool]
     chickens: list[dict[str, Any]] = field(default_factory=list)
     dou: list[dict[str, Any]] = field(default_factory=list)
-    wins: list[dict[str, Any]] = field(default_factory=list)  # `winners` in identifiers
+    wins: list[dict[str, Any]] = field(default_factory=list)  # each winner, in identifiers
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form, in identifiers only (`protocol.settlement.RoundResult` less the
+        revealed hands and melds)."""
         return {
             "outcome": self.outcome,
-            "winners": self.winners,
             "wins": self.wins,
             "flip": tile_name(self.flip) if self.flip is not None else None,
             "payments": [p.to_dict() for p in self.payments],
@@ -147,7 +147,6 @@ def _settlement(
 ) -> Settlement:
     return Settlement(
         outcome="draw" if r.exhausted else "win",
-        winners=[_winner_dict(r, w) for w in r.winners],
         flip=r.flip,
         payments=ledger.payments,
         net=ledger.net(),
@@ -160,20 +159,9 @@ def _settlement(
     )
 
 
-def _winner_dict(r: RoundRecord, w: WinInfo) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "seat": w.seat,
-        "pattern": w.pattern.value,
-        "bonuses": w.bonus_names(r.opts),
-    }
-    if w.void:
-        d["void"] = True
-    return d
-
-
 def _win_dict(r: RoundRecord, w: WinInfo) -> dict[str, Any]:
     """A winner in identifiers: `pattern` a PatternKind, `bonuses` BonusKinds (every situation
-    of the win, as `winners[].bonuses`, whether or not the preset gives it units)."""
+    of the win, whether or not the preset gives it units)."""
     return {
         "seat": w.seat,
         "pattern": PATTERN_KIND[w.pattern].value,

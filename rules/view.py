@@ -52,7 +52,7 @@ from rules.legality import discard_claims, rob_claims, seat_wait_mask, turn_acti
 from rules.options import RuleOptions
 from rules.patterns import DouKind, Meld, MeldKind
 from rules.round import DiscardRecord, Phase, Round, won_event
-from rules.tiles import NUM_KINDS, parse_tile
+from rules.tiles import NUM_KINDS, to_counts
 
 Viewer = int | None
 """A seat 0–3, or None for a spectator."""
@@ -565,26 +565,15 @@ def _flipped(v: SeatView, e: Flipped) -> SeatView:
 
 def _round_ended(v: SeatView, e: RoundEnded) -> SeatView:
     """Everything is shown at the end: every hand, every 暗杠's tile, the nets."""
-    result = e.result
-    hands = v.hands
-    if isinstance(result.get("hands"), list):
-        counted = []
-        for names in result["hands"]:
-            counts = [0] * NUM_KINDS
-            for name in names:
-                counts[parse_tile(name)] += 1
-            counted.append(tuple(counts))
-        hands = tuple(counted)
-    melds = v.melds
-    if isinstance(result.get("melds"), list):
-        melds = tuple(
-            tuple(
-                m._replace(tile=parse_tile(shown["tile"])) if m.tile is None else m
-                for m, shown in zip(row, shown_row, strict=True)
-            )
-            for row, shown_row in zip(v.melds, result["melds"], strict=True)
+    hands = tuple(tuple(to_counts(h)) for h in e.revealed.hands)
+    melds = tuple(
+        tuple(
+            m._replace(tile=shown.tile) if m.tile is None else m
+            for m, shown in zip(row, shown_row, strict=True)
         )
-    net = tuple(result["net"]) if "net" in result else v.net
+        for row, shown_row in zip(v.melds, e.revealed.melds, strict=True)
+    )
+    net = e.net
     return v._replace(
         phase=Phase.OVER,
         hands=hands,

@@ -26,7 +26,6 @@ import logging
 import os
 import re
 import secrets
-import sqlite3
 import time
 from collections.abc import Collection, Mapping
 from http import HTTPStatus
@@ -37,12 +36,12 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from server import maintenance
 from server.config import ADMIN_TOKEN_PATTERN
+from server.storage import maintenance
 
 if TYPE_CHECKING:
     from server.conn import Conn
-    from server.store import Store
+    from server.storage.writer import Store
     from server.table.shell import Table
 
 
@@ -209,14 +208,9 @@ class Admin:
         keep = frozenset(self.server.tables)
         path = self.server.store.path
 
-        def work() -> maintenance.PruneReport:
-            conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
-            try:
-                return maintenance.prune(conn, cutoff, keep)
-            finally:
-                conn.close()
-
-        report = await self.server.store.hold_writes(work)
+        report = await self.server.store.hold_writes(
+            lambda: maintenance.prune_file(path, cutoff, keep)
+        )
         log.warning(
             "admin: pruned %d tables (%d rounds, %d actions, %d events); %d → %d bytes",
             len(report.tables),

@@ -18,7 +18,6 @@ import contextlib
 import gc
 import logging
 import secrets
-import sqlite3
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
@@ -42,6 +41,7 @@ from protocol.messages import (
     GetRecords,
     GetRounds,
     Hello,
+    ListTables,
     TakeSeat,
     Watch,
     parse_client,
@@ -50,12 +50,15 @@ from rules.options import OptionsError, make_options, overrides_of
 from server import admin as admin_endpoint
 from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
-from server.credentials import hash_password, token_key
+from server.credentials import token_key
+from server.lobby import Listing, shown
 from server.metrics import Metrics
+from server.password_gate import PasswordGate, hashed
 from server.players import Players
+from server.quota import CpuShare, TableQuota
 from server.storage.record_sql import ops_of
 from server.storage.records import Record
-from server.store import Store
+from server.storage.writer import Store
 from server.table.effects import RematchSeat
 from server.table.fanout import LOG_KEEP
 from server.table.inputs import Command, Create, Gone, Join, Leave, OpenRematch, Resume, Stop
@@ -67,9 +70,7 @@ from server.throttle import AcceptFailures, LogThrottle
 log = logging.getLogger("zhuoji.server")
 
 CONNECTIONS_PER_ADDRESS = "connections_per_address"  # the refusal's kind (log, metrics)
-
-LOBBY_ROWS = 500  # tables in one `tables` frame at most (about 250 KB)
-LOBBY_PLAYING = 400  # of which playing tables at most
+BOT_BURST = 0.05  # CPU seconds each table no player is at may bank (`CpuShare.burst`)
 
 TABLE_COMMANDS = frozenset(
     {"add_bot", "remove_bot", "start", "act", "auto", "sync", "hand_seat", "next_round", "rematch"}
@@ -123,8 +124,14 @@ class Server:
         bot_delay: float = 0.0,
         tables_per_connection: int = 0,
         tables_per_address: int = 0,
+        tables_window: float = 0.0,
+        bot_tables_cpu_share: float = 0.0,
         connections_per_address: int = 0,
         address_exempt: Iterable[str] = (),
+        password_guesses: int = 5,
+        spectators_per_table: int = 16,
+        ping_interval: float = 20.0,
+        ping_timeout: float = 20.0,
         lobby_timeout: float = 0.0,
         idle_pause: float = 600.0,
         idle_close: float = 7200.0,
@@ -134,11 +141,18 @@ class Server:
         version: str = "unknown",
     ) -> None:
         """`tables_per_connection` / `tables_per_address` cap the open tables one connection /
-        one peer address (except `address_exempt`) has created (0: no cap); `lobby_timeout`
+        one peer address (except `address_exempt`) has created (0: no cap), an address's
+        counting also those it created in the last `tables_window` seconds (closed or not);
+        the playing tables no player is connected to may use `bot_tables_cpu_share` of a core
+        together (`server.quota.CpuShare`; 0: no limit); `lobby_timeout`
         closes a connection at no table that sends nothing that long (0: never); a playing
         table nobody is connected to pauses after `idle_pause` and closes after `idle_close`
         seconds (0: never); `connections_per_address` caps the connections open at once from
-        one peer address, loopback included (0: no cap); `table_defaults` fill what a `create_table` leaves out;
+        one peer address, loopback included (0: no cap); `password_guesses` is how many table
+        passwords a minute one table and one address may try (`server.guesses`; 0: no limit);
+        `spectators_per_table` caps each table's spectators (0: no cap); every connection is
+        pinged each `ping_interval` and closed without a pong within `ping_timeout`;
+        `table_defaults` fill what a `create_table` leaves out;
         `admin_token` opens the admin endpoint (`server.admin`). `from_config` takes them
         from a `ServerConfig`."""
         self.store = store
@@ -158,12 +172,22 @@ class Server:
         self.lobby_timeout = lobby_timeout
         self.table_defaults = table_defaults or TableSection()
         self.admin = admin_endpoint.Admin(self, admin_token)
-        # table id → (connection id, address) of its creator; and the open tables of each
-        self.created: dict[str, tuple[int, str]] = {}
+        # table id → the connection id of its creator; and the open tables of each
+        self.created: dict[str, int] = {}
         self.by_conn: Counter[int] = Counter()
-        self.by_address: Counter[str] = Counter()
+        # Each address's tables: open ones, and those made within `tables_window` seconds.
+        self.by_address = TableQuota(window=tables_window)
+        # What the tables no player is at may spend together (None: no limit).
+        self.bot_budget = (
+            CpuShare(share=bot_tables_cpu_share, burst=BOT_BURST)
+            if bot_tables_cpu_share > 0
+            else None
+        )
         # One log line per kind of refusal and address a minute (`server.throttle`).
         self.log_throttle = LogThrottle()
+        # Table passwords: guesses limited, hashed on a thread (`server.password_gate`).
+        self.passwords = PasswordGate(password_guesses)
+        self.creating: set[int] = set()  # connections whose new table's password is hashed
         # The tables' time limits; the server's own bots are played by the tables themselves.
         self.timing = Timing(
             disconnect_grace=disconnect_grace,
@@ -171,8 +195,12 @@ class Server:
             bot_delay=bot_delay,
             idle_pause=idle_pause,
             idle_close=idle_close,
+            spectators=spectators_per_table,
         )
+        self.ping_interval = ping_interval
+        self.ping_timeout = ping_timeout
         self.tables: dict[str, Table] = {}
+        self.listing = Listing()  # the lobby's rows, encoded once per change (`server.lobby`)
         self.tokens: dict[str, Table] = {}  # token digest (`token_key`) → its table
         self.next_table = store.max_table_number() + 1
         self._readers: set[asyncio.Task[None]] = set()  # `get_rounds` answers being read
@@ -187,7 +215,7 @@ class Server:
         self.version = version
         self.metrics = Metrics(self, version=version)  # `GET /metrics`
         # Who says hello with which player key (their digests, read once; server.players).
-        self.players = Players.load(store._db)
+        self.players = Players.load(store.known_players())
         store.on_commit = self.metrics.committed
 
     @classmethod
@@ -208,8 +236,14 @@ class Server:
             bot_delay=pace.bot_delay,
             tables_per_connection=lim.tables_per_connection,
             tables_per_address=lim.tables_per_address,
+            tables_window=lim.tables_window_minutes * 60,
+            bot_tables_cpu_share=lim.bot_tables_cpu_share,
             connections_per_address=lim.connections_per_address,
             address_exempt=lim.address_exempt,
+            password_guesses=lim.password_guesses,
+            spectators_per_table=lim.spectators_per_table,
+            ping_interval=lim.ping_interval,
+            ping_timeout=lim.ping_timeout,
             lobby_timeout=lim.lobby_timeout,
             idle_pause=lim.idle_minutes * 60,
             idle_close=lim.idle_close_minutes * 60,
@@ -254,8 +288,8 @@ class Server:
             compression=None,
             max_size=MAX_FRAME_BYTES,
             max_queue=16,
-            ping_interval=20,
-            ping_timeout=20,
+            ping_interval=self.ping_interval,
+            ping_timeout=self.ping_timeout,
             close_timeout=5,
             process_request=self._http,
             start_serving=False,
@@ -505,8 +539,8 @@ class Server:
             self._error(conn, codes.ALREADY_HELLO, "hello was already received", kind)
         elif kind in STORAGE_REFUSED and self.store.fault is not None:
             self._storage_notice(conn, kind)
-        elif kind == "list_tables":
-            self._send(conn, frames.tables(self.lobby()))
+        elif isinstance(msg, ListTables):
+            conn.send(self.listing.frame(self.tables.values(), msg.page))
         elif isinstance(msg, CreateTable):
             self._create(conn, msg)
         elif isinstance(msg, TakeSeat | Watch):
@@ -542,9 +576,9 @@ class Server:
             return
         conn.hello, conn.name = True, msg.name
         if msg.player_key is not None:
-            conn.player, ops = self.players.identify(msg.player_key, msg.name, time.time())
-            if ops:
-                self._background(self.store.write(ops), f"player-{conn.id}")
+            conn.player, written = self.players.identify(msg.player_key, msg.name, time.time())
+            if written:
+                self._background(self.store.write(ops_of(written)), f"player-{conn.id}")
         self._send(conn, frames.welcome(self.name, msg.name, conn.player))
         if self.store.fault is not None:
             self._storage_notice(conn, None)
@@ -559,31 +593,7 @@ class Server:
             table.post(Resume(conn, key, msg.token, msg.last_seq))
 
     def _create(self, conn: Conn, msg: CreateTable) -> None:
-        if conn.table is not None or conn.joining is not None:
-            self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
-            return
-        if len(self.tables) >= self.max_tables:
-            self._error(
-                conn, codes.TOO_MANY_TABLES, "the server has no room for more tables", msg.type
-            )
-            return
-        cap = self.tables_per_connection
-        if cap and self.by_conn[conn.id] >= cap:
-            self._error(
-                conn,
-                codes.TABLES_PER_CONNECTION,
-                f"this connection has {cap} open tables already (the server's limit)",
-                msg.type,
-            )
-            return
-        cap, address = self.tables_per_address, conn.address
-        if cap and address not in self.address_exempt and self.by_address[address] >= cap:
-            self._error(
-                conn,
-                codes.TABLES_PER_ADDRESS,
-                f"your address has {cap} open tables already (the server's limit)",
-                msg.type,
-            )
+        if self._create_refused(conn, msg):
             return
         msg = self._with_defaults(msg)
         requested = dict(msg.options)
@@ -594,6 +604,64 @@ class Server:
         except OptionsError as err:
             self._error(conn, codes.BAD_OPTIONS, str(err)[:400], msg.type)
             return
+        if msg.password is None:
+            self._open_table(conn, msg, options, None)
+            return
+        # The password's hash is worked out on a thread: the connection waits (`creating`).
+        self.creating.add(conn.id)
+        password = msg.password
+
+        async def hash_then_open() -> None:
+            try:
+                digest = await hashed(password)
+            finally:
+                self.creating.discard(conn.id)
+            if not conn.closed and not self._create_refused(conn, msg):
+                self._open_table(conn, msg, options, digest)
+
+        self._background(hash_then_open(), f"create-{conn.id}")
+
+    def _create_refused(self, conn: Conn, msg: CreateTable) -> bool:
+        """Whether `create_table` is refused (and the error sent): at a table already, or past
+        one of the server's caps."""
+        if conn.table is not None or conn.joining is not None or conn.id in self.creating:
+            self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
+            return True
+        if len(self.tables) >= self.max_tables:
+            self._error(
+                conn, codes.TOO_MANY_TABLES, "the server has no room for more tables", msg.type
+            )
+            return True
+        cap = self.tables_per_connection
+        if cap and self.by_conn[conn.id] >= cap:
+            self._error(
+                conn,
+                codes.TABLES_PER_CONNECTION,
+                f"this connection has {cap} open tables already (the server's limit)",
+                msg.type,
+            )
+            return True
+        cap, address = self.tables_per_address, conn.address
+        if (
+            cap
+            and address not in self.address_exempt
+            and self.by_address.count(address, time.monotonic()) >= cap
+        ):
+            window = self.by_address.window
+            since = f" or made in the last {window / 60:g} minutes" if window > 0 else ""
+            self._error(
+                conn,
+                codes.TABLES_PER_ADDRESS,
+                f"your address has {cap} tables open{since} already (the server's limit)",
+                msg.type,
+            )
+            return True
+        return False
+
+    def _open_table(
+        self, conn: Conn, msg: CreateTable, options: Any, password_hash: str | None
+    ) -> None:
+        """The new table, its creator joining it."""
         table_id = str(self.next_table)
         self.next_table += 1
         settings = Settings(
@@ -606,15 +674,15 @@ class Server:
             turn_seconds=msg.turn_seconds,
             bank_seconds=msg.bank_seconds,
             claim_min_ms=msg.claim_min_ms,
-            password_hash=None if msg.password is None else hash_password(msg.password),
+            password_hash=password_hash,
             bot_delay=msg.bot_delay,
             next_round_seconds=msg.next_round_seconds,
         )
         table = Table(self, table_id, settings)
         self.tables[table_id] = table
-        self.created[table_id] = (conn.id, conn.address)
+        self.created[table_id] = conn.id
         self.by_conn[conn.id] += 1
-        self.by_address[conn.address] += 1
+        self.by_address.opened(table_id, conn.address, time.monotonic())
         conn.joining = table
         table.post(Create(conn))
 
@@ -641,15 +709,38 @@ class Server:
         return msg.model_copy(update=fill) if fill else msg
 
     def _join(self, conn: Conn, msg: TakeSeat | Watch) -> None:
-        if conn.table is not None or conn.joining is not None:
+        if conn.table is not None or conn.joining is not None or conn.id in self.creating:
             self._error(conn, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
             return
         table = self.tables.get(msg.table)
         if table is None:
             self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
             return
-        conn.joining = table
-        table.post(Join(conn, msg))
+        stored = table.core.s.password_hash
+        if stored is None or msg.password is None:
+            # No password, or none given (`bad_password` from the table): nothing to hash.
+            conn.joining = table
+            table.post(Join(conn, msg, stored is None))
+            return
+        why = self.passwords.refusal(table.id, conn.address)
+        if why is not None:
+            self._error(conn, codes.TOO_MANY_ATTEMPTS, why, msg.type)
+            return
+        conn.joining = table  # until the table has answered
+        password = msg.password
+
+        async def check_then_join() -> None:
+            right = False
+            try:
+                right = await self.passwords.check(password, stored, table.id, conn.address)
+            finally:
+                if self.tables.get(table.id) is table:
+                    table.post(Join(conn, msg, right))
+                elif conn.joining is table:  # closed meanwhile
+                    conn.joining = None
+                    self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
+
+        self._background(check_then_join(), f"password-{conn.id}")
 
     def _get_rounds(self, conn: Conn, msg: GetRounds) -> None:
         """A finished match's rounds for one of its players, read from the database in a thread
@@ -689,9 +780,10 @@ class Server:
 
     async def _send_records(self, conn: Conn, msg: GetRecords) -> None:
         from server.standings import answer
+        from server.storage.standings_reads import connect_read_only
 
         def read() -> dict[str, Any]:
-            db = sqlite3.connect(f"file:{self.store.path}?mode=ro", uri=True, timeout=30)
+            db = connect_read_only(self.store.path)
             try:
                 return answer(
                     db,
@@ -762,35 +854,25 @@ class Server:
         log.info("table %s: rematch at table %s", old.id, table_id)
 
     def lobby(self) -> list[dict[str, Any]]:
-        """The lobby rows, at most `LOBBY_ROWS`: every playing table first in the budget (up
-        to `LOBBY_PLAYING`), then the newest waiting tables (so tables left waiting can never
-        hide a new one, or a match being played), then the newest finished ones. Shown in the
-        order waiting, playing, finished, each by table number."""
-        groups: dict[str, list[Table]] = {"waiting": [], "playing": [], "finished": []}
-        for t in self.tables.values():
-            groups.get(t.state, groups["finished"]).append(t)
-        for rows in groups.values():
-            rows.sort(key=lambda t: int(t.id), reverse=True)  # newest first
-        playing = groups["playing"][:LOBBY_PLAYING]
-        waiting = groups["waiting"][: LOBBY_ROWS - len(playing)]
-        finished = groups["finished"][: max(0, LOBBY_ROWS - len(playing) - len(waiting))]
-        shown = sorted(waiting, key=lambda t: int(t.id)) + sorted(playing, key=lambda t: int(t.id))
-        return [t.info() for t in shown + sorted(finished, key=lambda t: int(t.id))]
+        """The lobby rows, every page's (`server.lobby.shown`), made afresh."""
+        return [t.info() for t in shown(self.tables.values())]
+
+    def lobby_changed(self, table: Table) -> None:
+        """A table's lobby row may have changed (`TableHost`): made again when next asked."""
+        self.listing.changed(table.id)
 
     def remove_table(self, table: Table) -> None:
         """Forget a table (its record stays in the database)."""
         if self.tables.get(table.id) is not table:
             return
         del self.tables[table.id]
-        creator = self.created.pop(table.id, None)
-        if creator is not None:
-            conn_id, address = creator
+        self.listing.changed(table.id)
+        conn_id = self.created.pop(table.id, None)
+        if conn_id is not None:
             self.by_conn[conn_id] -= 1
-            self.by_address[address] -= 1
             if self.by_conn[conn_id] <= 0:
                 del self.by_conn[conn_id]
-            if self.by_address[address] <= 0:
-                del self.by_address[address]
+        self.by_address.closed(table.id, time.monotonic())
         started = table.core.round_no > 0  # one made and left before its start: debug only
         log.log(
             logging.INFO if started else logging.DEBUG,
@@ -827,6 +909,8 @@ class Server:
         if code == codes.STORAGE_UNAVAILABLE and ref is None:
             return  # the notice everyone gets when a fault starts: the store logs the fault once
         conn.refusals += 1
+        if code in (codes.BAD_PASSWORD, codes.TOO_MANY_ATTEMPTS):
+            return  # the password gate's own line: one a minute per address, with the count
         held = self.log_throttle.allow(("refused", code, conn.address), time.monotonic())
         if held is None:
             return

@@ -56,8 +56,23 @@ class LimitsSection(_Section):
     max_tables: int = Field(default=5000, ge=1, le=1_000_000)
     tables_per_connection: int = Field(default=4, ge=0, le=10_000)  # 0: no limit
     tables_per_address: int = Field(default=64, ge=0, le=1_000_000)  # 0: no limit
+    # A table counts against its address's cap this long after it was made, closed or not, so
+    # that one address cannot keep starting new ones (0: open tables only).
+    tables_window_minutes: float = Field(default=60.0, ge=0, le=10_080)
+    # The share of one core that the playing tables no player is connected to (bots, 托管 and
+    # away seats only) may use together; past it they wait their turn (0: no limit).
+    bot_tables_cpu_share: float = Field(default=0.25, ge=0, le=16)
     # Websocket connections open at once from one address, this machine's included (0: no limit).
     connections_per_address: int = Field(default=64, ge=0, le=100_000)
+    # Table passwords one table, and one address, may try a minute; then locked, each lock
+    # twice the last (`server.guesses`; 0: no limit).
+    password_guesses: int = Field(default=5, ge=0, le=10_000)
+    # Spectators one table takes at most (0: no cap).
+    spectators_per_table: int = Field(default=16, ge=0, le=10_000)
+    # Every connection is pinged this often and closed if no pong comes within `ping_timeout`
+    # (a client that stops reading, a spectator included, is closed so).
+    ping_interval: float = Field(default=20.0, ge=0.1, le=3600)
+    ping_timeout: float = Field(default=20.0, ge=0.1, le=3600)
     # Peers not counted per address (the host itself: `zhuoji play`, a load test).
     address_exempt: tuple[str, ...] = ("127.0.0.1", "::1")
     hello_timeout: float = Field(default=10.0, ge=0.1, le=600)

@@ -5,7 +5,9 @@ each connection's frames into its transport buffer in one write (one system call
 three frames a table step sends each seat), without waiting for the socket to drain. So a table
 never stalls on a slow reader: the slow client falls behind alone, and once more than
 `MAX_BUFFERED` bytes wait for it, it is closed (4003) and may reconnect for a snapshot. A frame
-several connections get alike is encoded once (`send_many`).
+several connections get alike is encoded once (`send_many`), and framed once (`text_frame`: a
+server's websocket frames are unmasked, and the server negotiates no extension, so the bytes on
+the wire are the same for every connection).
 
 The server's own bots have no connection: their tables play them (`server.table.core`).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import struct
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -142,19 +145,44 @@ class Outbox:
     def flush(self) -> None:
         self.scheduled = False
         pending, self.pending = self.pending, {}
-        for conn, frames in pending.items():
+        framed: dict[int, bytes] = {}  # id of a payload (alive in `pending`) → its frame
+        for conn, payloads in pending.items():
             ws = conn.ws
-            if ws.protocol.state is not State.OPEN or ws.transport is None:
+            protocol, transport = ws.protocol, ws.transport
+            if protocol.state is not State.OPEN or transport is None:
                 continue
-            for data in frames:
-                ws.protocol.send_text(data)
-            chunks = ws.protocol.data_to_send()
-            if all(chunks):  # frames only (an empty chunk would ask to half-close)
-                ws.transport.write(b"".join(chunks))
-            else:  # pragma: no cover - the protocol is open: no end of stream queued
-                for chunk in chunks:
-                    if chunk:
-                        ws.transport.write(chunk)
+            if protocol.extensions:  # pragma: no cover - the server negotiates none
+                for data in payloads:
+                    protocol.send_text(data)
+                payloads = []
+            # Whatever the protocol has queued goes first (normally nothing: the connection
+            # writes its own control frames as it makes them).
+            chunks = [chunk for chunk in protocol.data_to_send() if chunk]
+            for data in payloads:
+                frame = framed.get(id(data))
+                if frame is None:
+                    frame = framed[id(data)] = text_frame(data)
+                chunks.append(frame)
+            if chunks:
+                transport.write(b"".join(chunks))
+
+
+def text_frame(data: bytes) -> bytes:
+    """`data` (UTF-8 text) as one websocket text frame from a server (RFC 6455 section 5.2):
+    FIN, opcode 1, no mask, the payload length in 7, 16 or 64 bits; the bytes websockets'
+    `Frame.serialize` makes without a mask or extensions.
+
+    >>> from websockets.frames import Frame, Opcode
+    >>> all(text_frame(b"x" * n) == Frame(Opcode.TEXT, b"x" * n).serialize(mask=False)
+    ...     for n in (0, 125, 126, 65535, 65536))
+    True
+    """
+    n = len(data)
+    if n < 126:
+        return bytes((0x81, n)) + data
+    if n < 65536:
+        return struct.pack("!BBH", 0x81, 126, n) + data
+    return struct.pack("!BBQ", 0x81, 127, n) + data
 
 
 class WsConn(Conn):

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import hmac
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from protocol.events import project_entry
 from protocol.messages import ROUND_EVENT_TYPES
+from server.storage.reads import rounds_logged, table_row
 
 
 class NotYours(Exception):
@@ -23,12 +23,9 @@ class NotOver(Exception):
     """The match is still waiting or playing."""
 
 
-def seat_of(tokens_json: str | None, key: str) -> int | None:
+def seat_of(digests: list[Any] | None, key: str) -> int | None:
     """The seat whose stored token digest is `key` (`server.credentials.token_key`), if any."""
-    if not tokens_json:
-        return None
-    digests = json.loads(tokens_json)
-    for seat, digest in enumerate(digests):
+    for seat, digest in enumerate(digests or []):
         if isinstance(digest, str) and hmac.compare_digest(digest, key):
             return seat
     return None
@@ -37,35 +34,21 @@ def seat_of(tokens_json: str | None, key: str) -> int | None:
 def rounds_for(db: Path, table: str, *, seat: int | None, token_key: str | None) -> dict[str, Any]:
     """The `rounds` frame of `table` for `seat` (seated there now) or the holder of the token
     whose digest is `token_key`. Raises NotYours or NotOver."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
-    conn.row_factory = sqlite3.Row
-    try:
-        row = conn.execute(
-            "SELECT id, name, preset, options, rounds, state, seats, tokens FROM tables WHERE id=?",
-            (table,),
-        ).fetchone()
-        if row is None:
-            raise NotYours(table)
-        if seat is None and token_key is not None:
-            seat = seat_of(row["tokens"], token_key)
-        if seat is None:
-            raise NotYours(table)
-        if row["state"] not in ("finished", "abandoned"):
-            raise NotOver(table)
-        events = [
-            (int(e["round_no"]), json.loads(e["data"]))
-            for e in conn.execute(
-                "SELECT round_no, data FROM events WHERE table_id=? AND round_no>0 ORDER BY seq",
-                (table,),
-            )
-        ]
-    finally:
-        conn.close()
+    row = table_row(db, table)
+    if row is None:
+        raise NotYours(table)
+    if seat is None and token_key is not None:
+        seat = seat_of(json.loads(row["tokens"]) if row["tokens"] else None, token_key)
+    if seat is None:
+        raise NotYours(table)
+    if row["state"] not in ("finished", "abandoned"):
+        raise NotOver(table)
+    events = rounds_logged(db, table)
     logs: dict[int, list[dict[str, Any]]] = {}
     for round_no, entry in events:
         if entry.get("type") in ROUND_EVENT_TYPES:
             logs.setdefault(round_no, []).append(project_entry(entry, seat))
-    seats = json.loads(row["seats"] or "[]")
+    seats = row["seats"] or []
     names = [str(s.get("name") or f"#{i + 1}") for i, s in enumerate(seats)][:4]
     names += [f"#{i + 1}" for i in range(len(names), 4)]
     return {
@@ -74,7 +57,7 @@ def rounds_for(db: Path, table: str, *, seat: int | None, token_key: str | None)
         "seat": seat,
         "name": row["name"],
         "preset": row["preset"],
-        "options": json.loads(row["options"]),
+        "options": row["options"],
         "rounds": row["rounds"],
         "state": row["state"],
         "names": names,

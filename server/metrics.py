@@ -27,7 +27,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
 if TYPE_CHECKING:
-    from server.store import Store
+    from server.storage.writer import Store
 
 
 class Scraped(Protocol):

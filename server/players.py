@@ -16,24 +16,22 @@ The server's bots are players too, one id per level (`bot-easy`, `bot-normal`, `
 
 >>> import hashlib
 >>> reg = Players({})
->>> pid, ops = reg.identify("zk1_" + "a" * 43, "阿明", 0.0)
->>> pid.startswith("p-"), len(pid), len(ops)
-(True, 14, 1)
+>>> pid, written = reg.identify("zk1_" + "a" * 43, "阿明", 0.0)
+>>> pid.startswith("p-"), len(pid), [type(r).__name__ for r in written]
+(True, 14, ['PlayerJoined'])
 >>> reg.identify("zk1_" + "a" * 43, "阿明", 1.0) == (pid, [])
 True
->>> reg.identify("zk1_" + "a" * 43, "Ming", 2.0)[1][0][0].startswith("UPDATE")
-True
+>>> [(type(r).__name__, r.name) for r in reg.identify("zk1_" + "a" * 43, "Ming", 2.0)[1]]
+[('PlayerRenamed', 'Ming')]
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-import sqlite3
 from dataclasses import dataclass
-from typing import Any
 
-from server.records import Op
+from server.storage.records import PlayerJoined, PlayerRenamed, Record
 
 
 def key_digest(key: str) -> str:
@@ -59,45 +57,20 @@ class Players:
         self.by_digest = known
 
     @classmethod
-    def load(cls, db: sqlite3.Connection) -> Players:
-        rows = db.execute(
-            "SELECT key_digest, id, name FROM players WHERE key_digest IS NOT NULL"
-        ).fetchall()
-        return cls({d: Known(i, n) for d, i, n in rows})
+    def load(cls, known: list[tuple[str, str, str]]) -> Players:
+        """From the stored players (`server.storage.players.known_players`: digest, id, name)."""
+        return cls({d: Known(i, n) for d, i, n in known})
 
-    def identify(self, key: str, name: str, now: float) -> tuple[str, list[Op]]:
+    def identify(self, key: str, name: str, now: float) -> tuple[str, list[Record]]:
         """The player id of `key` (a new player the first time it is seen), and what to write:
-        the new player's row, or its new name, or nothing."""
+        the new player, or its new name, or nothing."""
         digest = key_digest(key)
         known = self.by_digest.get(digest)
         if known is None:
             pid = new_player_id()
             self.by_digest[digest] = Known(pid, name)
-            return pid, [
-                (
-                    "INSERT INTO players (id, key_digest, name, kind, created_at, seen_at)"
-                    " VALUES (?, ?, ?, 'human', ?, ?)",
-                    (pid, digest, name, now, now),
-                )
-            ]
+            return pid, [PlayerJoined(pid, digest, name, now)]
         if known.name == name:
             return known.id, []
         known.name = name
-        return known.id, [
-            ("UPDATE players SET name = ?, seen_at = ? WHERE id = ?", (name, now, known.id))
-        ]
-
-
-def player_names(db: sqlite3.Connection) -> dict[str, str]:
-    """Every player's latest name, by id."""
-    return {i: n for i, n in db.execute("SELECT id, name FROM players")}
-
-
-def find_player(db: sqlite3.Connection, who: str) -> list[dict[str, Any]]:
-    """The players `who` names: an id, else every player whose latest name it is."""
-    rows = db.execute("SELECT id, name, kind FROM players WHERE id = ?", (who,)).fetchall()
-    if not rows:
-        rows = db.execute(
-            "SELECT id, name, kind FROM players WHERE name = ? ORDER BY seen_at DESC", (who,)
-        ).fetchall()
-    return [{"id": i, "name": n, "kind": k} for i, n, k in rows]
+        return known.id, [PlayerRenamed(known.id, name, now)]

@@ -5,8 +5,9 @@ declared ready (报听/天听) and its settlement (`round_ended.result`, read th
 `wins`, `payments[].details`, `chickens`, `dou`, never the display strings) give each seat's
 `Tally` for that round. `match_tallies` folds it over a match's stored events (`round_started`,
 `discarded`, `round_ended`), so the derived table can always be rebuilt from the events
-(`rebuild`, `zhuoji admin rebuild-records`); the server adds each round's tallies when it stores
-the round (`round_record_ops`, in the round's own commit). A test holds the two equal.
+(`server.storage.tallies.rebuild`, `zhuoji admin rebuild-records`); the server adds each round's
+tallies when it stores the round (`tallies.round_record_ops`, in the round's own commit). A test
+holds the two equal. This module is the arithmetic; the table's SQL is `server.storage.tallies`.
 
 The derived table `records` has one row per match and seat: the player who held the seat (its
 last holder when a seat changed hands), the preset, when its last round ended, and the sums (or
@@ -22,13 +23,9 @@ once it is finished.
 
 from __future__ import annotations
 
-import logging
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
-
-Op = tuple[str, Sequence[Any]]
 
 BOT_LEVELS = ("easy", "normal", "strong")
 
@@ -165,144 +162,3 @@ def match_tallies(events: Iterable[Mapping[str, Any]]) -> list[Tally]:
             for s, t in enumerate(round_tally(dealer, streak, declared, e["result"])):
                 total[s].add(t)
     return total
-
-
-# ---------------------------------------------------------------------------------------------
-# The derived table
-
-SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS players (
-    id TEXT PRIMARY KEY,            -- the public player id (p-…, or bot-<level>)
-    key_digest TEXT UNIQUE,         -- SHA-256 of the player key (NULL for the server's bots)
-    name TEXT NOT NULL,             -- the name it last said hello with
-    kind TEXT NOT NULL,             -- human | bot
-    created_at REAL NOT NULL,
-    seen_at REAL NOT NULL
-)""",
-    """CREATE TABLE IF NOT EXISTS records (
-    table_id TEXT NOT NULL,
-    seat INTEGER NOT NULL,
-    player_id TEXT,                 -- who held the seat (NULL: a hello without a player key)
-    preset TEXT NOT NULL,
-    at REAL NOT NULL,               -- when its last stored round ended
-    """
-    + ",\n    ".join(f"{c} INTEGER NOT NULL DEFAULT 0" for c in COLUMNS)
-    + """,
-    PRIMARY KEY (table_id, seat)
-) WITHOUT ROWID""",
-    "CREATE INDEX IF NOT EXISTS records_player ON records (player_id, at)",
-)
-"""The records' tables (schema version 3): added to `server.dbfile.SCHEMA`."""
-
-BOT_ROWS: list[tuple[str, str]] = [(bot_player_id(level), f"Bot ({level})") for level in BOT_LEVELS]
-
-SCHEMA_SQL = ";\n".join(
-    [
-        *SCHEMA,
-        *(
-            "INSERT OR IGNORE INTO players (id, key_digest, name, kind, created_at, seen_at)"
-            f" VALUES ('{pid}', NULL, '{name}', 'bot', 0, 0)"
-            for pid, name in BOT_ROWS
-        ),
-    ]
-)
-"""The records' tables and the bots' player rows as SQL text (`;`-separated, no `;` inside a
-statement): what a new file is made with, beside the match tables."""
-
-
-def upgrade(db: sqlite3.Connection) -> None:
-    """Schema step 2 → 3, inside the migration's transaction: the tables, the bots, and the
-    records of every match already stored, rebuilt from its events."""
-    for statement in SCHEMA_SQL.split(";"):
-        db.execute(statement)
-    rebuild(db)
-
-
-_SUMS = ", ".join(
-    f"{c} = MAX({c}, excluded.{c})" if c in Tally.MAXED else f"{c} = {c} + excluded.{c}"
-    for c in COLUMNS
-)
-_UPSERT = (
-    "INSERT INTO records (table_id, seat, player_id, preset, at, "
-    + ", ".join(COLUMNS)
-    + ") VALUES (?, ?, ?, (SELECT preset FROM tables WHERE id = ?), ?, "
-    + ", ".join("?" for _ in COLUMNS)
-    + ") ON CONFLICT (table_id, seat) DO UPDATE SET player_id = excluded.player_id,"
-    " at = excluded.at, " + _SUMS
-)
-
-
-def round_record_ops(
-    table_id: str,
-    dealer: int,
-    streak: int,
-    declared: Sequence[bool],
-    result: Mapping[str, Any],
-    seats: Sequence[Mapping[str, Any]],
-    now: float,
-) -> list[Op]:
-    """The derived table's update for a round just stored (in the round's own commit): each
-    seat's tally added to its match row. `seats` are the stored seat rows (`tables.seats`)."""
-    players = seat_players(seats)
-    return [
-        (_UPSERT, (table_id, s, players[s], table_id, now, *astuple(t)))
-        for s, t in enumerate(round_tally(dealer, streak, declared, result))
-    ]
-
-
-def rebuild(conn: sqlite3.Connection, table_id: str | None = None) -> int:
-    """Recompute the derived table from the stored events (every match, or one), inside the
-    caller's transaction; returns the number of match rows written."""
-    import json
-
-    where, args = ("WHERE t.id = ?", (table_id,)) if table_id is not None else ("", ())
-    if table_id is None:
-        conn.execute("DELETE FROM records")
-    else:
-        conn.execute("DELETE FROM records WHERE table_id = ?", (table_id,))
-    written = 0
-    tables = conn.execute(f"SELECT t.id, t.preset, t.seats FROM tables t {where}", args).fetchall()
-    for tid, preset, seats_json in tables:
-        # Only the discards that declared ready matter: SQLite picks them out of the JSON.
-        rows = conn.execute(
-            "SELECT data, at, type FROM events WHERE table_id = ? AND (type IN"
-            " ('round_started', 'round_ended') OR (type = 'discarded' AND"
-            " json_extract(data, '$.declared'))) ORDER BY seq",
-            (tid,),
-        ).fetchall()
-        ended = [at for _, at, kind in rows if kind == "round_ended"]
-        if not ended:
-            continue
-        try:
-            players = seat_players(json.loads(seats_json) if seats_json else None)
-            tallies = match_tallies(json.loads(data) for data, _, _ in rows)
-        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
-            # Records are derived: a match whose stored events they cannot read is left out
-            # (one line), never a reason to refuse an upgrade or a rebuild of the others.
-            logging.getLogger("zhuoji.store").warning(
-                "records: match %s left out, its stored events cannot be read (%s: %s)",
-                tid,
-                type(err).__name__,
-                err,
-                extra={"event": "records_skipped"},
-            )
-            continue
-        conn.executemany(
-            "INSERT INTO records (table_id, seat, player_id, preset, at, "
-            + ", ".join(COLUMNS)
-            + ") VALUES (?, ?, ?, ?, ?, "
-            + ", ".join("?" for _ in COLUMNS)
-            + ")",
-            [(tid, s, players[s], preset, max(ended), *astuple(t)) for s, t in enumerate(tallies)],
-        )
-        written += 1
-    return written
-
-
-def record_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-    """The whole derived table in key order (to compare an incremental one with a rebuilt one)."""
-    return conn.execute(
-        "SELECT table_id, seat, player_id, preset, at, "
-        + ", ".join(COLUMNS)
-        + " FROM records ORDER BY table_id, seat"
-    ).fetchall()

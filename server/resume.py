@@ -23,7 +23,7 @@ from rules.fairdeal import verify
 from rules.options import RuleOptions
 from rules.round import DealError, Phase, Round
 from rules.tiles import TileParseError, parse_tile
-from server.store import StoredRound
+from server.storage.stored import StoredRound
 
 # What the table adds to an engine event (its number, the round's context, the fair deal).
 TABLE_FIELDS = frozenset({"table", "seq", "round_no", "base", "scores", "commitment", "deal"})
@@ -43,7 +43,9 @@ def decisions(event: dict[str, Any]) -> Any:
         return {
             "type": "round_ended",
             "outcome": result.get("outcome"),
-            "winners": [w.get("seat") for w in result.get("winners") or []],
+            # The winners' seats: `wins` since it was added, `winners` in a settlement from
+            # before it (schema version 0; protocol version 3 has no `winners`).
+            "winners": [w.get("seat") for w in result.get("wins", result.get("winners")) or []],
             "payments": [
                 (p.get("from"), p.get("to"), p.get("amount")) for p in result.get("payments") or []
             ],

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 import threading
 import time
 from collections.abc import Sequence
@@ -43,6 +42,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.records import COLUMNS, is_bot, seat_players
+from server.storage import standings_reads as reads
+from server.storage.standings_reads import Connection
 
 K = 32.0
 DIVISOR = 2400.0
@@ -148,26 +149,24 @@ class Book:
 _BOOKS: dict[str, tuple[tuple[Any, ...], Book]] = {}
 """The last book read from each database file, with the state it was read at (`_state`)."""
 _BOOKS_LOCK = threading.Lock()
-ENDED = "state IN ('finished', 'abandoned') AND started_at IS NOT NULL AND seats IS NOT NULL"
 
 
-def _state(conn: sqlite3.Connection) -> tuple[int, float | None]:
+def _state(conn: Connection) -> tuple[int, float | None]:
     """What the book depends on: how many matches have ended, and the latest end. An ended
     match changes no more (its rounds and records are final), so a new end only adds to the
     book, and a prune (fewer ended matches) has it read again."""
-    row = conn.execute(f"SELECT COUNT(*), MAX(ended_at) FROM tables WHERE {ENDED}").fetchone()
-    return int(row[0]), row[1]
+    return reads.ended_state(conn)
 
 
-def read_book(conn: sqlite3.Connection) -> Book:
+def read_book(conn: Connection) -> Book:
     """The ended matches and the ratings (one pass over the matches, oldest first), kept per
     database file: when matches have ended since, only they are read and rated (they ended
     last); the players' names are read every time."""
     names: dict[str, str] = {}
     kinds: dict[str, str] = {}
-    for pid, name, kind in conn.execute("SELECT id, name, kind FROM players"):
+    for pid, name, kind in reads.players(conn):
         names[pid], kinds[pid] = name, kind
-    where = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
+    where = reads.file_of(conn)
     state = _state(conn)
     with _BOOKS_LOCK:
         kept = _BOOKS.get(where) if where else None
@@ -193,7 +192,7 @@ def read_book(conn: sqlite3.Connection) -> Book:
 
 
 def _read_matches(
-    conn: sqlite3.Connection,
+    conn: Connection,
     ratings: dict[str, float],
     *,
     since: float | None = None,
@@ -202,22 +201,14 @@ def _read_matches(
     """The ended matches (that ended at or after `since`, but those in `skip`) in the order
     they ended, rated on `ratings` (updated)."""
     matches: list[Match] = []
-    after, args = ("", ()) if since is None else (" AND ended_at >= ?", (since,))
     # Who sat where, from the derived table (its `player_id` is the stored seat's player, as
     # `seat_players` reads it): decoding every match's seats would cost more than the rest.
     seated: dict[str, list[str | None]] = {}
-    for tid, seat, pid in conn.execute(
-        "SELECT table_id, seat, player_id FROM records WHERE table_id IN"
-        f" (SELECT id FROM tables WHERE {ENDED}{after})",
-        args,
-    ):
+    for tid, seat, pid in reads.ended_seats(conn, since):
         seated.setdefault(tid, [None, None, None, None])[seat] = pid
-    rows = conn.execute(
-        "SELECT id, name, preset, state, ended_at, rounds_played, seats, scores FROM tables"
-        f" WHERE {ENDED}{after} ORDER BY ended_at, CAST(id AS INTEGER), id",
-        args,
-    )
-    for tid, name, preset, state, ended, played, seats_json, scores_json in rows:
+    for tid, name, preset, state, ended, played, seats_json, scores_json in reads.ended_matches(
+        conn, since
+    ):
         if tid in skip:
             continue
         scores = json.loads(scores_json) if scores_json else [0, 0, 0, 0]
@@ -245,21 +236,6 @@ def _read_matches(
                 m.rating_changes[s] = c
         matches.append(m)
     return matches
-
-
-def _filters(since: float | None, preset: str | None) -> tuple[str, list[Any]]:
-    where: list[str] = ["player_id IS NOT NULL"]
-    args: list[Any] = []
-    if since is not None:
-        where.append("at >= ?")
-        args.append(since)
-    if preset is not None:
-        where.append("preset = ?")
-        args.append(preset)
-    return " AND ".join(where), args
-
-
-_AGG = ", ".join(f"MAX({c})" if c in ("biggest", "streak") else f"SUM({c})" for c in COLUMNS)
 
 
 def _placed(counted: list[Match]) -> Placed:
@@ -311,7 +287,7 @@ def _counted(book: Book, since: float | None, preset: str | None) -> list[Match]
 
 
 def standings(
-    conn: sqlite3.Connection,
+    conn: Connection,
     book: Book,
     since: float | None,
     preset: str | None,
@@ -319,13 +295,7 @@ def standings(
 ) -> list[dict[str, Any]]:
     """Every player's record over the matches counted (`player`: that one only, [] if they
     have none), best net first."""
-    where, args = _filters(since, preset)
-    if player is not None:
-        where += " AND player_id = ?"
-        args.append(player)
-    rows = conn.execute(
-        f"SELECT player_id, {_AGG} FROM records WHERE {where} GROUP BY player_id", args
-    ).fetchall()
+    rows = reads.sums(conn, since, preset, player)
     placed = book.placed.get((since, preset))
     if placed is None:
         placed = book.placed[(since, preset)] = _placed(_counted(book, since, preset))
@@ -342,15 +312,10 @@ def empty_record(book: Book, pid: str) -> dict[str, Any]:
 
 
 def recent(
-    conn: sqlite3.Connection, book: Book, pid: str, since: float | None, preset: str | None
+    conn: Connection, book: Book, pid: str, since: float | None, preset: str | None
 ) -> tuple[list[int], list[int]]:
     """A player's net and place (0: no place) in their latest `RECENT` matches, oldest first."""
-    where, args = _filters(since, preset)
-    rows = conn.execute(
-        f"SELECT table_id, seat, net FROM records WHERE {where} AND player_id = ?"
-        " ORDER BY at DESC LIMIT ?",
-        [*args, pid, RECENT],
-    ).fetchall()[::-1]
+    rows = reads.latest(conn, pid, since, preset, RECENT)[::-1]
     by_table = {m.table: m for m in book.matches}
     nets, placed = [], []
     for tid, seat, net in rows:
@@ -361,7 +326,7 @@ def recent(
 
 
 def answer(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     period: str = "all",
     preset: str | None = None,

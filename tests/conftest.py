@@ -9,6 +9,7 @@ to wait for a server: a process is ready when it says so on its output.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -17,9 +18,17 @@ from typing import Any
 
 import pytest
 
+from protocol import frames
 from server.app import Server
 from server.testkit import running_server
 from tests.deadline import read_until
+
+# Every frame a test's server sends is validated against its protocol model as it is encoded
+# (`protocol.frames.CHECK`): the servers in this process, and the `zhuoji` processes the tests
+# start (they inherit the environment). A server left to itself writes its trusted dicts as
+# they are.
+os.environ["ZHUOJI_CHECK_FRAMES"] = "1"
+frames.CHECK = True
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"

@@ -1,16 +1,27 @@
-"""What the tests share beyond fixtures: the volume knob for long tests."""
+"""What the tests share beyond fixtures: the volume knob for long tests, the table options of
+quick tests, connecting, and a real `zhuoji serve` process (`serving`)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import select
+import signal
 import socket
-from collections.abc import Callable
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clients.client import Client
 from protocol.messages import PROTOCOL_VERSION, parse_server
+from tests.deadline import read_until
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
@@ -71,3 +82,105 @@ async def connect(url: str, name: str, **kw: Any) -> Client:
     welcome = checked(await client.recv())
     assert welcome["type"] == "welcome" and welcome["version"] == PROTOCOL_VERSION
     return client
+
+
+# ---------------------------------------------------------------------------------------------
+# A real `zhuoji serve` process, started as a user starts it.
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVING = b"zhuoji serving on "  # the line `zhuoji serve` prints once it listens
+
+
+class ServeProc:
+    """`python -m zhuoji serve --host 127.0.0.1 --port 0 ARGS` (this interpreter: the code
+    under test), up once it has printed where it serves (`line`, `url`). Its pipes are raw, so
+    that waiting on them has a deadline (`tests.deadline.read_until`, `stderr_until`); what
+    was read is kept and given back whole by `stop`."""
+
+    def __init__(self, *args: str, timeout: float = 60.0) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", "0",
+             *args],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+        )  # fmt: skip
+        self._err = b""  # stderr read so far (`stderr_until`)
+        self.returncode: int | None = None
+        self.out = self.err = ""  # everything it printed, once stopped
+        head = read_until(self.proc, SERVING, timeout, self._dead)
+        self._out = head
+        lines = head.decode(errors="replace").splitlines()
+        self.line = next(x for x in lines if x.startswith(SERVING.decode()))
+        self.url = self.line.split()[3]
+
+    def _dead(self) -> str:
+        """Why it did not come up: it is killed (if it still runs) and its stderr read."""
+        code, _, err = self.stop(signal.SIGKILL)
+        return f"(exit {code}) {err}"
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def http(self) -> str:
+        """Its HTTP base URL (`/healthz`, `/metrics`)."""
+        return self.url.replace("ws://", "http://")
+
+    def get(self, path: str) -> tuple[int, str]:
+        """GET `path` (`/healthz`, `/metrics`): the status and the body."""
+        try:
+            with urllib.request.urlopen(self.http + path, timeout=10) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read().decode()
+
+    def health(self) -> tuple[int, str]:
+        return self.get("/healthz")
+
+    def stderr_until(self, marker: str, timeout: float) -> str:
+        """What it wrote on stderr so far, up to a line holding `marker`; fails after
+        `timeout` seconds, or if it exits first."""
+        assert self.proc.stderr is not None
+        fd = self.proc.stderr.fileno()
+        deadline = time.monotonic() + timeout
+        while marker.encode() not in self._err:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise AssertionError(f"no {marker!r} on stderr: {self._err.decode()}")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise AssertionError(f"the server exited ({self.proc.wait()}): {self._err!r}")
+            self._err += chunk
+        return self._err.decode(errors="replace")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60.0) -> tuple[int, str, str]:
+        """Signal it (if it still runs) and wait: its exit code, all it printed on stdout and
+        on stderr. Killed if it does not stop within `timeout` seconds. Once stopped, the
+        same again."""
+        if self.returncode is None:
+            if self.proc.poll() is None:
+                self.proc.send_signal(sig)
+            try:
+                out, err = self.proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                out, err = self.proc.communicate()
+            self.out = (getattr(self, "_out", b"") + out).decode(errors="replace")
+            self.err = (self._err + err).decode(errors="replace")
+            self.returncode = self.proc.returncode
+        return self.returncode, self.out, self.err
+
+
+@contextlib.contextmanager
+def serving(*args: str, timeout: float = 60.0) -> Iterator[ServeProc]:
+    """A `ServeProc` for the block (`timeout`: its start-up's deadline); stopped after it
+    (SIGTERM, a kill if that does not end it) if the block did not stop it: its `returncode`,
+    `out` and `err` are there to assert on after the block."""
+    server = ServeProc(*args, timeout=timeout)
+    try:
+        yield server
+    finally:
+        server.stop()

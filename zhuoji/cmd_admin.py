@@ -85,7 +85,7 @@ def _database(args: argparse.Namespace) -> tuple[Path, str]:
 
 def _serving(db: Path) -> dict[str, Any] | None:
     """The lock holder's record if a server holds `db`'s lock now, else None."""
-    from server.dbfile import lock_path
+    from server.storage.dbfile import lock_path
 
     path = lock_path(db)
     try:
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from server import maintenance
+    from server.storage import maintenance
 
     db, config_token = _database(args)
     cmd = args.admin_cmd
@@ -323,10 +323,9 @@ def _run(args: argparse.Namespace) -> int:
 def _rebuild_here(db: Path) -> dict[str, Any]:
     """`rebuild-records` under the database's lock: the file is migrated to this zhuoji's
     schema if older, then the derived records are recomputed in one transaction."""
-    import sqlite3
-
-    from server import records
-    from server.dbfile import DatabaseRefused, DbLock, open_database
+    from server.storage import tallies
+    from server.storage.dbfile import DatabaseRefused, DbLock, open_database
+    from server.storage.errors import StorageError
 
     lock = DbLock(db)
     began = time.perf_counter()
@@ -337,14 +336,8 @@ def _rebuild_here(db: Path) -> dict[str, Any]:
         lock.release()
         raise AdminError(str(err)) from None
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            matches = records.rebuild(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-    except sqlite3.Error as err:
+        matches = tallies.rebuild_all(conn)
+    except StorageError as err:
         raise AdminError(f"cannot rebuild the records of {db}: {err}") from None
     finally:
         conn.close()
@@ -354,10 +347,9 @@ def _rebuild_here(db: Path) -> dict[str, Any]:
 
 def _prune_here(db: Path, cutoff: float) -> dict[str, Any]:
     """Prune with no server running: under the database's lock, as a server would hold it."""
-    import sqlite3
-
-    from server import maintenance
-    from server.dbfile import DatabaseRefused, DbLock, inspect
+    from server.storage import maintenance
+    from server.storage.dbfile import DatabaseRefused, DbLock, inspect
+    from server.storage.errors import StorageError
 
     lock = DbLock(db)
     try:
@@ -370,12 +362,8 @@ def _prune_here(db: Path, cutoff: float) -> dict[str, Any]:
         lock.release()
         raise AdminError(str(err)) from None
     try:
-        conn = sqlite3.connect(str(db), timeout=30, isolation_level=None)
-        try:
-            return maintenance.prune(conn, cutoff).to_dict()
-        finally:
-            conn.close()
-    except sqlite3.Error as err:
+        return maintenance.prune_file(db, cutoff).to_dict()
+    except StorageError as err:
         raise AdminError(f"cannot prune {db}: {err}") from None
     finally:
         lock.release()

@@ -5,7 +5,9 @@ rounds_completed, errors, p50_ms / p99_ms (an action sent → its delivery at th
 zero_sum. With `--chaos P` every client drops its connection with probability P after each event
 it receives and reconnects after a short random delay; `reconnects` counts the comebacks and
 `mismatches` the reconnected clients whose rebuilt view differed from the server's snapshot of
-their seat. Exit code 0 when every match finished with no error and no mismatch, and every table
+their seat. Beside the latencies it reports the server's own CPU over the run (its `/metrics`
+`process_cpu_seconds_total`, read before and after): `server_cpu_per_action_us` and
+`server_cpu_per_frame_us` (per frame the load test's clients received). Exit code 0 when every match finished with no error and no mismatch, and every table
 summed to zero.
 """
 

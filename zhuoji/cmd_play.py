@@ -90,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def start_local(db: Path, spare: Path, **options: Any) -> tuple[Any, str, str | None]:
     """Start the in-process server on `db`, or, if another window's server holds it, on a new
     database `spare`. Returns the server, its URL, and what to tell the player (or None)."""
-    from server.dbfile import DatabaseInUse
+    from server.storage.dbfile import DatabaseInUse
     from zhuoji.play import LocalServer, LocalServerError
 
     server = LocalServer(db, **options)
@@ -116,7 +116,7 @@ def choose_match(db: Path, seats: SeatStore, *, new: bool, lang: str = "en") -> 
     every other match left playing on `db` is closed as abandoned."""
     import sys
 
-    from server.dbfile import DatabaseRefused
+    from server.storage.dbfile import DatabaseRefused
     from zhuoji.play_resume import ask_resume, close_unfinished, find_unfinished
 
     found = find_unfinished(db, seats)

@@ -47,7 +47,7 @@ def _load(args: argparse.Namespace) -> Any:
     if args.db:
         if not args.table or not args.round_no:
             raise ScriptError("--db needs --table and --round")
-        from server.store import load_round_script
+        from server.storage.reads import load_round_script
 
         return load_round_script(args.db, args.table, args.round_no)
     if not args.script:

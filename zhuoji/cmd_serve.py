@@ -226,14 +226,14 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import signal
     import socket
-    import sqlite3
 
     from server.admin import ensure_token
     from server.app import Server
     from server.config import ConfigError, to_toml
-    from server.dbfile import DatabaseRefused
     from server.logs import configure
-    from server.store import Store
+    from server.storage.dbfile import DatabaseRefused
+    from server.storage.errors import StorageError
+    from server.storage.writer import Store
     from zhuoji.version import version
 
     fmt = getattr(args, "log_format", None) or "plain"
@@ -261,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except DatabaseRefused as err:
         return fail(str(err), fmt=fmt)
-    except (OSError, sqlite3.Error) as err:
+    except (OSError, StorageError) as err:
         return fail(f"cannot open the database {db}: {err}", fmt=fmt)
     try:
         admin_token = cfg.admin_token or ensure_token(db)
@@ -322,7 +322,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot listen on {host}: {err.strerror or err}", fmt=fmt)
     except OSError as err:
         return fail(f"cannot listen on {host}:{port}: {err.strerror or err}", fmt=fmt)
-    except sqlite3.Error as err:
+    except StorageError as err:
         return fail(f"cannot use the database {db}: {err}", fmt=fmt)
     finally:
         store.close(check=served)

@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import sqlite3
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from server.records import COLUMNS
+from server.storage.errors import StorageError
+from server.storage.standings_reads import Connection, connect_read_only, keeps_records
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,8 +48,8 @@ class StatsError(Exception):
 
 def since_of(text: str, now: float) -> float | None:
     """The start of what `--since` names (epoch seconds), None for all."""
-    from server.maintenance import parse_age
     from server.standings import PERIODS, period_start
+    from server.storage.maintenance import parse_age
 
     if text in PERIODS:
         return period_start(text, now)
@@ -66,15 +67,15 @@ def run(args: argparse.Namespace) -> int:
         return err.code
 
 
-def _open(db: Path) -> sqlite3.Connection:
+def _open(db: Path) -> Connection:
     if not db.is_file():
         raise StatsError(f"no database at {db}", 2)
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
-        have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.Error as err:
+        conn = connect_read_only(db)
+        keeps = keeps_records(conn)
+    except StorageError as err:
         raise StatsError(f"cannot read {db}: {err}") from None
-    if not {"records", "players"} <= have:
+    if not keeps:
         conn.close()
         raise StatsError(
             f"{db} keeps no records yet (a database from an older zhuoji): serve it once with"
@@ -85,7 +86,7 @@ def _open(db: Path) -> sqlite3.Connection:
 
 def _run(args: argparse.Namespace) -> int:
     from server import standings
-    from server.players import find_player
+    from server.storage.players import find_player
 
     now = time.time()
     since = since_of(args.since, now)
@@ -121,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         else:
             _table(rows)
         return 0
-    except sqlite3.Error as err:
+    except StorageError as err:
         raise StatsError(f"cannot read {args.db}: {err}") from None
     finally:
         conn.close()

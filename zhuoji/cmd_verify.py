@@ -62,10 +62,9 @@ def check_round(opts: Any, rnd: Any, actions: list[Any], events: list[dict[str, 
 
 
 def run(args: argparse.Namespace) -> int:
-    import sqlite3
-
     from rules.options import OptionsError, make_options
-    from server.store import RoundNotFound, stored_rounds
+    from server.storage.errors import StorageError
+    from server.storage.reads import RoundNotFound, stored_rounds
 
     if not args.db or not args.table:
         print("zhuoji verify: name the database (--db) and the table (--table)", file=sys.stderr)
@@ -75,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     except RoundNotFound as err:
         print(f"zhuoji verify: {err}", file=sys.stderr)
         return 2
-    except (sqlite3.Error, OSError, ValueError) as err:
+    except (StorageError, OSError, ValueError) as err:
         # Not a verdict on the rounds: the file itself cannot be read.
         print(f"zhuoji verify: cannot read {args.db}: {err}", file=sys.stderr)
         return 2

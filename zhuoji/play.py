@@ -81,7 +81,7 @@ class LocalServer:
 
     async def _serve(self) -> None:
         from server.app import Server
-        from server.store import Store
+        from server.storage.writer import Store
 
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()

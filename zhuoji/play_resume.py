@@ -98,13 +98,12 @@ def find_unfinished(db: Path, seats: SeatStore) -> Unfinished | None:
     saved = seats.latest(key)
     if saved is None or not db.exists():
         return None
-    import sqlite3
-
-    from server.store import RoundNotFound, table_row
+    from server.storage.errors import StorageError
+    from server.storage.reads import RoundNotFound, table_row
 
     try:
         row = table_row(db, saved.table)
-    except (RoundNotFound, OSError, ValueError, sqlite3.Error):
+    except (RoundNotFound, OSError, ValueError, StorageError):
         return None  # a file that cannot be read (not ours, damaged): nothing to offer
     if row is None or row.get("state") != "playing":
         seats.forget(key, saved.table)
@@ -152,7 +151,7 @@ def close_unfinished(db: Path, keep: str | None, seats: SeatStore | None = None)
     returns their ids. Raises `DatabaseInUse` when another window's server holds the file."""
     if not db.exists():
         return []
-    from server.store import Store
+    from server.storage.writer import Store
 
     store = Store(db)
     try:

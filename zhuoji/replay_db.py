@@ -9,7 +9,7 @@ from typing import Any
 from client_tui.replay import RoundTape, tape_from_script
 from client_tui.replay_app import MatchEntry
 from rules.script import ScriptError
-from server.store import load_round_script, stored_matches, stored_round_numbers, table_row
+from server.storage.reads import load_round_script, stored_matches, stored_round_numbers, table_row
 
 
 def _names(seats: Any) -> tuple[str, ...]:

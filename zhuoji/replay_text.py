@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.replay_form import replay_event, replay_result
 from rules.round import Round
 from rules.tiles import parse_tile, tiles_str
 
@@ -63,11 +64,11 @@ def render_round(r: Round) -> str:
     """The whole round, one line per event, then the payments and the nets."""
     lines: list[str] = []
     for ev in r.events:
-        line = _event_line(ev.to_dict())
+        line = _event_line(replay_event(ev))
         if line:
             lines.append(line)
     assert r.result is not None, "the round is not over"
-    result = r.result.to_dict()
+    result = replay_result(r.result)
     lines.append("")
     lines.append("payments:")
     for p in result["payments"]:

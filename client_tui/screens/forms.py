@@ -723,3 +723,50 @@ class SeatScreen(ModalScreen[tuple[int | None, str | None] | None]):
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class HandSeatScreen(ModalScreen[tuple[int, str] | None]):
+    """The table's creator hands an away seat (`away`: index and name) to a spectator, named
+    as they watch (`hand_seat`): a returning player on a new machine, who has neither the
+    seat's token nor the player key it was played under."""
+
+    DEFAULT_CSS = dialog_css("HandSeatScreen")
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    def __init__(self, lang: Lang, away: list[tuple[int, str | None]]) -> None:
+        super().__init__()
+        self.lang = lang
+        self.away = away
+
+    def compose(self) -> ComposeResult:
+        t = self.lang.t
+        with Vertical():
+            yield Static(plain(t("hand_seat_title")), classes="title")
+            with Horizontal(classes="row"):
+                yield Label(t("hand_seat_to"))
+                yield Input("", id="to", compact=True)
+            yield OptionList(
+                *(Option(plain(f"{i + 1}. {name or '—'}"), id=str(i)) for i, name in self.away),
+                id="seats",
+            )
+            yield Static("", id="hand-error", classes="error")
+            with Horizontal():
+                yield Button(t("btn_cancel"), id="cancel")
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        from protocol.messages import HandSeat
+
+        to = self.query_one("#to", Input).value.strip()
+        seat = int(event.option.id or 0)
+        try:
+            HandSeat(seat=seat, to=to)  # the name as the server checks it: say why here
+        except ValidationError as err:
+            why = self.lang.t("hand_seat_no_name") if not to else str(err.errors()[0]["msg"])
+            self.query_one("#hand-error", Static).update(plain(why))
+            return
+        self.dismiss((seat, to))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -99,6 +99,12 @@ KEYS: list[tuple[str, str, str]] = [
     ),
     ("n", "比赛结束后：原班人马再来一场", "after the match: play again with the same seats"),
     (
+        "o",
+        "开桌的人：把离座玩家的座位让给一位观战者（换了电脑回来的玩家先观战）",
+        "the table's creator: hand an away seat to a spectator (a player back on a new"
+        " machine watches first)",
+    ),
+    (
         "l",
         "离开牌桌（比赛中先确认：座位由机器人托管代打，可以回来；zhuoji play 中：结束这场比赛）",
         "leave the table (mid-match it asks first: the bot plays your seat until you return;"

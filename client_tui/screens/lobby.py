@@ -25,6 +25,8 @@ class LobbyScreen(Screen[None]):
         Binding("r", "refresh", "refresh"),
         Binding("h", "played", "played"),
         Binding("s", "records", "records"),
+        Binding("right_square_bracket", "page(1)", "next page", show=False),
+        Binding("left_square_bracket", "page(-1)", "previous page", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -40,13 +42,17 @@ class LobbyScreen(Screen[None]):
     #lobby-keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
     """
 
-    def __init__(self, lang: Lang | None = None, play_mode: str = "join") -> None:
+    def __init__(
+        self, lang: Lang | None = None, play_mode: str = "join", *, has_key: bool = False
+    ) -> None:
         super().__init__()
         self._rows: tuple[tuple[TableV, ...], frozenset[str]] | None = None
+        self._clamped: tuple[int, int] | None = None  # a page past the last, asked about
         # State down (`present`): the view, and the listed tables where this client holds a
         # seat (its token is saved). What the player asks for goes up as an intent.
         self.lang = lang or Lang("en")
         self.play_mode = play_mode
+        self.has_key = has_key  # a player key: a started match's away seat may be taken back
         self.view = View()
         self.mine: frozenset[str] = frozenset()
 
@@ -113,7 +119,16 @@ class LobbyScreen(Screen[None]):
         if view.my_name:
             header.append(f"  · {view.my_name}")
         self.query_one("#lobby-header", Static).update(header)
-        self.query_one("#lobby-title", Static).update(lang.t("tables"))
+        pages = view.tables_pages
+        if view.tables_page >= pages and self._clamped != (view.tables_page, pages):
+            self._clamped = (view.tables_page, pages)
+            self._ask(pages - 1)  # past the last page (the lobby shrank): the last one
+        title = (
+            lang.t("tables_page", n=view.tables_page + 1, of=pages)
+            if pages > 1
+            else lang.t("tables")
+        )
+        self.query_one("#lobby-title", Static).update(title)
         empty = self.query_one("#lobby-empty", Static)
         empty.display = view.status == "connected" and not view.tables
         empty.update(lang.t("no_tables") if empty.display else "")
@@ -219,15 +234,18 @@ class LobbyScreen(Screen[None]):
         if t.state == "finished":
             return lang.t("why_finished")
         if t.state == "playing":
-            if t.has_password and self._my_away_seat(t) is not None:
-                return None  # take back my own away seat: by name and the table's password
+            if self._my_away_seat(t) is not None:
+                return None  # my own away seat: the server checks my player key
             return lang.t("why_started")
         if t.seated >= 4:
             return lang.t("why_full")
         return None
 
     def _my_away_seat(self, t: TableV) -> int | None:
-        """A seat of the started match at `t` with my name and nobody at it."""
+        """A seat of the started match at `t` with my name and nobody at it (the server gives
+        it back only to the player key it was played under: without one, nothing to try)."""
+        if not self.has_key:
+            return None
         me = self.view.my_name
         for i, s in enumerate(t.seats):
             if s.kind == "human" and s.name == me and not s.connected:
@@ -252,7 +270,7 @@ class LobbyScreen(Screen[None]):
     def _row(self, event: DataTable.RowSelected) -> None:
         t = self.selected()
         if t is not None and not self._take_back(t):
-            mine = t.state == "playing" and t.has_password and self._my_away_seat(t) is not None
+            mine = t.state == "playing" and self._my_away_seat(t) is not None
             if (t.state == "waiting" or mine) and self.play_mode != "watch":
                 self.action_sit()
             else:
@@ -261,7 +279,18 @@ class LobbyScreen(Screen[None]):
     def _poll_tables(self) -> None:
         # The timer runs on while a table is on screen: ask only while the lobby is shown.
         if self.view.status == "connected" and self.is_current:
-            self.post_message(Request(ListTables(), quiet=True))
+            self._ask(self.view.tables_page)
+
+    def _ask(self, page: int) -> None:
+        """The lobby's page `page` (the server sends a page of rows at a time)."""
+        self.post_message(Request(ListTables(page=max(0, page)), quiet=True))
+
+    def action_page(self, step: int) -> None:
+        """`]` / `[`: the next or the previous page of the lobby."""
+        view = self.view
+        page = min(max(0, view.tables_page + step), view.tables_pages - 1)
+        if view.status == "connected" and page != view.tables_page:
+            self._ask(page)
 
     def action_played(self) -> None:
         self.post_message(PickPlayed())

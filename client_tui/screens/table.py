@@ -68,6 +68,7 @@ class TableScreen(Screen[None]):
         Binding("i", "hints", "hints", show=False),
         Binding("n", "new_match", "new match", show=False),
         Binding("g", "records", "records", show=False),
+        Binding("o", "hand_seat", "hand seat", show=False),
     ]
 
     CSS_PATH = "table.tcss"
@@ -450,6 +451,8 @@ class TableScreen(Screen[None]):
             asked = view.prompt is not None and not view.prompt.answered
             if asked and options_for(view.table).hints:
                 parts.append(("i", lang.t("hints")))
+        if view.seat == 0 and self._away_seats(view):
+            parts.append(("o", lang.t("hand_seat")))
         if view.result is not None:
             parts.append(("s", lang.t("sheet")))
         if view.history:
@@ -746,6 +749,34 @@ class TableScreen(Screen[None]):
         self.post_message(
             OpenSheet("records", table=view.table_id if view.match_end is not None else None)
         )
+
+    @staticmethod
+    def _away_seats(view: View) -> list[tuple[int, str | None]]:
+        """The players' seats of the started match with nobody at them (index, name)."""
+        t = view.table
+        if t is None or t.state != "playing":
+            return []
+        return [(i, s.name) for i, s in enumerate(t.seats) if s.kind == "human" and not s.connected]
+
+    def action_hand_seat(self) -> None:
+        """`o`, the table's creator: hand an away seat to a spectator by their name (a player
+        back on another machine watches first; the server checks the rest)."""
+        view, t = self.view, self.lang.t
+        if view.seat != 0:
+            self._refuse(t("why_watching" if view.seat is None else "why_not_creator"))
+            return
+        away = self._away_seats(view)
+        if not away:
+            self._refuse(t("why_nobody_away"))
+            return
+        from client_tui.screens.forms import HandSeatScreen
+        from protocol.messages import HandSeat
+
+        def done(choice: tuple[int, str] | None) -> None:
+            if choice is not None:
+                self.post_message(Request(HandSeat(seat=choice[0], to=choice[1])))
+
+        self.app.push_screen(HandSeatScreen(self.lang, away), done)
 
     def _before_start(self) -> bool:
         """Seated at a table that has not started; else say why (bots, start: the room's)."""

@@ -150,6 +150,25 @@ class EventLogged:
     at: float
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerJoined:
+    """A player key seen for the first time (`server.players`): its digest and public id."""
+
+    id: str
+    key_digest: str
+    name: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRenamed:
+    """A known player said hello with another name."""
+
+    id: str
+    name: str
+    at: float
+
+
 Record = (
     TableCreated
     | MatchStarted
@@ -162,4 +181,6 @@ Record = (
     | RoundTallied
     | ActionPlayed
     | EventLogged
+    | PlayerJoined
+    | PlayerRenamed
 )

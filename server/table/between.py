@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from protocol import frames
+from protocol.messages import BetweenRounds
 from server.table.clock import EARLY
 
 
@@ -53,6 +55,16 @@ class Wait:
     ready: tuple[bool, ...]
     deadline: float | None
     rematch: bool
+
+    def frame(self, table: str, seq: int, now: float) -> BetweenRounds:
+        """The `between_rounds` frame at `now` (`seq`: the table's latest; its time left in
+        milliseconds, never below nothing).
+
+        >>> Wait(3, (True, False, True, True), 130.0, False).frame("7", 41, 100.5).deadline_ms
+        29500
+        """
+        left = None if self.deadline is None else max(0, int((self.deadline - now) * 1000))
+        return frames.between_rounds(table, seq, self.round_no, self.ready, left, self.rematch)
 
 
 @dataclass(slots=True)

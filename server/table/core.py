@@ -1,88 +1,47 @@
 """One table as a state machine without I/O: who may do what now, and in what order.
 
 `TableCore` coordinates a table: the rules core's `Match` and the round being played, the
-server's own bots, and what each input means for them. Its state lives in small values that
-never call back into it, each with its own logic and tests (`tests/server/test_table_parts.py`):
-the seats and their tokens (`seating`), each seat's clock and the table's idleness (`clock`),
-the claim window (`window`), between rounds and the rematch vote (`between`), and the fan-out —
-the numbered log, the pacing of frames and the view groups (`fanout`). `next_wakeup()` is the
-earliest of their deadlines. It never reads a clock, never waits, never writes or sends: it is
-told what happened and what time it is, and answers with what must be done (`effects`: typed
-records to store, frames built by `protocol.frames` to send). `server.table.shell.Table` is the
-thin asyncio shell that feeds it and performs its answers (as websockets' `protocol.py` is
-driven by its connection classes).
+policies that move for the server's bots and for seats in 托管, and what each input means for
+them. Its state lives in small values that never call back into it, each with its own logic and
+tests: the seats and their tokens (`seating`), each seat's clock and the table's idleness
+(`clock`), the claim window (`window`), between rounds and the rematch vote (`between`), the
+round's books (`rounds`), the settings (`settings`) and the fan-out — the numbered log, the
+outbox and its pacing, the view groups (`fanout`). `next_wakeup()` is the earliest of their
+deadlines (docs/ENGINE.md, "A table's deadlines"). It never reads a clock, never waits, never
+writes or sends: it is told what happened and what time it is, and answers with what must be
+done (`effects`: typed records to store, frames built by `protocol.frames` to send).
+`server.table.shell.Table` is the thin asyncio shell that feeds it and performs its answers.
 
 Inputs. Each is a method that takes `now` (seconds on a steady clock: the shell passes the event
-loop's `loop.time()`, a test a fake clock; every deadline is on it) and optionally `wall` (the
-same moment on the wall clock, `time.time()`, for the records' timestamps; `now` if not given),
-and returns the effects it caused, in order. A *member* is whatever the shell uses
-for a connection (hashable; the core only compares it and hands it back in effects).
+loop's `loop.time()`, a test a fake clock) and optionally `wall` (the same moment on the wall
+clock, for the records' timestamps; `now` if not given), and returns the effects it caused, in
+order. A *member* is whatever the shell uses for a connection (hashable; the core only compares
+it and hands it back in effects).
 
     create(member, name, now)                     the creator takes seat 0 (the row is stored)
     join(member, name, msg, now, busy=...)        `take_seat` / `watch`
     resume(member, key, token, last_seq, now)     a seat's token came back (a reconnect)
     gone(member, now, left=...)                   a connection closed, or asked to `leave`
     command(member, msg, now)                     add_bot, remove_bot, start, act, auto, sync,
-                                                  next_round, rematch
+                                                  hand_seat, next_round, rematch
     rematch(seats, now)                           a new table's match for a rematch's seats
     tick(now)                                     time passed (see `next_wakeup`)
     resumed(now)                                  go on after a restart (`restore`)
     freeze(now)                                   a broken invariant or a failed write: stop
+    close_by_host(now), kick(index, now)          `zhuoji admin`
 
-Outputs. The effects (`Effect`), to be performed in order: `Write` (store these records; nothing after
-it may be performed unless it succeeded), `Send` (one frame, already projected for its
-viewers by `server.table.projection`, to some members), `Bind`/`Unbind` (a member's place at this
-table, which the shell keeps for routing), `Close`, `IssueToken`/`DropToken` (the server's
-token registry), `Accepted` (a move answered a prompt: it costs no rate-limit token),
-`Remove` (the table is done) and `StartRematch` (open a new table for these seats). After
+Outputs: the effects (`Effect`), performed in order. Nothing after a `Write` may be performed
+unless it succeeded; an event's frames are not in the effects of the input that made it but of
+the next tick (due at once), which the shell gives only after performing the input's writes: so
+what a player sees is on disk, and an event's time out is when it really went (`fanout`). After
 every input `next_wakeup()` is the time of the next deadline, or None: the shell arms one timer
-for it and calls `tick` then. A tick that comes early or late is harmless: what is due is done,
-the rest waits.
-
-An event's frames are not in the effects of the input that made it but of the next tick (due
-at once): the shell gives that tick only after performing the input's writes, so what a player
-sees is on disk and an event's time out is when it really went (`server.table.fanout`).
-
-The deadlines:
-- a prompt's clock: `turn_seconds` plus what is left of the seat's `bank_seconds` for the
-  round; at the deadline the core plays the seat's policy's move (the best bot level,
-  `Timing.auto_level`; `Round.default_action` only if the policy fails) and, on the seat's own
-  turn, puts it in 托管, announcing both. A timeout in a claim window is not announced (it would
-  tell who could claim): the seat's claims are answered for it until it moves again
-  (`quiet_auto`). A disconnected seat has at most `disconnect_grace` per move on its turn; its
-  claim answers are the policy's, given as 托管's are (a window never waits for the grace).
-- the claim window's minimum: after a discard (or a 补杠 declaration) the window stays open
-  `claim_min_ms` from when its event went out, whether or not anyone may claim: the round does
-  not move before, so what a member can ask (`sync`, `act`) and when the answer comes do not
-  depend on who holds what. Answers meanwhile are checked and held (`held`), the machine's (bots,
-  托管) come at the window's middle, and all are played when it closes (`_close_window`). Frames
-  are also paced (`Pacer`): an event's frames wait for its write, and a prompt's clock starts
-  when it goes out.
-- the server's own bots decide with the policy of their level (`rules.players.levels.policy_for`:
-  easy, normal or strong; each decides from its seat's view of the round), at their prompt's
-  time plus the table's `bot_delay` (`Settings.bot_delay`; the server's `Timing.bot_delay` when
-  the table did not choose one; that pace is for turns: a claim answer comes at a held window's
-  middle, or at once in a window not held, whatever the pace); they arrive at
-  their seat one tick after being added.
-- the spectator count (`spectators`, unstored), at most once per `SPECTATORS_EVERY`.
-- between rounds, the settlement sheet: the next round starts once no seat holds it up (every
-  connected player sent `next_round`; bots, 托管 seats and players away longer than
-  `disconnect_grace` do not hold it up) or `next_round_seconds` after the round ended (0: no
-  limit). Nobody's clock runs meanwhile. After the match, `rematch` from every player starts
-  another match with the same seats and settings at a new table (`StartRematch`).
-- how long a finished table stays (`finished_linger`).
-- idle tables: once nobody is connected to a playing table (no player, no spectator) for
-  `idle_pause` seconds it is paused: nothing is played, no clock runs and `next_wakeup` is only
-  its closing time; the first person back (a seat's token, a spectator) wakes it, every clock
-  as it stood. After `idle_close` seconds with nobody it is closed as abandoned. A waiting table
-  is removed as soon as its creator leaves.
+for it and calls `tick` then.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
-from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel
@@ -93,7 +52,6 @@ from protocol.messages import (
     Act,
     AddBot,
     Auto,
-    BetweenRounds,
     HandSeat,
     NextRound,
     Rematch,
@@ -105,23 +63,17 @@ from protocol.messages import (
 )
 from rules.actions import Action, IllegalAction
 from rules.events import Claimed, Won
-from rules.fairdeal import commitment
 from rules.match import Match
 from rules.players.levels import LevelPolicy, policy_for
-from rules.round import Phase, Round, legal_actions, step
-from rules.tiles import parse_tile, tile_name
-from server.credentials import new_salt, new_token, password_matches, token_key
+from rules.round import Phase, Round, step
+from rules.tiles import parse_tile
+from server.credentials import new_salt, new_token, token_key
 from server.storage.records import (
-    ActionPlayed,
     EventLogged,
     MatchStarted,
     Record,
-    RoundDealt,
-    RoundEnded,
-    RoundTallied,
     SeatsChanged,
     TableAbandoned,
-    TableCreated,
     TableEnded,
     TokensChanged,
 )
@@ -141,18 +93,16 @@ from server.table.effects import (
     Unbind,
     Write,
 )
-from server.table.fanout import EARLY, EventLog, Pacer, SpectatorCount, Stamp, view_groups
+from server.table.fanout import EARLY, EventLog, Outbox, SpectatorCount, Stamp
 from server.table.inputs import TableCommand
 from server.table.projection import (
     ErrorItem,
-    Frame,
-    Item,
     PromptItem,
     SnapshotItem,
-    Viewer,
     view_for,
 )
-from server.table.seating import Seats, SeatState
+from server.table.rounds import RoundBook, weekday_of
+from server.table.seating import AutoReason, Seats, SeatState
 from server.table.settings import Settings, Timing
 from server.table.window import ClaimWindow, HeldAnswer
 
@@ -161,14 +111,6 @@ WINDOW_PHASES = (Phase.CLAIM, Phase.ROB)
 WINDOW = -1  # the stamp's "seat" of a claim window's opening event
 
 M = TypeVar("M", bound=Hashable)
-# Why the server played a seat's move (`auto_played`; a counter of the metrics).
-AutoReason = Literal["timeout", "disconnected", "auto"]
-
-
-def weekday_of(wall: float) -> int:
-    """Monday 1 … Sunday 7 of the server's local date at `wall` (epoch seconds): the deal's
-    weekday for 星期鸡 (RULES.md §13.12)."""
-    return datetime.fromtimestamp(wall).isoweekday()
 
 
 class TableCore(Generic[M]):
@@ -200,11 +142,8 @@ class TableCore(Generic[M]):
         self.round: Round | None = None
         # Rounds, running scores and the deal passing (§8.3) are the rules core's `Match`.
         self.match = Match(settings.options, settings.rounds, seed=seed, base=settings.base)
-        # Fair deal: the current round's secret salt and its published commitment.
-        self.salt: str | None = None
-        self.commitment: str | None = None
-        self.action_idx = 0
-        self.round_done = False
+        # The round's books: its fair deal's salt and commitment, its actions stored.
+        self.book = RoundBook(table_id)
         self.frozen = False
         # A match that could not be restored: its stored standings are the truth (this core
         # never summed them), so its freeze records the end alone (`table_restore`).
@@ -233,8 +172,9 @@ class TableCore(Generic[M]):
         self.linger_until: float | None = None
         self.creator: M | None = None  # who created it (a waiting table goes when they leave)
         self.idle = Idleness(timing.idle_pause, timing.idle_close)  # nobody connected
-        self.pacer: Pacer[Send[M]] = Pacer(settings.claim_min_ms / 1000)
-        self._out: list[Effect] = []
+        # What an input answers, in order; its frames paced behind writes and claim holds.
+        self.outbox: Outbox[M] = Outbox(settings.claim_min_ms / 1000)
+        self.pacer = self.outbox.pacer
         self._now = 0.0  # the time of the input being handled (deadlines)
         self._wall = 0.0  # the same on the wall clock (what the records say)
 
@@ -254,7 +194,7 @@ class TableCore(Generic[M]):
                     seat.level or "normal", f"{self.id}:{index}:{self.seq}"
                 )
         if self.round is not None:
-            self.round.hold_empty_windows = self._hold
+            self.round.hold_empty_windows = self.s.holds_claims
             if self.round.phase in WINDOW_PHASES:
                 self.window.ran_before(now)
             self._advance(now)
@@ -296,76 +236,18 @@ class TableCore(Generic[M]):
         """The table header (protocol `TableInfo`)."""
         return {
             "id": self.id,
-            "name": self.s.name,
-            "preset": self.s.preset,
-            "options": self.s.overrides,
-            "base": self.s.base,
-            "rounds": self.s.rounds,
-            "turn_seconds": self.s.turn_seconds,
-            "bank_seconds": self.s.bank_seconds,
-            "claim_min_ms": self.s.claim_min_ms,
-            "bot_delay": self.bot_delay,
-            "next_round_seconds": self.s.next_round_seconds,
-            "has_password": self.s.password_hash is not None,
-            "seats": [self._seat_info(seat) for seat in self.seats],
+            **self.s.header(self.timing),
+            "seats": [seat.info(self.state != "waiting") for seat in self.seats],
             "spectators": len(self.spectators),
             "state": "finished" if self.state in ("finished", "abandoned") else self.state,
             "round_no": self.round_no,
             "scores": list(self.scores),
         }
 
-    def _seat_info(self, seat: SeatState[M]) -> dict[str, Any]:
-        """A seat of the header (protocol `SeatInfo`); a bot's says its level."""
-        d: dict[str, Any] = {
-            "name": seat.name,
-            "kind": seat.kind,
-            "connected": seat.connected,
-            "auto": seat.auto,
-            "away": self._away(seat),
-        }
-        if seat.kind == "bot":
-            d["level"] = seat.level or "normal"
-        return d
-
     @property
     def bot_delay(self) -> float:
-        """Seconds this table's bots wait before each move: the table's choice, else the
-        server's default."""
-        return self.timing.bot_delay if self.s.bot_delay is None else self.s.bot_delay
-
-    def _away(self, seat: SeatState[M]) -> bool:
-        """A player's seat of a started match with nobody at it (the server plays it)."""
-        return seat.kind == "human" and seat.member is None and self.state != "waiting"
-
-    @property
-    def _timed(self) -> bool:
-        """Whether moves have a time limit (a turn's time or a bank)."""
-        return self.s.turn_seconds > 0 or self.s.bank_seconds > 0
-
-    @property
-    def _hold(self) -> bool:
-        """Whether claim windows are held open for `claim_min_ms`."""
-        return self.s.claim_min_ms > 0
-
-    def _created(self) -> TableCreated:
-        """The table's record as created."""
-        s = self.s
-        return TableCreated(
-            id=self.id,
-            name=s.name,
-            preset=s.preset,
-            options=s.overrides,
-            base=s.base,
-            rounds=s.rounds,
-            turn_seconds=s.turn_seconds,
-            bank_seconds=s.bank_seconds,
-            claim_min_ms=s.claim_min_ms,
-            bot_delay=s.bot_delay,
-            next_round_seconds=s.next_round_seconds,
-            password_hash=s.password_hash,
-            seed=self.seed,
-            created_at=self._wall,
-        )
+        """Seconds this table's bots wait before each move."""
+        return self.s.pace(self.timing)
 
     def next_wakeup(self) -> float | None:
         """When the core next has something to do by itself (call `tick` then), or None."""
@@ -404,7 +286,7 @@ class TableCore(Generic[M]):
         """The table row is stored, then the creator takes seat 0."""
         self._begin(now, wall)
         self.creator = member
-        self._emit(Write([self._created()]))
+        self.outbox.emit(Write([self.s.created(self.id, self.seed, self._wall)]))
         self._join(member, name, TakeSeat(table=self.id, seat=0), now, creator=True, busy=False)
         return self._done()
 
@@ -417,11 +299,15 @@ class TableCore(Generic[M]):
         *,
         busy: bool,
         wall: float | None = None,
+        password_ok: bool | None = None,
     ) -> list[Effect]:
-        """`take_seat` or `watch`; `busy`: the member is at a table already."""
+        """`take_seat` or `watch`; `busy`: the member is at a table already; `password_ok`:
+        the shell checked the password off the event loop (None: check it here)."""
         self._begin(now, wall)
+        if password_ok is None:
+            password_ok = self.s.password_ok(msg.password)
         if not self._refused_frozen(member, msg.type):
-            self._join(member, name, msg, now, creator=False, busy=busy)
+            self._join(member, name, msg, now, creator=False, busy=busy, password_ok=password_ok)
         return self._done()
 
     def _join(
@@ -433,18 +319,28 @@ class TableCore(Generic[M]):
         *,
         creator: bool,
         busy: bool,
+        password_ok: bool = True,
     ) -> None:
         if busy or member in self.members:
             self._error(member, codes.ALREADY_AT_TABLE, "leave your table first", msg.type)
             return
-        if not creator and not self._password_ok(msg.password):
+        if not creator and not password_ok:
             self._error(member, codes.BAD_PASSWORD, "wrong password for this table", msg.type)
             return
         if isinstance(msg, Watch):
+            cap = self.timing.spectators
+            if cap and len(self.spectators) >= cap:
+                self._error(
+                    member,
+                    codes.SPECTATORS_FULL,
+                    f"this table has {cap} spectators already (the server's limit): try later",
+                    msg.type,
+                )
+                return
             self._wake(now)
             self.members[member] = None
             self.watcher_names[member] = name
-            self._emit(Bind(member, None))
+            self.outbox.emit(Bind(member, None))
             self._spectators_changed(now)
             self._welcome(member, None, None)
             return
@@ -459,63 +355,24 @@ class TableCore(Generic[M]):
         seat.player = getattr(member, "player", None)
         token = self._issue_token(seat)
         self.members[member] = index
-        self._emit(Bind(member, index))
+        self.outbox.emit(Bind(member, index))
         self._table_changed(now, exclude=member)
         self._welcome(member, index, token)
 
     def _take_back(self, member: M, name: str | None, msg: TakeSeat, now: float) -> None:
-        """`take_seat` on a started match: a player takes back their own away seat by name and
-        the table's password (checked by `_join`). A table without a password cannot tell one
-        name from someone else saying it: there the seat comes back with its token (`hello`),
-        or the table's creator hands it (`hand_seat`)."""
+        """`take_seat` on a started match: a seat belongs to its player. Their player key
+        (`hello`'s) takes back their away seat; a name and the table's password (which any
+        spectator may know) take nothing — they let one watch. Otherwise the seat comes back
+        with its token (`hello`), or the table's creator hands it on (`hand_seat`)."""
         if self.state != "playing":
             self._error(member, codes.ALREADY_STARTED, "the match is over: watch it", msg.type)
             return
-        mine = [
-            i
-            for i, seat in enumerate(self.seats)
-            if seat.kind == "human" and seat.name == name and (msg.seat in (None, i))
-        ]
-        if not mine:
-            self._error(
-                member,
-                codes.ALREADY_STARTED,
-                "the match has started and no seat here is yours: watch it instead",
-                msg.type,
-            )
-            return
-        away = [i for i in mine if self.seats[i].member is None]
-        if not away:
-            self._error(
-                member,
-                codes.SEAT_TAKEN,
-                f"seat {mine[0]} is played from another connection now",
-                msg.type,
-            )
-            return
-        # A seat played under a player key is that player's: a name and a password (which any
-        # spectator may know) do not take it from them.
         player = getattr(member, "player", None)
-        away = [i for i in away if self.seats[i].player in (None, player)]
-        if not away:
-            self._error(
-                member,
-                codes.ALREADY_STARTED,
-                "that seat belongs to another player key: it comes back to its own player (their"
-                " key or token), or the table's creator hands it on; watch meanwhile",
-                msg.type,
-            )
+        claim = self.seats.claim(player, name, msg.seat)
+        if claim.seat is None:
+            self._error(member, claim.code, claim.message, msg.type)
             return
-        if self.s.password_hash is None:
-            self._error(
-                member,
-                codes.NEED_TOKEN,
-                "this table has no password: your seat comes back with its token (zhuoji join"
-                " keeps it), or ask the table's creator to hand it to you",
-                msg.type,
-            )
-            return
-        self._seat_member(member, away[0], now)
+        self._seat_member(member, claim.seat, now)
 
     def _seat_member(self, member: M, index: int, now: float) -> None:
         """Put a member in a seat of the started match, with a new token (the old one no
@@ -524,11 +381,10 @@ class TableCore(Generic[M]):
         self._leave_place(member)
         self._drop_token(seat)
         token = self._issue_token(seat)
-        seat.member, seat.gone_at, seat.away = member, None, False
-        seat.player = getattr(member, "player", None) or seat.player
+        seat.sit(member, getattr(member, "player", None))
         self.members[member] = index
-        self._emit(Bind(member, index))
-        self._emit(Write([self._seats_record()]))
+        self.outbox.emit(Bind(member, index))
+        self.outbox.emit(Write([self._seats_record()]))
         self._welcome(member, index, token)
         self._came_back(index, now)
 
@@ -566,16 +422,11 @@ class TableCore(Generic[M]):
             )
             return
         newcomer = named[0]
-        seat.name = msg.to
+        # The seat is the newcomer's now: the old key, like the old token, takes nothing back.
+        seat.name, seat.player = msg.to, getattr(newcomer, "player", None)
         self._seat_member(newcomer, msg.seat, now)
         self._spectators_changed(now)
         self._table_changed(now)
-
-    def _password_ok(self, given: str | None) -> bool:
-        want = self.s.password_hash
-        if want is None:
-            return True
-        return given is not None and password_matches(given, want)
 
     def _free_seat(self, member: M, wanted: int | None, ref: str) -> int | None:
         """The seat asked for, or the first free one; None (and an error) if there is none."""
@@ -588,12 +439,12 @@ class TableCore(Generic[M]):
     def _issue_token(self, seat: SeatState[M]) -> str:
         token = self._new_token()
         seat.token_key = token_key(token)
-        self._emit(IssueToken(seat.token_key))
+        self.outbox.emit(IssueToken(seat.token_key))
         return token
 
     def _welcome(self, member: M, seat: int | None, token: str | None) -> None:
-        self._frame(member, frames.joined(self.id, self.seq, seat, token, "snapshot"))
-        self._send(member, seat, self._snapshot())
+        self.outbox.to(member, frames.joined(self.id, self.seq, seat, token, "snapshot"))
+        self.outbox.view(member, seat, self._snapshot())
         self._send_wait((member,))
 
     def resume(
@@ -621,35 +472,30 @@ class TableCore(Generic[M]):
         old = seat.member
         if old is not None and old != member:
             self.members.pop(old, None)
-            self._emit(Unbind(old))
-            self._emit(Close(old, CloseCode.REPLACED, "this seat connected again elsewhere"))
+            self.outbox.emit(Unbind(old))
+            self.outbox.emit(Close(old, CloseCode.REPLACED, "this seat connected again elsewhere"))
         if self.members.get(member, index) != index:  # it watched, or sat elsewhere here
             self._leave_place(member)
-        seat.member, seat.gone_at, seat.away = member, None, False
+        seat.sit(member)
         self.members[member] = index
-        self._emit(Bind(member, index))
+        self.outbox.emit(Bind(member, index))
         player = getattr(member, "player", None)
         if seat.player is None and player is not None:
             # A seat taken before its player had a key (an older client, or a match carried
             # over an upgrade) is theirs from now on, in the store as in the records.
             seat.player = player
-            self._emit(Write([self._seats_record()]))
-        unknown = (
-            seat.restored_seq is not None
-            and last_seq is not None
-            and (last_seq > seat.restored_seq)
-        )
-        seat.restored_seq = None
-        missed = None if last_seq is None or unknown else self.events.since(last_seq)
+            self.outbox.emit(Write([self._seats_record()]))
+        fresh = seat.fresh_since(last_seq)
+        missed = self.events.since(last_seq) if fresh and last_seq is not None else None
         catch_up = missed is not None
         self.tally["resume:events" if catch_up else "resume:snapshot"] += 1
         how: Literal["events", "snapshot"] = "events" if catch_up else "snapshot"
-        self._frame(member, frames.joined(self.id, self.seq, index, token, how))
+        self.outbox.to(member, frames.joined(self.id, self.seq, index, token, how))
         if missed is not None:
             for event in missed:
-                self._send(member, index, event)
+                self.outbox.view(member, index, event)
         else:
-            self._send(member, index, self._snapshot())
+            self.outbox.view(member, index, self._snapshot())
         self._send_wait((member,))
         self._came_back(index, now)
         self._maybe_rematch()  # the last one who had asked is back
@@ -658,10 +504,7 @@ class TableCore(Generic[M]):
     def _came_back(self, index: int, now: float) -> None:
         """A seat is taken again (its player, or a server bot): 托管 ends unless asked for, and
         a seat asked to move is prompted again, its clock going on as it stood."""
-        seat = self.seats[index]
-        if seat.auto and not seat.auto_requested:
-            seat.auto = False
-        seat.quiet_auto = False
+        self.seats[index].came_back()
         self._seat_changed(index, now)
         if index in self._asked():
             self._send_prompts(now, resend=index)
@@ -682,10 +525,10 @@ class TableCore(Generic[M]):
             return self._done()
         index = self.members.pop(member)
         self.watcher_names.pop(member, None)
-        self._emit(Unbind(member))
+        self.outbox.emit(Unbind(member))
         if index is None:
             if left:
-                self._frame(member, frames.left(self.id))
+                self.outbox.to(member, frames.left(self.id))
             if not self.frozen:
                 self._spectators_changed(now)
         else:
@@ -694,7 +537,7 @@ class TableCore(Generic[M]):
                 return self._done()
             seat.member = None
             if left:
-                self._frame(member, frames.left(self.id))
+                self.outbox.to(member, frames.left(self.id))
             if self.frozen:
                 pass
             elif self.state == "waiting" and member == self.creator:
@@ -705,10 +548,7 @@ class TableCore(Generic[M]):
                 self.seats.vacate(index)
                 self._table_changed(now)
             else:
-                seat.gone_at = now
-                seat.away = not left and self.state == "playing"
-                if left:
-                    seat.auto = True  # coming back with the token ends it
+                seat.left(now, asked=left, playing=self.state == "playing")
                 self._seat_changed(index, now)
                 # 托管 (it left), or an away seat's claim answered at once (`_plays_at_once`).
                 self._advance(now)
@@ -717,7 +557,7 @@ class TableCore(Generic[M]):
 
     def _drop_token(self, seat: SeatState[M]) -> None:
         if seat.token_key is not None:
-            self._emit(DropToken(seat.token_key))
+            self.outbox.emit(DropToken(seat.token_key))
 
     def _remove_if_idle(self, *, force: bool = False) -> None:
         """A table that is not playing and has nobody at it (no human, no spectator, no player
@@ -730,8 +570,8 @@ class TableCore(Generic[M]):
             self.linger_until = None
             if self.state == "waiting":  # never started: recorded as abandoned
                 self.state = "abandoned"
-                self._emit(Write([TableEnded(self.id, "abandoned", [0] * 4, 0, self._wall)]))
-            self._emit(Remove())
+                self.outbox.emit(Write([TableEnded(self.id, "abandoned", [0] * 4, 0, self._wall)]))
+            self.outbox.emit(Remove())
 
     # ----- inputs: commands from members -----
 
@@ -760,7 +600,7 @@ class TableCore(Generic[M]):
             case NextRound():
                 index = self._seated(member, msg.type)
                 if index is not None and self.between.mark_ready(index):
-                    self._emit(Accepted(member))  # it answers the wait, as a move its prompt
+                    self.outbox.emit(Accepted(member))  # it answers the wait, as a move its prompt
             case Rematch():
                 self._rematch_vote(member)
             case Start():
@@ -768,7 +608,7 @@ class TableCore(Generic[M]):
             case Sync():
                 index = self.members[member]
                 seated = index is not None and self.seats[index].member == member
-                self._send(member, index if seated else None, self._snapshot())
+                self.outbox.view(member, index if seated else None, self._snapshot())
                 self._send_wait((member,))
         return self._done()
 
@@ -885,7 +725,7 @@ class TableCore(Generic[M]):
         # A move the table accepted answers a prompt the server sent: it does not count
         # against the rate limit, so a quick bot at a quick table is never cut off. It is
         # timed (the metrics) only if an event showed it: a pass in a claim window is not.
-        self._emit(Accepted(member, shown=index in self._shown))
+        self.outbox.emit(Accepted(member, shown=index in self._shown))
 
     # ----- inputs: time -----
 
@@ -931,7 +771,7 @@ class TableCore(Generic[M]):
             return
         frame = frames.spectators(self.id, self.seq, count)
         if self.members:
-            self._paced([Send(tuple(self.members), frame)], event=False)
+            self.outbox.paced([Send(tuple(self.members), frame)], event=False)
 
     def _moves_due(self, now: float) -> None:
         """Seats whose clock ran out get the policy's move (and 托管, on their turn); bots
@@ -947,7 +787,7 @@ class TableCore(Generic[M]):
                     if self.round is not r or r.phase not in WINDOW_PHASES:
                         break  # the window closed (it was no longer held)
                     if index in self._asked() and self._plays_at_once(index):
-                        self._play_policy(index, self._reason_at_once(index), now)
+                        self._play_policy(index, self.seats[index].reason_at_once(), now)
                         moved = True
         for index in list(self._asked()):
             if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
@@ -991,27 +831,9 @@ class TableCore(Generic[M]):
             self._record(None, r.events[mark:], self.decision_seq, r.phase.value, now, reason=None)
 
     def _plays_at_once(self, index: int) -> bool:
-        """The server answers for the seat without prompting it: 托管 (or, in a claim
-        window, the unannounced 托管 after a claim timeout, and an away player's seat: its
-        window closes like everyone's, never stalling for the disconnect grace, which would
-        tell that it could claim)."""
-        seat = self.seats[index]
+        """The server answers for the seat without prompting it (`SeatState.plays_at_once`)."""
         r = self.round
-        in_window = r is not None and r.phase in WINDOW_PHASES
-        return seat.auto or (in_window and (seat.quiet_auto or self._dropped(seat)))
-
-    @staticmethod
-    def _dropped(seat: SeatState[M]) -> bool:
-        """A player whose connection dropped during the match. Not a seat waiting for its
-        player after a restart (`restored_seq`): the server's stop is no player's drop, and
-        its seats wait for their players as they stood."""
-        return seat.kind == "human" and not seat.connected and seat.restored_seq is None
-
-    def _reason_at_once(self, index: int) -> AutoReason:
-        """Why the server answers for a seat it does not prompt (`_plays_at_once`)."""
-        seat = self.seats[index]
-        quiet = seat.auto or seat.quiet_auto
-        return "disconnected" if self._dropped(seat) and not quiet else "auto"
+        return self.seats[index].plays_at_once(r is not None and r.phase in WINDOW_PHASES)
 
     def _asked(self) -> list[int]:
         """The seats the round waits on whose answer is not held yet."""
@@ -1023,7 +845,7 @@ class TableCore(Generic[M]):
     def _window_held(self, now: float) -> bool:
         """A claim window whose minimum is still running (answers wait for its end)."""
         r = self.round
-        if r is None or r.phase not in WINDOW_PHASES or not self._hold:
+        if r is None or r.phase not in WINDOW_PHASES or not self.s.holds_claims:
             return False
         return self.window.holds(now)
 
@@ -1094,9 +916,9 @@ class TableCore(Generic[M]):
             if self.keep_stored_standings
             else TableEnded(self.id, "abandoned", list(self.scores), self.rounds_played, self._wall)
         )
-        self._emit(Write([end]))
+        self.outbox.emit(Write([end]))
         for member, viewer in list(self.members.items()):
-            self._send(
+            self.outbox.view(
                 member,
                 viewer,
                 ErrorItem(
@@ -1110,17 +932,14 @@ class TableCore(Generic[M]):
         event = self._logged(
             frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, "abandoned")
         )
-        self._broadcast(event, stored=False)  # not logged: it goes with the errors
+        self.outbox.broadcast(event, self.members, stored=False)  # unlogged: with the errors
         self.linger_until = now + self.timing.finished_linger
         return self._done()
 
     def storage_waited(self, seconds: float) -> None:
         """The table waited `seconds` for a write (a storage fault): nobody's clock ran
         meanwhile, so the prompts and disconnection grace standing are pushed back by as much."""
-        for seat in self.seats:
-            seat.clock.shift(seconds)
-            if seat.gone_at is not None:
-                seat.gone_at += seconds
+        self.seats.shift(seconds, arrivals=False)
 
     # ----- idle tables -----
 
@@ -1141,12 +960,7 @@ class TableCore(Generic[M]):
 
     def _shift(self, seconds: float) -> None:
         """Push every deadline standing `seconds` later (the time nobody's clock ran)."""
-        for seat in self.seats:
-            seat.clock.shift(seconds)
-            if seat.gone_at is not None:
-                seat.gone_at += seconds
-            if seat.bot_arrives is not None:
-                seat.bot_arrives += seconds
+        self.seats.shift(seconds, arrivals=True)
         self.between.shift(seconds)
         self.pacer.hold_until += seconds
 
@@ -1168,7 +982,7 @@ class TableCore(Generic[M]):
         for seat in self.seats:
             self._drop_token(seat)
         self.state = "abandoned"
-        self._emit(Write([TableEnded(self.id, "abandoned", [0] * 4, 0, self._wall)]))
+        self.outbox.emit(Write([TableEnded(self.id, "abandoned", [0] * 4, 0, self._wall)]))
         self.linger_until = now
 
     def close_by_host(self, now: float, *, wall: float | None = None) -> list[Effect]:
@@ -1211,9 +1025,9 @@ class TableCore(Generic[M]):
             self._error(
                 member, codes.KICKED, f"the server's host removed you from seat {index}", None
             )
-            self._frame(member, frames.left(self.id))
+            self.outbox.to(member, frames.left(self.id))
             self.members.pop(member, None)
-            self._emit(Unbind(member))
+            self.outbox.emit(Unbind(member))
             seat.member = None
         if self.state == "waiting":
             if member is not None and member == self.creator:
@@ -1225,9 +1039,8 @@ class TableCore(Generic[M]):
             self._remove_if_idle()
             return self._done()
         self._drop_token(seat)
-        seat.token_key, seat.away, seat.gone_at = None, False, now
-        seat.auto = True
-        self._emit(Write([TokensChanged(self.id, self.seats.token_keys())]))
+        seat.kicked(now)
+        self.outbox.emit(Write([TokensChanged(self.id, self.seats.token_keys())]))
         self._seat_changed(index, now)
         self._advance(now)
         return self._done()
@@ -1243,45 +1056,21 @@ class TableCore(Generic[M]):
         r = self.match.next_round(weekday=weekday_of(self._wall))  # 星期鸡 (§13.12)
         seed = str(self.match.round_seed(self.round_no))
         self.round = r
-        r.hold_empty_windows = self._hold  # claim windows close by the core's clock
+        r.hold_empty_windows = self.s.holds_claims  # claim windows close by the core's clock
         self.window.reset()
-        self.round_done = False
-        self.action_idx = 0
         for seat in self.seats:
             seat.clock.new_round(self.s.bank_seconds)
-        # Fair deal: commit to the whole deal order with a secret salt, revealed at the end.
-        self.salt = self._new_salt()
-        self.commitment = commitment(r.deal_order, self.salt)
+        self.book.deal(r, self._new_salt())
         events = [self._engine_event(e.to_dict()) for e in r.events]
-        hands = events[0]["hands"]
-        dealt = RoundDealt(
-            self.id,
-            self.round_no,
-            seed,
-            r.dealer,
-            r.streak,
-            r.base,
-            hands,
-            [tile_name(k) for k in r.wall],
-            self._wall,
-            self.salt,
-            self.commitment,
-            r.weekday,
-        )
+        dealt = self.book.dealt(r, self.round_no, seed, events[0]["hands"], self._wall)
         self._commit(events, [dealt], now, round_no=self.round_no)
         self._advance(now)
 
     def _engine_event(self, d: dict[str, Any]) -> dict[str, Any]:
         """Number an engine event and add the table's context to it; it opens a decision."""
-        if d["type"] == "round_started":
-            d["round_no"] = self.round_no
-            d["base"] = self.s.base
-            d["commitment"] = self.commitment
-        elif d["type"] == "round_ended":
-            d["scores"] = list(self.scores)  # the round is recorded in the match by now
-            r = self.round
-            if r is not None and self.salt is not None:
-                d["deal"] = {"order": [tile_name(k) for k in r.deal_order], "salt": self.salt}
+        d = self.book.context(
+            d, self.round, round_no=self.round_no, base=self.s.base, scores=self.scores
+        )
         event = self._event(d)
         self.decision_seq = self.seq
         return event
@@ -1326,20 +1115,8 @@ class TableCore(Generic[M]):
                 by = reason or ("bot" if self.seats[action.seat].kind == "bot" else "player")
                 self.tally["action:" + by] += 1
                 self._shown.add(action.seat)
-            records.append(
-                ActionPlayed(
-                    self.id,
-                    self.round_no,
-                    self.action_idx,
-                    action.seat,
-                    action.act,
-                    None if action.tile is None or phase != "turn" else tile_name(action.tile),
-                    phase,
-                    reason is not None,
-                    self._wall,
-                )
-            )
-            self.action_idx += 1
+            played = self.book.played(self.round_no, action, phase, reason is not None, self._wall)
+            records.append(played)
         if phase != "turn":
             self._count_claims(new)
         if r.phase is Phase.OVER:
@@ -1348,17 +1125,9 @@ class TableCore(Generic[M]):
         events = pre + [self._engine_event(e.to_dict()) for e in new]
         if r.phase is Phase.OVER:
             result = events[-1]["result"]
-            records.append(
-                RoundEnded(
-                    self.id, self.round_no, result, result["net"], list(self.scores), self._wall
-                )
+            records += self.book.over(
+                r, self.round_no, result, self.scores, self.seats.rows(), self._wall
             )
-            records.append(
-                RoundTallied(
-                    self.id, r.dealer, r.streak, list(r.declared), result, self.seats.rows(),
-                    self._wall,
-                )
-            )  # fmt: skip
         self._commit(events, records, now, round_no=self.round_no)
 
     def _count_claims(self, new: list[Any]) -> None:
@@ -1367,18 +1136,8 @@ class TableCore(Generic[M]):
         seats were asked is nobody's business, `/metrics` included."""
         for e in new:
             if isinstance(e, Claimed | Won):
-                self.tally["action:" + self._public_by(e.seat)] += 1
+                self.tally["action:" + self.seats[e.seat].public_by()] += 1
                 self._shown.add(e.seat)
-
-    def _public_by(self, index: int) -> str:
-        """Who played a seat's claim, as far as the table already shows: a bot, a seat in
-        托管 or away, or its player (a claim timeout's quiet 托管 is not shown)."""
-        seat = self.seats[index]
-        if seat.kind == "bot":
-            return "bot"
-        if seat.auto:
-            return "auto"
-        return "player" if seat.connected else "disconnected"
 
     def _advance(self, now: float) -> None:
         """Play 托管 seats at once (by the policy); then prompt the others, or finish the
@@ -1389,12 +1148,11 @@ class TableCore(Generic[M]):
             auto = [s for s in self._asked() if self._plays_at_once(s)]
             if not auto:
                 break
-            self._play_policy(auto[0], self._reason_at_once(auto[0]), now)
+            self._play_policy(auto[0], self.seats[auto[0]].reason_at_once(), now)
         if self.round is None:
             return
         if self.round.phase is Phase.OVER:
-            if not self.round_done:
-                self.round_done = True
+            if self.book.end_handled():
                 self._round_over(now)
             return
         self._send_prompts(now)
@@ -1423,18 +1181,11 @@ class TableCore(Generic[M]):
             return None
         return self.between.wait(self.seats, now, round_no=self.round_no, state=self.state)
 
-    def _wait_frame(self, wait: Wait) -> BetweenRounds:
-        deadline = wait.deadline
-        left = None if deadline is None else max(0, int((deadline - self._now) * 1000))
-        return frames.between_rounds(
-            self.id, self.seq, wait.round_no, wait.ready, left, wait.rematch
-        )
-
     def _send_wait(self, to: tuple[M, ...]) -> None:
         """The wait as it stands, to these members (one who just came in)."""
         state = self._wait_state(self._now)
         if state is not None and to:
-            self._paced([Send(to, self._wait_frame(state))], event=False)
+            self.outbox.paced([Send(to, state.frame(self.id, self.seq, self._now))], event=False)
 
     def _wait_changed(self) -> None:
         """After every input: everyone at the table is told when the wait changed."""
@@ -1442,7 +1193,9 @@ class TableCore(Generic[M]):
         if not self.between.changed(state):
             return
         if state is not None and self.members:
-            self._paced([Send(tuple(self.members), self._wait_frame(state))], event=False)
+            self.outbox.paced(
+                [Send(tuple(self.members), state.frame(self.id, self.seq, self._now))], event=False
+            )
 
     def _rematch_vote(self, member: M) -> None:
         index = self._seated(member, "rematch")
@@ -1465,16 +1218,16 @@ class TableCore(Generic[M]):
             seats.append(RematchSeat(seat.name, seat.kind, mover, seat.level))
             if mover is not None:
                 self.members.pop(mover, None)
-                self._emit(Unbind(mover))
+                self.outbox.emit(Unbind(mover))
             seat.member, seat.away = None, False
         # The spectators follow the table to its rematch (issue 23: a watcher was left behind
         # on the finished table); they are welcomed there as spectators.
         watchers = tuple((m, self.watcher_names.get(m)) for m in self.spectators)
         for m, _ in watchers:
             self._leave_place(m)
-            self._emit(Unbind(m))
+            self.outbox.emit(Unbind(m))
         self.between.votes.clear()
-        self._emit(StartRematch(self.s, tuple(seats), watchers))
+        self.outbox.emit(StartRematch(self.s, tuple(seats), watchers))
         self._remove_if_idle()
 
     def rematch(
@@ -1490,7 +1243,7 @@ class TableCore(Generic[M]):
         play), the old table's spectators watch it (`joined` without a seat), and the match
         starts."""
         self._begin(now, wall)
-        self._emit(Write([self._created()]))
+        self.outbox.emit(Write([self.s.created(self.id, self.seed, self._wall)]))
         tokens: list[tuple[M, int, str]] = []
         for index, (seat, was) in enumerate(zip(self.seats, seats, strict=True)):
             seat.name, seat.kind = was.name, was.kind
@@ -1504,14 +1257,14 @@ class TableCore(Generic[M]):
                 continue
             seat.member, seat.player = was.member, getattr(was.member, "player", None)
             self.members[was.member] = index
-            self._emit(Bind(was.member, index))
+            self.outbox.emit(Bind(was.member, index))
             tokens.append((was.member, index, token))
         for member, index, token in tokens:
             self._welcome(member, index, token)
         for member, name in watchers:
             self.members[member] = None
             self.watcher_names[member] = name
-            self._emit(Bind(member, None))
+            self.outbox.emit(Bind(member, None))
             self._spectators_changed(now)
             self._welcome(member, None, None)
         self._start_match(now)
@@ -1546,26 +1299,15 @@ class TableCore(Generic[M]):
                 yield index
 
     def _seat_deadlines(self, index: int) -> tuple[float | None, float | None]:
-        """(when the seat's clock runs out, when a server bot in it moves); neither while its
-        prompt waits to go out."""
-        seat, clock = self.seats[index], self.seats[index].clock
-        if clock.waiting:
-            return None, None
-        deadline = clock.deadline(self.s.turn_seconds) if self._timed else None
-        if not seat.connected:
-            since = max(clock.prompt_at, seat.gone_at or clock.prompt_at)
-            grace = since + self.timing.disconnect_grace
-            deadline = grace if deadline is None else min(deadline, grace)
-        bot_at = None
-        if seat.kind == "bot" and seat.bot_here and not seat.auto:
-            bot_at = clock.prompt_at + self.bot_delay
-            r = self.round
-            if r is not None and r.phase in WINDOW_PHASES:
-                # The table's pace is for turns: a claim answer comes at the window's middle,
-                # as every machine answer does, or at once in a window not held, so that the
-                # window lasts the same whoever could claim.
-                bot_at = self.window.middle() if self.window.timed() else clock.prompt_at
-        return deadline, bot_at
+        """(when the seat's clock runs out, when a server bot in it moves)."""
+        r = self.round
+        return self.seats[index].deadlines(
+            turn=self.s.turn_seconds if self.s.timed else None,
+            grace=self.timing.disconnect_grace,
+            bot_delay=self.bot_delay,
+            claim_answer_at=self.window.middle() if self.window.timed() else None,
+            in_window=r is not None and r.phase in WINDOW_PHASES,
+        )
 
     def _send_prompts(self, now: float, *, resend: int | None = None) -> None:
         """Prompt every awaited seat not yet prompted at this `seq` (and `resend` again, its
@@ -1584,18 +1326,11 @@ class TableCore(Generic[M]):
             if seat.member is not None:
                 deadline = (
                     seat.clock.deadline(self.s.turn_seconds, sending_at=now)
-                    if self._timed
+                    if self.s.timed
                     else None
                 )
-                item = PromptItem(
-                    self.id,
-                    self.decision_seq,
-                    index,
-                    actions_of(r, index),
-                    _choice(r.default_action(index)),
-                    None if deadline is None else max(0, int((deadline - now) * 1000)),
-                    None if deadline is None else int(seat.clock.bank * 1000),
-                )
+                left = None if deadline is None else deadline - now
+                item = PromptItem.of(self.id, self.decision_seq, r, index, left, seat.clock.bank)
                 frame = view_for(item, index)
                 if frame is not None:
                     sends.append(Send((seat.member,), frame))
@@ -1607,10 +1342,7 @@ class TableCore(Generic[M]):
         """Start an input: frames whose time has come go first."""
         self._now = now
         self._wall = now if wall is None else wall
-        self._out = []
-        sends, stamps = self.pacer.release(now)
-        self._out.extend(sends)
-        for stamp in stamps:
+        for stamp in self.outbox.begin(now):
             self._stamp(stamp, now)
 
     def _stamp(self, stamp: Stamp, now: float) -> None:
@@ -1626,15 +1358,11 @@ class TableCore(Generic[M]):
         anyone = bool(self.members) or self.state != "playing" or self.frozen
         self.idle.update(anyone=anyone, now=self._now)
         self._wait_changed()
-        out, self._out = self._out, []
-        return out
-
-    def _emit(self, effect: Effect) -> None:
-        self._out.append(effect)
+        return self.outbox.take()
 
     def _snapshot(self) -> SnapshotItem:
         return SnapshotItem(
-            self.id, self.seq, self.info(), self.round, self.round_no, self.commitment
+            self.id, self.seq, self.info(), self.round, self.round_no, self.book.commitment
         )
 
     def _table_changed(self, now: float, exclude: M | None = None) -> None:
@@ -1661,68 +1389,34 @@ class TableCore(Generic[M]):
         after a claim-hold event the next event waits `claim_min_ms`)."""
         self.events.keep(events)
         logged: list[Record] = [EventLogged(self.id, round_no, e, self._wall) for e in events]
-        self._emit(Write(records + logged))
+        self.outbox.emit(Write(records + logged))
         r = self.round
         for event in events:
             claim = event["type"] in CLAIM_HOLD_TYPES
             window = (
                 claim
-                and self._hold
+                and self.s.holds_claims
                 and r is not None
                 and r.phase in WINDOW_PHASES
                 and event["seq"] == self.decision_seq
             )
             if window:
                 self.window.announced()
-            self._broadcast(
+            self.outbox.broadcast(
                 event,
+                self.members,
                 exclude=exclude,
                 claim=claim,
                 stamp=(WINDOW, event["seq"]) if window else None,
             )
 
-    def _broadcast(
-        self,
-        item: Item,
-        *,
-        exclude: M | None = None,
-        claim: bool = False,
-        stored: bool = True,
-        stamp: Stamp | None = None,
-    ) -> None:
-        """Every member its view of an event; each distinct view is made once. A `stored`
-        event's frames wait for its write (the next tick) and for any claim hold."""
-        sends = [Send(to, frame) for frame, to in view_groups(item, self.members, exclude)]
-        self._paced(sends, event=stored, claim=claim, stamp=stamp)
-
-    def _send(self, member: M, viewer: Viewer, item: Item) -> None:
-        frame = view_for(item, viewer)
-        if frame is not None:
-            self._frame(member, frame)
-
-    def _frame(self, member: M, frame: Frame) -> None:
-        """A frame for one member (a reply): in order behind the others."""
-        self._paced([Send((member,), frame)], event=False)
-
     def _paced(
         self, sends: list[Send[M]], *, event: bool, claim: bool = False, stamp: Stamp | None = None
     ) -> None:
-        if self.pacer.add(sends, event=event, claim=claim, stamp=stamp):
-            self._out.extend(sends)
-            if stamp is not None:
-                self._stamp(stamp, self._now)
+        """Frames in order (`Outbox.paced`); a prompt's clock starts if it goes at once."""
+        if self.outbox.paced(sends, event=event, claim=claim, stamp=stamp) and stamp:
+            self._stamp(stamp, self._now)
 
     def _error(self, member: M, code: str, message: str, ref: str | None) -> None:
         viewer = self.members.get(member)
-        self._send(member, viewer, ErrorItem(code, message, ref, self.id, self.seq))
-
-
-def actions_of(r: Round, seat: int) -> list[dict[str, Any]]:
-    return [_choice(a) for a in legal_actions(r, seat)]
-
-
-def _choice(action: Action) -> dict[str, Any]:
-    d: dict[str, Any] = {"act": action.act}
-    if action.tile is not None:
-        d["tile"] = tile_name(action.tile)
-    return d
+        self.outbox.view(member, viewer, ErrorItem(code, message, ref, self.id, self.seq))

@@ -40,6 +40,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from server.table.effects import Effect, Send
 from server.table.projection import Frame, Item, Viewer, view_for, view_key
 
 T = TypeVar("T")
@@ -109,6 +110,77 @@ class Pacer(Generic[T]):
         self.queue.clear()
         self.gone = self.added
         self.hold_until = -math.inf
+
+
+class Outbox(Generic[M]):
+    """What the core answers one input with, in order: its effects, the frames among them
+    paced (`Pacer`: an event's frames wait for its write and the claim hold, and what comes
+    after waits behind them). `begin` starts an input with the frames whose time has come,
+    `take` ends it.
+
+    >>> box: Outbox[str] = Outbox(claim_min=0.5)
+    >>> box.begin(now=0.0), box.to("ann", "welcome"), box.take()
+    ([], None, [Send(to=('ann',), frame='welcome')])
+    >>> box.broadcast({"type": "x"}, {}, claim=True), box.to("ann", "error"), box.take()
+    (False, None, [])
+    >>> box.begin(now=1.0), box.take()
+    ([], [Send(to=('ann',), frame='error')])
+    """
+
+    def __init__(self, claim_min: float) -> None:
+        self.pacer: Pacer[Send[M]] = Pacer(claim_min)
+        self.effects: list[Effect] = []
+
+    def begin(self, now: float) -> list[Stamp]:
+        """A new input: the frames due by `now` go first; the stamps of the prompts among
+        them (their clocks start now)."""
+        self.effects = []
+        sends, stamps = self.pacer.release(now)
+        self.effects.extend(sends)
+        return stamps
+
+    def take(self) -> list[Effect]:
+        """The input's effects, in order (and a fresh list for the next)."""
+        out, self.effects = self.effects, []
+        return out
+
+    def emit(self, effect: Effect) -> None:
+        self.effects.append(effect)
+
+    def paced(
+        self, sends: list[Send[M]], *, event: bool, claim: bool = False, stamp: Stamp | None = None
+    ) -> bool:
+        """`sends` in order behind whatever waits; whether they went at once (then the
+        `stamp`, if any, is the caller's to start)."""
+        if self.pacer.add(sends, event=event, claim=claim, stamp=stamp):
+            self.effects.extend(sends)
+            return True
+        return False
+
+    def to(self, member: M, frame: Frame) -> None:
+        """A frame for one member (a reply): in order behind the others."""
+        self.paced([Send((member,), frame)], event=False)
+
+    def view(self, member: M, viewer: Viewer, item: Item) -> None:
+        """One member's view of `item` (nothing if it shows that viewer nothing)."""
+        frame = view_for(item, viewer)
+        if frame is not None:
+            self.to(member, frame)
+
+    def broadcast(
+        self,
+        item: Item,
+        members: Mapping[M, Viewer],
+        *,
+        exclude: M | None = None,
+        claim: bool = False,
+        stored: bool = True,
+        stamp: Stamp | None = None,
+    ) -> bool:
+        """Every member its view of an event, each distinct view made once (`view_groups`).
+        A `stored` event's frames wait for its write (the next tick) and any claim hold."""
+        sends = [Send(to, frame) for frame, to in view_groups(item, members, exclude)]
+        return self.paced(sends, event=stored, claim=claim, stamp=stamp)
 
 
 class EventLog:

@@ -8,6 +8,7 @@ from typing import Protocol, TypeVar
 
 from server.conn import Conn
 from server.metrics import Metrics
+from server.quota import CpuShare
 from server.storage.records import Record
 from server.table.effects import RematchSeat
 from server.table.settings import Settings, Timing
@@ -25,6 +26,12 @@ class TableHost(Protocol[Table]):
 
     @property
     def metrics(self) -> Metrics: ...
+
+    @property
+    def bot_budget(self) -> CpuShare | None:
+        """What the playing tables no player is connected to may spend together (None: no
+        limit)."""
+        ...
 
     def match_seed(self, table_id: str) -> str:
         """A new match's seed (`[server] seed` makes them reproducible)."""
@@ -45,6 +52,10 @@ class TableHost(Protocol[Table]):
         ...
 
     def remove_table(self, table: Table) -> None: ...
+
+    def lobby_changed(self, table: Table) -> None:
+        """The table's lobby row may have changed (`server.lobby`)."""
+        ...
 
     def rematch(
         self,

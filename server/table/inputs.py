@@ -40,10 +40,12 @@ class Create(Generic[M]):
 
 @dataclass(frozen=True, slots=True)
 class Join(Generic[M]):
-    """`take_seat` or `watch`."""
+    """`take_seat` or `watch`; `password_ok`: the table's password was given (or it has none),
+    checked by the server on a thread before (`server.password_gate`)."""
 
     member: M
     msg: TakeSeat | Watch
+    password_ok: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,8 @@ from pydantic import BaseModel
 
 from protocol import frames
 from protocol.events import project_entry
-from rules.round import Phase, Round
+from rules.actions import Action
+from rules.round import Phase, Round, legal_actions
 from rules.tiles import NUM_KINDS, tile_name
 from rules.view import PRIVATE_TYPES, Viewer, view_of
 
@@ -71,6 +72,31 @@ class PromptItem:
     deadline_ms: int | None
     bank_ms: int | None
 
+    @classmethod
+    def of(
+        cls, table: str, seq: int, r: Round, seat: int, left: float | None, bank: float
+    ) -> PromptItem:
+        """The prompt of decision `seq` for `seat`: its legal moves, its default (the move a
+        timeout plays) and, on a timed table, `left` seconds in all, `bank` of them the bank
+        (`left` None: no clock)."""
+        return cls(
+            table,
+            seq,
+            seat,
+            [_choice(a) for a in legal_actions(r, seat)],
+            _choice(r.default_action(seat)),
+            None if left is None else max(0, int(left * 1000)),
+            None if left is None else int(bank * 1000),
+        )
+
+
+def _choice(action: Action) -> dict[str, Any]:
+    """A move as a prompt lists it."""
+    d: dict[str, Any] = {"act": action.act}
+    if action.tile is not None:
+        d["tile"] = tile_name(action.tile)
+    return d
+
 
 @dataclass(frozen=True, slots=True)
 class ErrorItem:
@@ -91,13 +117,15 @@ Frame = dict[str, Any] | BaseModel
 def view_for(item: Item, viewer: Viewer) -> Frame | None:
     """The frame `viewer` gets for `item`, or None if it gets nothing: a logged event as its
     projected fields (a public event the very same dict for every viewer, so a sender can
-    serialise it once), any other frame as its model (`protocol.frames`)."""
+    serialise it once), a prompt as its fields (`protocol.frames.prompt_fields`: one for every
+    decision, made from the engine's legal actions), any other frame as its model
+    (`protocol.frames`)."""
     if isinstance(item, dict):
         return _event_view(item, viewer)
     if isinstance(item, PromptItem):
         if viewer != item.seat:
             return None
-        return frames.prompt(
+        return frames.prompt_fields(
             item.table,
             item.seq,
             item.seat,

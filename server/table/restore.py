@@ -16,9 +16,9 @@ from protocol.messages import ROUND_EVENT_TYPES
 from rules.options import make_options
 from rules.players.levels import LEVELS
 from rules.round import Phase
-from server import store as st
 from server.credentials import new_salt, new_token
 from server.resume import RebuildError, rebuild_round
+from server.storage.stored import StoredTable
 from server.table.core import TableCore
 from server.table.settings import Settings, Timing
 
@@ -34,7 +34,7 @@ class Unrestorable(Exception):
 
 
 def restore_core(
-    stored: st.StoredTable,
+    stored: StoredTable,
     settings: Settings,
     *,
     timing: Timing,
@@ -110,7 +110,7 @@ def _stored_standings(core: TableCore[Any], row: dict[str, Any]) -> None:
         m.scores = [0, 0, 0, 0]
 
 
-def _rebuild(core: TableCore[Any], stored: st.StoredTable) -> None:
+def _rebuild(core: TableCore[Any], stored: StoredTable) -> None:
     """The match and its current round from the stored rounds and actions."""
     m = core.match
     rounds = stored.rounds
@@ -127,8 +127,8 @@ def _rebuild(core: TableCore[Any], stored: st.StoredTable) -> None:
             if r.phase is Phase.OVER:
                 raise RebuildError(f"round {rnd.round_no} is over but not recorded so")
             core.round = r
-            core.action_idx = len(stored.actions)
-            core.salt, core.commitment = rnd.salt, rnd.commitment
+            core.book.actions = len(stored.actions)
+            core.book.salt, core.book.commitment = rnd.salt, rnd.commitment
         else:
             net = rnd.result["net"]
             for seat in range(4):

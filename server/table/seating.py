@@ -18,13 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 from protocol import codes
 from server.table.clock import SeatClock
 
 M = TypeVar("M", bound=Hashable)
 SEATS = 4
+# Why the server played a seat's move (`auto_played`; a counter of the metrics).
+AutoReason = Literal["timeout", "disconnected", "auto"]
 
 
 @dataclass
@@ -56,6 +58,133 @@ class SeatState(Generic[M]):
     def connected(self) -> bool:
         return self.member is not None or self.bot_here
 
+    @property
+    def dropped(self) -> bool:
+        """A player's seat with nobody at it during the match: their connection dropped, or
+        they have not come back since a restart (`restored_seq`). Its claim windows close
+        like everyone's (the policy answers within the minimum): a window that waited for
+        its player would tell that the seat could claim."""
+        return self.kind == "human" and not self.connected
+
+    def away_in(self, started: bool) -> bool:
+        """A player's seat of a `started` match with nobody at it (the server plays it)."""
+        return self.kind == "human" and self.member is None and started
+
+    def info(self, started: bool) -> dict[str, Any]:
+        """The seat in the table header (protocol `SeatInfo`); a bot's says its level."""
+        d: dict[str, Any] = {
+            "name": self.name,
+            "kind": self.kind,
+            "connected": self.connected,
+            "auto": self.auto,
+            "away": self.away_in(started),
+        }
+        if self.kind == "bot":
+            d["level"] = self.level or "normal"
+        return d
+
+    def plays_at_once(self, in_window: bool) -> bool:
+        """The server answers for the seat without prompting it: 托管 (or, in a claim
+        window, the unannounced 托管 after a claim timeout, and an away player's seat: its
+        window closes like everyone's, never stalling for the disconnect grace, which would
+        tell that it could claim)."""
+        return self.auto or (in_window and (self.quiet_auto or self.dropped))
+
+    def reason_at_once(self) -> AutoReason:
+        """Why the server answers for a seat it does not prompt (`plays_at_once`)."""
+        quiet = self.auto or self.quiet_auto
+        return "disconnected" if self.dropped and not quiet else "auto"
+
+    def public_by(self) -> str:
+        """Who played the seat's claim, as far as the table already shows: a bot, a seat in
+        托管 or away, or its player (a claim timeout's quiet 托管 is not shown)."""
+        if self.kind == "bot":
+            return "bot"
+        if self.auto:
+            return "auto"
+        return "player" if self.connected else "disconnected"
+
+    def deadlines(
+        self,
+        *,
+        turn: float | None,
+        grace: float,
+        bot_delay: float,
+        claim_answer_at: float | None,
+        in_window: bool,
+    ) -> tuple[float | None, float | None]:
+        """(when the seat's clock runs out, when a server bot in it moves); neither while its
+        prompt waits to go out. `turn` is the table's turn time (None: moves are untimed);
+        `grace` a dropped player's most per move; in a claim window (`in_window`) a bot
+        answers at `claim_answer_at` (the window's middle), or at once in a window not held
+        (None), not at the table's pace: the window lasts the same whoever could claim."""
+        clock = self.clock
+        if clock.waiting:
+            return None, None
+        deadline = None if turn is None else clock.deadline(turn)
+        if not self.connected:
+            since = max(clock.prompt_at, self.gone_at or clock.prompt_at)
+            deadline = since + grace if deadline is None else min(deadline, since + grace)
+        bot_at = None
+        if self.kind == "bot" and self.bot_here and not self.auto:
+            bot_at = clock.prompt_at + bot_delay
+            if in_window:
+                bot_at = clock.prompt_at if claim_answer_at is None else claim_answer_at
+        return deadline, bot_at
+
+    def sit(self, member: M, player: str | None = None) -> None:
+        """A member takes the seat (again): it is connected, no longer away."""
+        self.member, self.gone_at, self.away = member, None, False
+        self.player = player or self.player
+
+    def came_back(self) -> None:
+        """The seat is taken again: 托管 ends unless its player asked for it, and a claim
+        timeout's quiet 托管 ends too."""
+        if self.auto and not self.auto_requested:
+            self.auto = False
+        self.quiet_auto = False
+
+    def left(self, now: float, *, asked: bool, playing: bool) -> None:
+        """Its connection closed (`asked`: it sent `leave`) during a started match: an
+        asked leave is 托管 until the seat comes back; a drop while playing is away."""
+        self.gone_at = now
+        self.away = not asked and playing
+        if asked:
+            self.auto = True
+
+    def kicked(self, now: float) -> None:
+        """The server's host sent the player away during the match: its token no longer
+        takes the seat, which the server plays (托管)."""
+        self.token_key, self.away, self.gone_at = None, False, now
+        self.auto = True
+
+    def shift(self, seconds: float, *, arrival: bool) -> None:
+        """Nobody's clock ran for `seconds`: its prompt, its drop's grace (and a bot's
+        `arrival`) move on by as much."""
+        self.clock.shift(seconds)
+        if self.gone_at is not None:
+            self.gone_at += seconds
+        if arrival and self.bot_arrives is not None:
+            self.bot_arrives += seconds
+
+    def fresh_since(self, last_seq: int | None) -> bool:
+        """Whether a resume quoting `last_seq` may be caught up from the log: not if it quotes
+        events later than the restart's last stored one (they may never have reached the
+        disk). Asked once: the seat trusts its log from then on."""
+        unknown = (
+            self.restored_seq is not None and last_seq is not None and last_seq > self.restored_seq
+        )
+        self.restored_seq = None
+        return last_seq is not None and not unknown
+
+
+class Claim(NamedTuple):
+    """What `take_seat` on a started match gets: a seat, or why not."""
+
+    seat: int | None
+    code: str = ""
+    message: str = ""
+
 
 class Seats(list[SeatState[M]]):
     """The four seats, in order (a list: `seats[i]`)."""
@@ -79,6 +208,46 @@ class Seats(list[SeatState[M]]):
         """The seat is empty again (before the match: a reservation given up)."""
         self[index] = SeatState()
 
+    def claim(self, player: str | None, name: str | None, wanted: int | None) -> Claim:
+        """The away seat of a started match that `take_seat` takes back: one played under the
+        asker's player key (`hello`'s; `wanted` picks one if given). A seat belongs to its
+        player: a name and a table password, which any spectator may know, take nothing (the
+        seat comes back with its key or its token, or by the creator's `hand_seat`).
+
+        >>> seats: Seats[str] = Seats()
+        >>> seats[1].kind, seats[1].name, seats[1].player = "human", "阿明", "p-1"
+        >>> seats.claim("p-1", "Ming", None).seat
+        1
+        >>> seats.claim("p-2", "阿明", None).code, seats.claim(None, "阿明", 1).code
+        ('need_token', 'need_token')
+        >>> seats[1].member = "conn"
+        >>> seats.claim("p-1", "阿明", None).code, seats.claim(None, "nobody", None).code
+        ('seat_taken', 'already_started')
+        """
+        asked = [i for i, s in enumerate(self) if s.kind == "human" and wanted in (None, i)]
+        mine = [i for i in asked if player is not None and self[i].player == player]
+        named = mine or [i for i in asked if self[i].name == name or wanted is not None]
+        if not named:
+            return Claim(
+                None,
+                codes.ALREADY_STARTED,
+                "the match has started and no seat here is yours: watch it instead",
+            )
+        away = [i for i in named if self[i].member is None]
+        if not away:
+            return Claim(
+                None, codes.SEAT_TAKEN, f"seat {named[0]} is played from another connection now"
+            )
+        if not mine:
+            return Claim(
+                None,
+                codes.NEED_TOKEN,
+                f"seat {away[0]} comes back only to its own player: with their player key or"
+                " the seat's token (zhuoji join keeps it), or the table's creator hands it on"
+                " (hand_seat); a name and the password let you watch",
+            )
+        return Claim(away[0])
+
     def holding(self, key: str) -> int | None:
         """The seat whose token has this digest (None: no seat)."""
         return next((i for i, s in enumerate(self) if s.token_key == key), None)
@@ -97,3 +266,8 @@ class Seats(list[SeatState[M]]):
 
     def token_keys(self) -> list[str | None]:
         return [s.token_key for s in self]
+
+    def shift(self, seconds: float, *, arrivals: bool) -> None:
+        """Every seat's deadlines move `seconds` later (see `SeatState.shift`)."""
+        for seat in self:
+            seat.shift(seconds, arrival=arrivals)

@@ -28,9 +28,11 @@ from protocol import frames
 from protocol.messages import Error
 from rules.options import OptionsError
 from rules.round import Round
-from server import store as st
 from server.conn import Conn, send_many
+from server.lobby import changes_row
+from server.quota import CpuShare
 from server.storage.records import Record
+from server.storage.stored import StoredTable
 from server.table.core import TableCore
 from server.table.effects import (
     Accepted,
@@ -63,6 +65,7 @@ from server.table.inputs import (
     Stop,
     Tick,
 )
+from server.table.meter import EventCost
 from server.table.restore import Unrestorable, restore_core, settings_from_row
 from server.table.seating import SeatState
 from server.table.settings import Settings
@@ -107,6 +110,11 @@ class Table:
         self.loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
         self._moves: deque[_Move] = deque()  # moves whose frames wait to go out (metrics)
+        self.changes = 0  # writes that may have changed the lobby row (`lobby_key`)
+        self._listed: tuple[int, str, int] | None = None  # `lobby_key` the lobby was told of
+        self._write_wait = 0.0  # seconds this step waited on the store (not its own CPU)
+        self.deferred = 0  # wakeups put off for the bot tables' CPU share (`unattended`)
+        self._meter = EventCost()  # what its events cost, charged to that share
         self.task = asyncio.create_task(self._run(), name=f"table-{table_id}")
 
     # ----- what the server and the tests read -----
@@ -133,7 +141,7 @@ class Table:
 
     @property
     def action_idx(self) -> int:
-        return self.core.action_idx
+        return self.core.book.actions
 
     @property
     def frozen(self) -> bool:
@@ -151,10 +159,32 @@ class Table:
     def info(self) -> dict[str, Any]:
         return self.core.info()
 
+    def unattended(self) -> bool:
+        """Playing with no player connected (only bots, 托管 and away seats play): such
+        tables share the server's `bot_budget`, a share of one core (`server.quota.CpuShare`);
+        a player coming back ends it."""
+        core = self.core
+        if core.state != "playing" or core.frozen:
+            return False
+        return not any(s.kind == "human" and s.member is not None for s in core.seats)
+
+    def lobby_key(self) -> tuple[int, str, int]:
+        """Changes whenever `info()` may have (`server.lobby`): every change to the header is
+        a stored event other than a round's play, or a spectator coming or going."""
+        core = self.core
+        return (self.changes, core.state, len(core.spectators))
+
+    def _lobby_check(self) -> None:
+        """Tell the server when the lobby row may have changed (`server.lobby`)."""
+        key = self.lobby_key()
+        if key != self._listed:
+            self._listed = key
+            self.server.lobby_changed(self)
+
     # ----- after a restart -----
 
     @classmethod
-    def restore(cls, server: TableHost[Table], stored: st.StoredTable) -> Table:
+    def restore(cls, server: TableHost[Table], stored: StoredTable) -> Table:
         """A match a previous run left unfinished (`restore_core`); one that cannot be
         rebuilt is frozen (its record kept, its players told) and the server goes on."""
         row = stored.row
@@ -215,9 +245,19 @@ class Table:
     async def _run(self) -> None:
         while True:
             item = await self.inbox.get()
+            budget = self.server.bot_budget
             if isinstance(item, Stop):
                 self._cancel_timer()
+                if budget is not None:
+                    budget.leave(self.id)
                 return
+            metered = budget is not None and self.unattended()
+            if budget is not None and metered and isinstance(item, Tick):
+                now = self.loop.time()
+                if budget.ready_at(self.id, now) > now:  # over its share: it waits its turn
+                    self._arm_timer()
+                    continue
+            began, self._write_wait = time.perf_counter(), 0.0
             state, hold = self.core.state, self.core.pacer.hold_until
             effects: list[Effect] = []
             try:
@@ -240,7 +280,22 @@ class Table:
                 self._account(item, effects, state, hold)
             except Exception:  # the metrics and the log never stop a table
                 log.exception("table %s: accounting failed", self.id)
+            self._lobby_check()
+            if budget is not None:
+                self._charge(budget, metered, time.perf_counter() - began, effects)
             self._arm_timer()
+
+    def _charge(self, budget: CpuShare, metered: bool, took: float, effects: list[Effect]) -> None:
+        """Charge a step to the share of the tables nobody is at, if this is one (or was when
+        the step began): its time on the loop less its waits on the store, charged by the
+        events it made (`EventCost`), never by what it took to decide."""
+        charge = self._meter.step(max(0.0, took - self._write_wait), effects)
+        now, unattended = self.loop.time(), self.unattended()
+        if metered or unattended:
+            budget.join(self.id, now)
+            budget.spend(self.id, charge, now)
+        if not unattended:
+            budget.leave(self.id)
 
     async def _step(self, item: Input[Conn]) -> list[Effect]:
         """One input for the core, and what it says to do (done: the effects)."""
@@ -265,9 +320,11 @@ class Table:
                     await self._perform(effects)
                     self._moves.append(_Move(entry, received, self.loop.time()))
                     return effects
-            case Join(member, msg):
+            case Join(member, msg, password_ok):
                 busy = member.table is not None
-                effects = core.join(member, member.name, msg, now, busy=busy, wall=wall)
+                effects = core.join(
+                    member, member.name, msg, now, busy=busy, wall=wall, password_ok=password_ok
+                )
             case Create(member):
                 effects = core.create(member, member.name, now, wall=wall)
             case Resume(member, key, token, last_seq):
@@ -339,6 +396,9 @@ class Table:
                 elif effect.to:
                     send_many(effect.to, dumps(effect.frame))
             elif isinstance(effect, Write):
+                if changes_row(effect.records):
+                    self.changes += 1  # told before the wait: the core has changed already
+                    self._lobby_check()
                 await self._write(effect.records)
             elif isinstance(effect, Bind):
                 effect.member.table, effect.member.seat = self, effect.seat
@@ -367,6 +427,7 @@ class Table:
         began = self.loop.time()
         await self.server.write(records)
         waited = self.loop.time() - began
+        self._write_wait += waited
         if waited > STORAGE_WAIT:
             self.core.storage_waited(waited)
 
@@ -469,10 +530,34 @@ class Table:
     # ----- the timer -----
 
     def _arm_timer(self) -> None:
-        self._cancel_timer()
-        at = self.core.next_wakeup()
+        """One timer for the core's next wakeup. Most steps leave it where it was (a turn's
+        clock, a bot's move): the timer armed for that time is kept, not made again."""
+        at = self._wakeup_at()
+        timer = self._timer
+        if timer is not None:
+            if at is not None and timer.when() == at:
+                return
+            timer.cancel()
+            self._timer = None
         if at is not None:
-            self._timer = self.loop.call_at(at, self.post, Tick())
+            self._timer = self.loop.call_at(at, self._wake)
+
+    def _wakeup_at(self) -> float | None:
+        """The core's next wakeup; later for a table left to its bots that is over its share
+        of the CPU (`server.bot_budget`): it waits its turn."""
+        at = self.core.next_wakeup()
+        budget = self.server.bot_budget
+        if at is not None and budget is not None and self.unattended():
+            ready = budget.ready_at(self.id, self.loop.time())
+            if ready > at:
+                budget.deferred += 1
+                self.deferred += 1
+                return ready
+        return at
+
+    def _wake(self) -> None:
+        self._timer = None  # fired: the next step arms the next one
+        self.post(Tick())
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:

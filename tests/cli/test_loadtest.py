@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from server.store import table_row
+from server.storage.reads import table_row
 
 
 def _free_port() -> int:
@@ -53,6 +53,13 @@ def test_serve_and_loadtest_end_to_end(tmp_path: Path, serve: Callable[..., Any]
         assert report["samples"] > 100
         assert 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
         assert report["reconnects"] == 0 and report["mismatches"] == 0
+        # The server's own CPU (its /metrics) per action and per frame the clients received:
+        # every action reaches at least the three other seats.
+        assert report["frames"] > 3 * report["actions"] > 0
+        assert report["server_cpu_s"] > 0
+        per_frame = report["server_cpu_s"] * 1e6 / report["frames"]
+        assert abs(report["server_cpu_per_frame_us"] - per_frame) <= 0.1 + per_frame * 1e-3
+        assert report["server_cpu_per_action_us"] > report["server_cpu_per_frame_us"]
         # With chaos: dropped connections come back, and their views are the server's.
         run = subprocess.run(
             [

@@ -9,8 +9,8 @@ import sqlite3
 from pathlib import Path
 
 from client_tui.seats import SeatStore
-from server import store as st
-from server.dbfile import open_database
+from server.storage import record_sql as st
+from server.storage.dbfile import open_database
 from zhuoji.cli import build_parser
 from zhuoji.play_resume import (
     ask_resume,

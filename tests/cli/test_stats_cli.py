@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from server import records
+from server.storage import tallies
 from tests.server.records_matches import fill
 
 
@@ -108,7 +108,7 @@ def test_a_database_without_records_is_refused_with_the_way_out(tmp_path: Path) 
 def test_rebuild_records_recomputes_the_table_from_the_events(tmp_path: Path) -> None:
     path = tmp_path / "z.db"
     db = fill(path, 3, seed=4, rounds=(1, 2))
-    before = records.record_rows(db)
+    before = tallies.record_rows(db)
     db.execute("UPDATE records SET net = 0, wins = 99")
     db.close()
     out = zhuoji("admin", "--db", str(path), "--json", "rebuild-records")
@@ -116,6 +116,6 @@ def test_rebuild_records_recomputes_the_table_from_the_events(tmp_path: Path) ->
     assert json.loads(out.stdout)["matches"] == len({r[0] for r in before})
     conn = sqlite3.connect(path)
     try:
-        assert records.record_rows(conn) == before
+        assert tallies.record_rows(conn) == before
     finally:
         conn.close()

@@ -34,7 +34,9 @@ NAMES = ("P1", "P2", "P3", "P4")
 def wire_result(r: Round) -> dict[str, Any]:
     """The settlement as a client gets it in `round_ended` (through JSON, validated)."""
     assert r.result is not None
-    result: dict[str, Any] = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    result: dict[str, Any] = json.loads(
+        json.dumps({**r.result.to_dict(), **r.revealed().to_dict()})
+    )
     parse_result(result)
     return result
 

@@ -21,7 +21,6 @@ import pytest
 from test_tui_tmux import Tmux, server, tmux  # noqa: F401  (fixtures)
 from textual.app import App
 from textual.widgets import Collapsible
-from textual.widgets._collapsible import CollapsibleTitle
 
 from client_tui.i18n import Lang
 from client_tui.screens.forms import CreateTableScreen, form_folds, option_id
@@ -48,9 +47,9 @@ def focus_order(config: Path) -> list[str]:
             while not form.query(f"#{option_id('hand_cap')}"):
                 await pilot.pause(0.01)
             return [
-                f"title-{w.parent.id}"
-                if isinstance(w, CollapsibleTitle) and w.parent
-                else w.id or ""
+                # a focusable child of a Collapsible itself is its title (the body sits in
+                # the Collapsible's Contents container): named by the Collapsible's id
+                f"title-{w.parent.id}" if isinstance(w.parent, Collapsible) else w.id or ""
                 for w in form.focus_chain
             ]
 

@@ -14,6 +14,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from client_tui.app import ZhuojiApp
+from client_tui.player_key import new_key
 from client_tui.screens.lobby import LobbyScreen
 from client_tui.screens.table import TableScreen
 from client_tui.seats import STATE_ENV, SeatStore, state_dir
@@ -24,8 +25,10 @@ from tests.support import FAST, until
 SIZE = (100, 30)
 
 
-def joiner(url: str, store: SeatStore) -> ZhuojiApp:
-    return ZhuojiApp(url, name="guest", lang="en", ascii=True, mode="join", seats=store)
+def joiner(url: str, store: SeatStore, key: str | None = None) -> ZhuojiApp:
+    return ZhuojiApp(
+        url, name="guest", lang="en", ascii=True, mode="join", seats=store, player_key=key
+    )
 
 
 async def host_table(url: str, *, rounds: int = 8) -> tuple[Client, str]:
@@ -193,11 +196,13 @@ def test_the_seat_store_examples() -> None:
     assert result.attempted > 0 and result.failed == 0
 
 
-async def test_from_another_terminal_the_lobby_takes_back_the_seat_by_name_and_password(
+async def test_from_another_terminal_the_lobby_takes_back_the_seat_with_the_players_key(
     tmp_path: Path,
 ) -> None:
-    """No token on this machine: the lobby's Enter on the started table, the table's password,
-    and the away seat with this name is the player's again, with its hand."""
+    """No token in this terminal's seat store, but the player's key (one per machine): the
+    lobby's Enter on the started table, the table's password, and the away seat is the
+    player's again, with its hand. (A name and the password alone take no seat: issue 22.)"""
+    key = new_key()
     async with running_server(tmp_path / "z.db", seed="back") as (url, _server):
         host = await Client.connect(url, "host")
         host.ws.close_timeout = 0.2
@@ -208,7 +213,7 @@ async def test_from_another_terminal_the_lobby_takes_back_the_seat_by_name_and_p
         table = (await host.recv_type("joined"))["table"]
         async with host:
             first = SeatStore(tmp_path / "a" / "seats.json")
-            app = joiner(url, first)
+            app = joiner(url, first, key)
             async with app.run_test(size=SIZE) as pilot:
                 await until(pilot, lambda: len(app.view.tables) == 1)
                 await pilot.press("j")
@@ -228,7 +233,7 @@ async def test_from_another_terminal_the_lobby_takes_back_the_seat_by_name_and_p
                 )
                 seat = app.view.seat
             # The laptop is gone; another one, with no token saved, under the same name.
-            other = joiner(url, SeatStore(tmp_path / "b" / "seats.json"))
+            other = joiner(url, SeatStore(tmp_path / "b" / "seats.json"), key)
             async with other.run_test(size=SIZE) as pilot:
                 await until(
                     pilot,
@@ -252,3 +257,48 @@ async def test_from_another_terminal_the_lobby_takes_back_the_seat_by_name_and_p
                     ),
                 )
                 assert isinstance(other.screen, TableScreen) and other.view.table_id == table
+
+
+async def test_the_creator_hands_an_away_seat_to_a_spectator_with_o(tmp_path: Path) -> None:
+    """A player back on a new machine (no token, another key) watches; the creator's `o` picks
+    the away seat and types their name: `hand_seat`, and the newcomer plays it."""
+    from client_tui.screens.forms import CreateTableScreen, HandSeatScreen
+
+    async with running_server(tmp_path / "z.db", seed="hand", bot_delay=0.0) as (url, _s):
+        app = ZhuojiApp(url, name="host", lang="en", ascii=True, mode="join")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.view.status == "connected")
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, CreateTableScreen))
+            app.screen.query_one("#turn").value = "0"  # type: ignore[attr-defined]
+            await pilot.click("#ok")
+            await until(pilot, lambda: app.view.table is not None)
+            table = app.view.table_id
+            guest = await Client.connect(url, "guest")
+            await guest.recv_type("welcome")
+            await guest.send({"type": "take_seat", "table": table})
+            await guest.recv_type("joined")
+            for _ in range(2):
+                await pilot.press("plus")
+            await until(pilot, lambda: app.view.table is not None and app.view.table.seated == 4)
+            await pilot.click("#start")
+            await until(pilot, lambda: app.view.round is not None)
+            await guest.ws.close()
+            await until(
+                pilot, lambda: app.view.table is not None and not app.view.table.seats[1].connected
+            )
+            li = await Client.connect(url, "小李")
+            await li.recv_type("welcome")
+            await li.send({"type": "watch", "table": table})
+            await li.recv_type("snapshot")
+            await pilot.press("o")
+            await until(pilot, lambda: isinstance(app.screen, HandSeatScreen))
+            await pilot.click("#to")
+            await pilot.press(*"小李", "tab", "enter")  # the name, then the first away seat
+            joined = await li.recv_type("joined")
+            assert joined["seat"] == 1 and joined["token"]
+            await until(
+                pilot,
+                lambda: app.view.table is not None and app.view.table.seats[1].name == "小李",
+            )
+            await li.ws.close()

@@ -14,8 +14,8 @@ from client_tui.app import ZhuojiApp
 from client_tui.offline import OfflineTable
 from client_tui.screens.sheets import SheetScreen
 from client_tui.screens.table import TableScreen
-from client_tui.widgets import HandView
 from client_tui.view import LastAction
+from client_tui.widgets import HandView
 from rules.options import PRESETS
 from rules.players.bot import Bot
 from rules.record import DiscardRecord

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, get_args
 
@@ -148,7 +149,9 @@ def settled(name: str) -> dict[str, Any]:
     """A scripted round's settlement as the server sends it."""
     r = run_script(json.loads((SCRIPTS / name).read_text(encoding="utf-8")))
     assert r.result is not None
-    result: dict[str, Any] = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    result: dict[str, Any] = json.loads(
+        json.dumps({**r.result.to_dict(), **r.revealed().to_dict()})
+    )
     return result
 
 
@@ -388,3 +391,18 @@ def test_a_logged_event_is_encoded_as_it_was_logged_once_validated() -> None:
         frames.encode({**drew, "hand": ["1m"]})  # a field the frame does not have
     with pytest.raises(ValidationError):
         frames.error("Not A Code", "x")
+
+
+def test_a_logged_dict_is_validated_as_it_is_encoded_only_where_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server writes its trusted dicts as they are (issue 26); the tests check every one
+    (`ZHUOJI_CHECK_FRAMES`, set by tests/conftest.py, so each test's servers validate every
+    frame they send, and so do the `zhuoji` processes they start)."""
+    assert frames.CHECK and os.environ["ZHUOJI_CHECK_FRAMES"] == "1"
+    drew = {"type": "drew", "seat": 1, "tile": None, "replacement": False, "wall_left": 50}
+    leaky = {**drew, "table": "t1", "seq": 9, "hand": ["1m"]}
+    with pytest.raises(ValidationError, match="hand"):
+        frames.encode(leaky)
+    monkeypatch.setattr(frames, "CHECK", False)
+    assert json.loads(frames.encode(leaky)) == leaky  # unchecked: written as it is

@@ -73,7 +73,7 @@ def random_options(rng: random.Random) -> RuleOptions:
 def check_settlement(r: Round, where: str) -> None:
     """Validates, dumps back to the engine's dict, and is worded in both languages."""
     assert r.result is not None
-    engine = {**r.result.to_dict(), **r.revealed()}
+    engine = {**r.result.to_dict(), **r.revealed().to_dict()}
     wire = json.loads(json.dumps(engine))
     model = parse_result(wire)
     # Optional fields the engine leaves out (a winner's `void`, a payment's `cap`) stay out.
@@ -131,7 +131,7 @@ def sheet_of_script(name: str) -> Sheet:
     path = next(p for p in SCRIPTS if p.name == name)
     r = run_script(json.loads(path.read_text(encoding="utf-8")))
     assert r.result is not None
-    wire = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    wire = json.loads(json.dumps({**r.result.to_dict(), **r.revealed().to_dict()}))
     return build_sheet(ResultV(1, wire, tuple(wire["net"])), r.opts)
 
 
@@ -171,7 +171,7 @@ def test_a_cap_out_of_bounds_or_an_unknown_detail_is_refused() -> None:
     path = next(p for p in SCRIPTS if p.name == "opt_hand_cap_03_repao_inside_cap.json")
     r = run_script(json.loads(path.read_text(encoding="utf-8")))
     assert r.result is not None
-    wire = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    wire = json.loads(json.dumps({**r.result.to_dict(), **r.revealed().to_dict()}))
     at = next(i for i, p in enumerate(wire["payments"]) if p["kind"] == "repao")
     for bad, field in (({"cap": 0}, "cap"), ({"why": "cap"}, "why")):
         broken = json.loads(json.dumps(wire))

@@ -69,3 +69,32 @@ def test_without_bytecode_writing_nothing_is_written(tmp_path: Path) -> None:
         mp.setattr(hand.sys, "dont_write_bytecode", True)
         assert hand._tables(str(tmp_path)) == BUILT
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.usefixtures("writes_bytecode")
+def test_a_write_that_fails_leaves_no_part_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk (the write fails half-way) costs the build and leaves nothing behind."""
+    real_replace = hand.os.replace
+
+    def disk_full(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(hand.os, "replace", disk_full)
+    assert hand._tables(str(tmp_path)) == BUILT
+    assert not list(tmp_path.iterdir())
+    monkeypatch.setattr(hand.os, "replace", real_replace)
+
+
+def test_the_cache_follows_the_bytecode_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `sys.pycache_prefix` set (PYTHONPYCACHEPREFIX), the cache goes where the bytecode
+    goes, not into a `__pycache__` beside the source (which may be read-only)."""
+    monkeypatch.setattr(hand.sys, "pycache_prefix", str(tmp_path))
+    folder = Path(hand._cache_folder())
+    assert folder.is_relative_to(tmp_path)
+    assert "__pycache__" not in folder.parts
+    monkeypatch.setattr(hand.sys, "pycache_prefix", None)
+    assert Path(hand._cache_folder()) == Path(hand.__file__).parent / "__pycache__"

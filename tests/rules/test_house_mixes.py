@@ -116,7 +116,7 @@ def _check_win_is_paid(r: Round, seat: int, n: int) -> None:
     for other in list(won.awaiting()):
         won.apply(Action(other, "pass"))
     assert won.phase is Phase.OVER and won.result is not None, f"mix {n}"
-    seats = [w["seat"] for w in won.result.to_dict()["winners"]]
+    seats = [w["seat"] for w in won.result.to_dict()["wins"]]
     assert seat in seats, f"mix {n}: seat {seat}'s allowed win is not settled"
     _check_settlement(won, n)
 

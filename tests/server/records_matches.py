@@ -16,7 +16,7 @@ from typing import Any
 
 from protocol.messages import AddBot, Auto, Start, TakeSeat
 from rules.options import PRESETS, RuleOptions, make_options, overrides_of
-from server.dbfile import open_database
+from server.storage.dbfile import open_database
 from server.storage.record_sql import ops_of
 from server.table.core import TableCore
 from server.table.effects import Write

@@ -63,7 +63,7 @@ from rules.players.bot import Bot
 from rules.round import Phase, Round, legal_actions
 from rules.script import run_script
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
-from server.store import load_round_script, table_events
+from server.storage.reads import load_round_script, table_events
 from server.table.projection import ErrorItem, PromptItem, SnapshotItem, view_for, view_key
 from server.testkit import running_server
 from tests.support import volume

@@ -64,8 +64,7 @@ async def test_two_hundred_squatters_hide_neither_a_new_table_nor_a_playing_one(
         await newcomer.send({"type": "create_table", "name": "新桌"})
         new_id = (await newcomer.recv_type("joined"))["table"]
         looker = await _hello(url, "看看")
-        await looker.send({"type": "list_tables"})
-        rows = (await looker.recv_type("tables"))["tables"]
+        rows = await looker.list_tables()
         ids = {r["id"] for r in rows}
         states = [r["state"] for r in rows]
         assert {t for _, t in played} <= ids, "every playing table is listed"

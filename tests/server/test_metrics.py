@@ -17,7 +17,7 @@ from clients.bot_player import BotPlayer
 from clients.client import play
 from clients.loadtest import run as run_loadtest
 from server.app import Server
-from server.store import Store
+from server.storage.writer import Store
 from server.testkit import running_server
 from tests.support import FAST, connect
 

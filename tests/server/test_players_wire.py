@@ -15,9 +15,9 @@ from clients.client import Client
 from clients.testkit import play_to_end
 from protocol.messages import MAX_FRAME_BYTES, parse_server
 from server import standings
-from server.dbfile import open_database
 from server.players import key_digest
 from server.records import COLUMNS
+from server.storage.dbfile import open_database
 from server.testkit import running_server
 
 

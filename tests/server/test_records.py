@@ -12,8 +12,9 @@ import pytest
 
 from rules.script import run_script
 from server import records, standings
-from server.dbfile import open_database
 from server.records import Tally, round_tally
+from server.storage import tallies
+from server.storage.dbfile import open_database
 from tests.conftest import SCRIPTS
 from tests.server.records_matches import fill, play_match
 from tests.support import volume
@@ -23,7 +24,7 @@ def tallies_of(script: str) -> list[dict[str, int]]:
     data = json.loads((SCRIPTS / f"{script}.json").read_text(encoding="utf-8"))
     r = run_script(data)
     assert r.result is not None
-    result = json.loads(json.dumps({**r.result.to_dict(), **r.revealed()}))
+    result = json.loads(json.dumps({**r.result.to_dict(), **r.revealed().to_dict()}))
     assert result["net"] == data["expected"]["net"]
     return [
         {k: v for k, v in vars(t).items() if v}
@@ -134,12 +135,12 @@ def test_the_incremental_records_equal_the_rebuilt_ones_over_random_matches(
     n = volume(6, 60)
     db = fill(tmp_path / "z.db", n, seed=7, rounds=(1, 3))
     try:
-        incremental = records.record_rows(db)
+        incremental = tallies.record_rows(db)
         assert incremental, "the rounds stored made records"
         db.execute("BEGIN")
-        assert records.rebuild(db) == len({r[0] for r in incremental})
+        assert tallies.rebuild(db) == len({r[0] for r in incremental})
         db.execute("COMMIT")
-        assert records.record_rows(db) == incremental
+        assert tallies.record_rows(db) == incremental
         # The sums agree with what the tables hold: each seat's net is its match score.
         for tid, scores, ended in db.execute(
             "SELECT id, scores, (SELECT COUNT(*) FROM rounds r WHERE r.table_id = t.id"
@@ -229,13 +230,13 @@ def test_tally_fields_are_the_records_columns() -> None:
 
 def test_a_version_2_database_gets_its_records_from_the_stored_events(tmp_path: Path) -> None:
     db = fill(tmp_path / "z.db", 3, seed=11, rounds=(1, 2))
-    before = records.record_rows(db)
+    before = tallies.record_rows(db)
     db.executescript("DROP TABLE records; DROP TABLE players; PRAGMA user_version=2;")
     db.close()
     again = open_database(tmp_path / "z.db")
     try:
         assert again.execute("PRAGMA user_version").fetchone()[0] == 3
-        assert records.record_rows(again) == before
+        assert tallies.record_rows(again) == before
         bots = again.execute("SELECT id FROM players WHERE kind='bot' ORDER BY id").fetchall()
         assert [b[0] for b in bots] == ["bot-easy", "bot-normal", "bot-strong"]
     finally:
@@ -243,7 +244,7 @@ def test_a_version_2_database_gets_its_records_from_the_stored_events(tmp_path: 
 
 
 def test_a_pruned_match_takes_its_records_and_its_place_in_the_standings(tmp_path: Path) -> None:
-    from server.maintenance import prune
+    from server.storage.maintenance import prune
 
     db = fill(tmp_path / "z.db", 4, seed=9, rounds=(1, 2), now=1e9)
     try:
@@ -263,11 +264,11 @@ def test_a_pruned_match_takes_its_records_and_its_place_in_the_standings(tmp_pat
         )
         after = standings.read_book(db)
         assert after.match(first) is None and len(after.matches) == len(before.matches) - 1
-        rebuilt = records.record_rows(db)
+        rebuilt = tallies.record_rows(db)
         db.execute("BEGIN")
-        records.rebuild(db)
+        tallies.rebuild(db)
         db.execute("COMMIT")
-        assert records.record_rows(db) == rebuilt, "what is left is what the events give"
+        assert tallies.record_rows(db) == rebuilt, "what is left is what the events give"
     finally:
         db.close()
 
@@ -276,7 +277,7 @@ def test_a_restarted_match_keeps_its_seats_players_and_its_records(tmp_path: Pat
     """The seat's player id is stored with the seats and restored with them: the rounds after a
     restart count for the same player, and the records still equal the rebuilt ones."""
     from protocol.messages import AddBot, Auto, Start
-    from server.store import Store
+    from server.storage.writer import Store
     from server.table.core import TableCore
     from server.table.restore import restore_core
     from server.table.settings import Timing
@@ -311,12 +312,12 @@ def test_a_restarted_match_keeps_its_seats_players_and_its_records(tmp_path: Pat
         while again.state == "playing":
             now = max(now, again.next_wakeup() or now)
             apply(db, again.tick(now))
-        rows = records.record_rows(db)
+        rows = tallies.record_rows(db)
         assert rows[0][2] == "p-00000000beef" and rows[0][5] == 3
         db.execute("BEGIN")
-        records.rebuild(db)
+        tallies.rebuild(db)
         db.execute("COMMIT")
-        assert records.record_rows(db) == rows
+        assert tallies.record_rows(db) == rows
     finally:
         db.close()
 
@@ -360,7 +361,7 @@ def test_a_match_whose_stored_events_cannot_be_read_is_left_out_of_the_upgrade_n
     again = open_database(tmp_path / "z.db")
     try:
         assert again.execute("PRAGMA user_version").fetchone()[0] == 3
-        kept = {row[0] for row in records.record_rows(again)}
+        kept = {row[0] for row in tallies.record_rows(again)}
         assert broken not in kept and len(kept) == 2
     finally:
         again.close()

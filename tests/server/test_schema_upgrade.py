@@ -18,21 +18,18 @@ mid-round); each file's first line names the commit that made it:
 from __future__ import annotations
 
 import json
-import signal
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rules.match import first_dealer
-from server.dbfile import SCHEMA_VERSION
-from server.migrations import STEPS
+from server.storage.dbfile import SCHEMA_VERSION
+from server.storage.migrations import STEPS
+from tests.support import serving
 from zhuoji.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 DUMPS = Path(__file__).parent / "schema_dumps"
 VERSIONS = {"v0.sql": 0, "v1-seat0.sql": 1, "v1-dice.sql": 1, "v2.sql": 2}
 
@@ -92,19 +89,10 @@ def test_an_upgraded_server_resumes_every_unfinished_match_of_an_older_database(
     dealt = first_rounds(db)
     playing = sorted(t for t, r in before.items() if r["state"] == "playing")
     assert len(playing) == 4 and all(r["options"] == {} for r in before.values())
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+    with serving("--db", str(db)) as server:
+        line = server.line
+    err = server.err
+    assert server.returncode == 0, err
     assert f"{len(playing)} unfinished matches resumed" in line, line + err
     assert "cannot resume" not in err and "0 could not be resumed" in err, err
     after = rows(db)

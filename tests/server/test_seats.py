@@ -1,8 +1,8 @@
 """Seats across a match, 托管 by the bot policy, and what nobody else may learn from them: the
 table core on a fake clock (`tests/server/test_table_core.Shell`), no network, no waiting.
 
-- a player takes back their away seat by name and the table's password; the creator hands an
-  away seat to a spectator;
+- a player takes back their away seat with their player key (a name and the table's password
+  let one watch, never take a seat); the creator hands an away seat to a spectator;
 - 托管 plays by the bot policy, and over 500 rounds scores as the bots do;
 - after a discard, the answer to `sync` (and to a dummy `act`) from a player who cannot claim it,
   and from a spectator, is the same whether or not someone else may claim (phase, number, time);
@@ -26,7 +26,7 @@ from rules.players.levels import policy_for
 from rules.round import Phase
 from server.credentials import hash_password, token_key
 from server.storage.records import ActionPlayed, SeatsChanged
-from server.store import Store
+from server.storage.writer import Store
 from server.table.core import TableCore
 from server.table.effects import Send
 from server.table.fanout import SPECTATORS_EVERY
@@ -63,11 +63,19 @@ def error_codes(shell: Shell, member: str) -> list[str]:
 # ----- taking a seat back, handing it on -----
 
 
-def test_a_player_takes_back_their_away_seat_by_name_and_the_tables_password() -> None:
+def test_a_player_takes_back_their_away_seat_with_their_player_key() -> None:
     shell = Shell(password_hash=hash_password(PASSWORD), turn_seconds=5)
-    started_with_guest(shell)
-    old = shell.of("guest", "joined")[0]["token"]
-    shell.input(shell.core.gone("guest", shell.now, left=False))  # the laptop slept
+    shell.create()
+    owner = Keyed("guest", "p-0123456789ab")
+    msg = TakeSeat(table="7", password=PASSWORD)
+    shell.input(shell.core.join(owner, "guest", msg, shell.now, busy=False))
+    for _ in range(2):
+        shell.command("host", {"type": "add_bot"})
+    shell.settle()
+    shell.command("host", {"type": "start"})
+    shell.settle()
+    old = shell.of(owner, "joined")[0]["token"]  # type: ignore[arg-type]
+    shell.input(shell.core.gone(owner, shell.now, left=False))  # the laptop slept
     assert seat_info(shell, 1) == {
         "name": "guest",
         "kind": "human",
@@ -75,30 +83,59 @@ def test_a_player_takes_back_their_away_seat_by_name_and_the_tables_password() -
         "auto": False,
         "away": True,
     }
-    # Someone else's name, a wrong password: refused, nothing changes.
-    for member, name, password in [("x", "mallory", PASSWORD), ("y", "guest", "wrong")]:
-        msg = TakeSeat(table="7", password=password)
-        shell.input(shell.core.join(member, name, msg, shell.now, busy=False))
-    assert error_codes(shell, "x") == ["already_started"]
-    assert error_codes(shell, "y") == ["bad_password"]
+    # Another name, no key: nothing; the right key, a wrong password: refused, nothing changes.
+    x, y = Keyed("x", None), Keyed("y", "p-0123456789ab")
+    shell.input(shell.core.join(x, "mallory", msg, shell.now, busy=False))
+    wrong = TakeSeat(table="7", password="wrong")
+    shell.input(shell.core.join(y, "guest", wrong, shell.now, busy=False))
+    assert error_codes(shell, x) == ["already_started"]  # type: ignore[arg-type]
+    assert error_codes(shell, y) == ["bad_password"]  # type: ignore[arg-type]
     assert seat_info(shell, 1)["away"]
-    # The player, from another terminal: the seat at once, with a new token.
-    msg = TakeSeat(table="7", password=PASSWORD)
-    shell.input(shell.core.join("back", "guest", msg, shell.now, busy=False))
-    joined = shell.of("back", "joined")[0]
+    # The player, from another terminal with the same key (and a new name): the seat at once,
+    # with a new token.
+    back = Keyed("back", "p-0123456789ab")
+    shell.input(shell.core.join(back, "阿明", msg, shell.now, busy=False))
+    joined = shell.of(back, "joined")[0]  # type: ignore[arg-type]
     assert joined["seat"] == 1 and joined["resume"] == "snapshot"
     assert joined["token"] != old and token_key(old) not in shell.tokens
     assert token_key(joined["token"]) in shell.tokens
-    snapshot = shell.of("back", "snapshot")[0]
+    snapshot = shell.of(back, "snapshot")[0]  # type: ignore[arg-type]
     assert snapshot["seat"] == 1 and snapshot["round"]["hand"] is not None
-    assert shell.bound["back"] == 1
+    assert shell.bound[back] == 1
     assert seat_info(shell, 1) == {**seat_info(shell, 1), "connected": True, "away": False}
     # What a restarted server would know: the new token's digest is stored.
     stored = shell.stored(SeatsChanged)
     assert stored and token_key(joined["token"]) in stored[-1].tokens
     # Taken: a second try is refused.
-    shell.input(shell.core.join("again", "guest", msg, shell.now, busy=False))
-    assert error_codes(shell, "again") == ["seat_taken"]
+    again = Keyed("again", "p-0123456789ab")
+    shell.input(shell.core.join(again, "guest", msg, shell.now, busy=False))
+    assert error_codes(shell, again) == ["seat_taken"]  # type: ignore[arg-type]
+
+
+def test_a_password_lets_a_spectator_watch_never_take_a_dropped_seat() -> None:
+    """Issue 22 item 5: the guest sat without a key and dropped. Someone who knows the password
+    watches, then says the guest's name (with a key of their own, or none): refused, and the
+    guest's token still takes the seat back."""
+    shell = Shell(password_hash=hash_password(PASSWORD), turn_seconds=5)
+    started_with_guest(shell)  # the guest sat without a key
+    token = shell.of("guest", "joined")[0]["token"]
+    shell.input(shell.core.gone("guest", shell.now, left=False))
+    watch = Watch(table="7", password=PASSWORD)
+    shell.input(shell.core.join("peek", "guest", watch, shell.now, busy=False))
+    assert shell.of("peek", "joined")[0]["seat"] is None, "the password lets one watch"
+    msg = TakeSeat(table="7", password=PASSWORD)
+    for thief in (Keyed("m1", None), Keyed("m2", "p-ffffffffffff")):
+        for wanted in (None, 1):
+            ask = msg if wanted is None else TakeSeat(table="7", seat=1, password=PASSWORD)
+            shell.input(shell.core.join(thief, "guest", ask, shell.now, busy=False))
+        assert error_codes(shell, thief) == ["need_token", "need_token"]  # type: ignore[arg-type]
+        said = shell.of(thief, "error")[0]["message"]  # type: ignore[arg-type]
+        assert "own player" in said and "hand_seat" in said and "watch" in said
+        assert not shell.of(thief, "joined")  # type: ignore[arg-type]
+    assert seat_info(shell, 1)["away"] and shell.core.seats[1].member is None
+    assert token_key(token) in shell.tokens
+    shell.input(shell.core.resume("guest-again", token_key(token), token, None, shell.now))
+    assert shell.of("guest-again", "joined")[0]["seat"] == 1
 
 
 def test_at_a_table_without_a_password_a_name_alone_takes_no_seat() -> None:
@@ -403,8 +440,8 @@ def test_a_seat_played_under_a_player_key_is_not_taken_by_its_name_and_the_passw
                 thief, "guest", TakeSeat(table="7", password=PASSWORD), shell.now, busy=False
             )
         )
-        assert error_codes(shell, thief) == ["already_started"]  # type: ignore[arg-type]
-        assert "another player key" in shell.of(thief, "error")[0]["message"]  # type: ignore[arg-type]
+        assert error_codes(shell, thief) == ["need_token"]  # type: ignore[arg-type]
+        assert "own player" in shell.of(thief, "error")[0]["message"]  # type: ignore[arg-type]
     assert seat_info(shell, 1)["away"]
     # The owner, from another terminal with the same key: the seat comes back.
     back = Keyed("back", "p-0123456789ab")

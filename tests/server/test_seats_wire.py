@@ -83,3 +83,42 @@ async def test_over_the_wire_the_creator_hands_an_away_seat_to_a_spectator(tmp_p
         assert update["info"]["seats"][1]["away"] is False
         for c in (host, li):
             await c.ws.close()
+
+
+async def test_a_spectator_with_the_password_cannot_take_a_dropped_seat(tmp_path: Path) -> None:
+    """Issue 22 item 5, as probed: a guest sat without a player key and dropped; someone who
+    knows the password watches, then says `take_seat` under the guest's name — refused with
+    `need_token` (a clear error), and the guest's own token still takes the seat back."""
+    from tests.support import connect as hello
+
+    fast = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0, "password": "芝麻"}
+    async with running_server(tmp_path / "z.db", seed="steal") as (url, _):
+        host = await hello(url, "host")
+        await host.send({"type": "create_table", "name": "friends", **fast})
+        table = (await host.recv_type("joined"))["table"]
+        guest = await hello(url, "guest")
+        await guest.send({"type": "take_seat", "table": table, "password": "芝麻"})
+        token = (await guest.recv_type("joined"))["token"]
+        for _ in range(2):
+            await host.send({"type": "add_bot"})
+        await host.recv_until(lambda f: f["type"] == "seat_status" and f["seat"] == 3)
+        await host.send({"type": "start"})
+        await host.recv_type("match_started")
+        await guest.ws.close()
+        await host.recv_until(
+            lambda f: f["type"] == "seat_status" and f["seat"] == 1 and not f["connected"]
+        )
+        thief = await hello(url, "guest")
+        await thief.send({"type": "watch", "table": table, "password": "芝麻"})
+        assert (await thief.recv_type("joined"))["seat"] is None
+        await thief.send({"type": "leave"})
+        await thief.recv_type("left")
+        await thief.send({"type": "take_seat", "table": table, "seat": 1, "password": "芝麻"})
+        refused = await thief.recv_type("error")
+        assert refused["code"] == "need_token", refused
+        assert "own player" in refused["message"] and "hand_seat" in refused["message"]
+        back = await hello(url, "guest", token=token)
+        joined = await back.recv_type("joined")
+        assert joined["seat"] == 1 and joined["token"] == token
+        for c in (host, thief, back):
+            await c.ws.close()

@@ -25,7 +25,7 @@ from rules.round import legal_actions
 from rules.script import run_script
 from rules.tiles import parse_tile, tile_name
 from server.app import Server
-from server.store import load_round_script, table_events, table_row
+from server.storage.reads import load_round_script, table_events, table_row
 from server.testkit import running_server
 from tests.support import FAST, checked, connect
 

@@ -17,7 +17,7 @@ from rules.players.bot_strong import StrongBot
 from rules.players.levels import EasyBot
 from rules.round import Phase
 from server.app import Server
-from server.store import table_row
+from server.storage.reads import table_row
 from server.testkit import running_server
 from tests.support import FAST, checked, connect
 
@@ -138,8 +138,8 @@ def test_a_version_1_database_gets_the_bot_delay_column_and_keeps_its_tables(
 ) -> None:
     import sqlite3
 
-    from server.dbfile import APPLICATION_ID, SCHEMA, SCHEMA_VERSION
-    from server.store import Store
+    from server.storage.dbfile import APPLICATION_ID, SCHEMA, SCHEMA_VERSION
+    from server.storage.writer import Store
 
     db = tmp_path / "v1.db"
     # Version 1's schema: this one without the `bot_delay` column.

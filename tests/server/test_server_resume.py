@@ -22,7 +22,7 @@ from clients.loadtest import Chaos, Report, SeatClient
 from clients.loadtest import run as loadtest
 from protocol.fairdeal import check_deal
 from protocol.messages import parse_server
-from server.store import round_events, table_events, table_row
+from server.storage.reads import round_events, table_events, table_row
 from server.testkit import running_server
 from tests.support import fast
 from zhuoji.cli import main
@@ -380,7 +380,7 @@ async def test_events_lost_in_a_power_loss_are_not_caught_up_under_reused_number
     from rules.actions import Action
     from rules.options import make_options
     from rules.round import Round
-    from server.store import Store
+    from server.storage.writer import Store
 
     db = tmp_path / "z.db"
     async with running_server(db, seed="power") as (url, server):

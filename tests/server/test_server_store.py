@@ -10,15 +10,9 @@ from pathlib import Path
 import pytest
 
 from rules.script import ScriptError, run_script
-from server.store import (
-    RoundNotFound,
-    Store,
-    StoreError,
-    load_round_script,
-    op_insert_table,
-    round_events,
-    table_row,
-)
+from server.storage.reads import RoundNotFound, load_round_script, round_events, table_row
+from server.storage.record_sql import op_insert_table
+from server.storage.writer import Store, StoreError
 from server.testkit import running_server
 from zhuoji.cli import main
 

@@ -10,9 +10,11 @@ one in hindsight, in either direction — and fails above 0.65 balanced accuracy
 The tables are the sans-I/O core on a fake clock (deterministic and fast: the durations are
 exact), driven as the asyncio shell drives it, with what the shell hands `/metrics` (the core's
 `tally`) read after every step: server bots at a slow pace (`bot_delay` 1 s against a 500 ms
-claim minimum), quick human clients, a seat in 托管, and a player who drops after each of their
-discards and comes back for their turn (away, not left, for every window between). One real
-server on loopback checks that `/metrics` counts exactly what the events show.
+claim minimum), quick human clients, a seat in 托管, a player who drops after each of their
+discards and comes back for their turn (away, not left, for every window between), and a player
+who has not come back after a restart of the server (it restarts after each of their discards,
+from a real SQLite file, and they come back for their turn). One real server on loopback checks
+that `/metrics` counts exactly what the events show.
 """
 
 from __future__ import annotations
@@ -34,9 +36,13 @@ from protocol.messages import ROUND_EVENT_TYPES, AddBot, TakeSeat, Watch, parse_
 from rules.options import make_options
 from rules.round import Phase
 from server.credentials import token_key
+from server.storage.dbfile import open_database
+from server.storage.record_sql import ops_of
+from server.storage.writer import Store
 from server.table.core import TableCore
-from server.table.effects import Effect, Send
+from server.table.effects import Effect, Send, Write
 from server.table.projection import Frame
+from server.table.restore import restore_core
 from server.table.settings import Settings, Timing
 from server.testkit import running_server
 from tests.server.test_metrics import scrape
@@ -112,6 +118,8 @@ class Table:
     windows: list[Window] = field(default_factory=list)
     humans: set[str] = field(default_factory=set)
     flapper: str | None = None  # the player who drops after each discard
+    db: Path | None = None  # the table's records, in a real SQLite file (for `restart`)
+    sleeper: str | None = None  # the player the server restarts without, after each discard
     tokens: dict[str, str] = field(default_factory=dict)
     pending: list[tuple[float, int, str, dict[str, Any]]] = field(default_factory=list)
 
@@ -141,6 +149,7 @@ class Table:
         self.rng = random.Random(self.seed)
         self.order = itertools.count()
         self.comebacks = itertools.count(1)
+        self.sql = None if self.db is None else open_database(self.db)
 
     # ----- the shell's part -----
 
@@ -156,6 +165,11 @@ class Table:
             if isinstance(e, Send):
                 for member in e.to:
                     self.got(member, _fields(e.frame))
+            elif isinstance(e, Write) and self.sql is not None:
+                with self.sql:
+                    self.sql.execute("BEGIN")
+                    for sql, params in ops_of(e.records):
+                        self.sql.execute(sql, params)
 
     def got(self, member: str, frame: dict[str, Any]) -> None:
         kind = frame["type"]
@@ -225,9 +239,38 @@ class Table:
             assert self.now < limit, "the match does not end"
 
     def flap(self, member: str) -> None:
-        """The flapper drops (not leaves) once its discard is played."""
+        """The flapper drops (not leaves) once its discard is played; the server restarts
+        once the sleeper's is."""
         if member == self.flapper:
             self.step(self.core.gone(member, self.now, left=False))
+        if member == self.sleeper:
+            self.restart()
+
+    def restart(self) -> None:
+        """The server stops and comes back a few seconds later on its database: everyone's
+        connection is gone; the host and the spectator come back at once, the sleeper not
+        (its seat waits for it, `restored_seq`). The window open at the stop is not timed:
+        the spectator's connection closed in it."""
+        assert self.db is not None
+        if self.windows and self.windows[-1].closed is None:
+            self.windows.pop()
+        self.pending.clear()  # the answers of the connections the stop closed
+        store = Store(self.db)
+        try:
+            (stored,) = store.unfinished()
+        finally:
+            store.close()
+        self.now += 5.0
+        self.core = restore_core(stored, self.core.s, timing=self.core.timing, now=self.now)
+        self.step(self.core.resumed(self.now))
+        host = self.tokens["host"]
+        self.step(self.core.resume("host", token_key(host), host, None, self.now))
+        self.step(
+            self.core.join("watch", "看客", Watch(type="watch", table="7"), self.now, busy=False)
+        )
+        self.flapper = None
+        assert self.sleeper is not None
+        self.flapper = self.sleeper  # for `come_back`: it comes back for its turn
 
     def come_back(self) -> None:
         """…and comes back when its turn comes (its own prompt is played by it)."""
@@ -240,6 +283,9 @@ class Table:
         member = f"{flapper.partition('#')[0]}#{next(self.comebacks)}"
         self.humans.add(member)
         self.flapper = member
+        if self.sleeper is not None:
+            self.sleeper, self.flapper = member, None
+            self.tokens[member] = token
         self.step(self.core.resume(member, token_key(token), token, None, self.now))
 
     # ----- the attacker's part -----
@@ -298,22 +344,37 @@ def away_table(seed: str, rounds: int) -> Table:
     return t
 
 
-TABLES = {
+def restart_table(seed: str, rounds: int, db: Path) -> Table:
+    """Seat 1's player has not come back since the server restarted (after each of its
+    discards; it comes back for its turn), among the host and two bots: does its seat hold a
+    pair?"""
+    t = Table(seed, rounds, watched=lambda seats: 1 in seats, db=db)
+    t.create("host")
+    t.sit("sleeper", 1)
+    t.sleeper = "sleeper"
+    t.add_bots(2)
+    t.start()
+    return t
+
+
+TABLES: dict[str, Callable[..., Table]] = {
     "bots": bots_table,
     "humans": humans_table,
     "托管": tuoguan_table,
     "away": away_table,
+    "restart": restart_table,
 }
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", list(TABLES))
-def test_a_claim_window_tells_nobody_who_could_claim(kind: str) -> None:
+def test_a_claim_window_tells_nobody_who_could_claim(kind: str, tmp_path: Path) -> None:
     """A few hundred claim windows: neither their length nor the rise of
     `zhuoji_actions_total` over them tells whether the seats of interest could claim."""
     # One seat of interest (托管, away) can claim less often than any of four: twice the rounds.
     rounds = volume(10, 40) * (1 if kind in ("bots", "humans") else 2)
-    t = TABLES[kind](f"side-{kind}", rounds)
+    extra = {"db": tmp_path / "t.db"} if kind == "restart" else {}
+    t = TABLES[kind](f"side-{kind}", rounds, **extra)
     t.play()
     timing, metric, windows, could = t.scores()
     print(

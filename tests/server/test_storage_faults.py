@@ -27,92 +27,18 @@ from clients.client import Client
 from protocol import codes
 from protocol.messages import TABLE_EVENT_TYPES
 from server.app import Server
-from server.store import Store, table_events, table_row
+from server.storage.reads import table_events, table_row
+from server.storage.writer import Store
 from server.table.projection import PRIVATE_TYPES
-from tests.support import fast
+from tests.support import ROOT, ServeProc, fast, serving
 from zhuoji.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 FAST = fast(turn_seconds=30, bank_seconds=30)
 
 
-class ServeProc:
-    """`python -m zhuoji serve` on a free loopback port; `url` once it serves."""
-
-    def __init__(self, db: Path, *extra: str) -> None:
-        self.db = db
-        self.extra = extra
-        self.proc: subprocess.Popen[str] | None = None
-        self.url = ""
-
-    def start(self) -> str:
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "zhuoji",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--db",
-                str(self.db),
-                "--retry-max",
-                "0.2",
-                "--bot-delay",
-                "0.005",
-                *self.extra,
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()  # the server says where it serves, or exits
-        if not line.startswith("zhuoji serving on "):
-            _, err = self.proc.communicate(timeout=30)
-            raise AssertionError(f"the server did not start: {line}{err}")
-        self.url = line.split()[3]
-        return self.url
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    def health(self) -> tuple[int, str]:
-        """GET /healthz: the status and the body."""
-        url = self.url.replace("ws://", "http://") + "/healthz"
-        try:
-            with urllib.request.urlopen(url, timeout=10) as r:
-                return r.status, r.read().decode()
-        except urllib.error.HTTPError as err:
-            return err.code, err.read().decode()
-
-    def stop(self, sig: int = signal.SIGTERM) -> tuple[int, str, str]:
-        """Signal it and wait: the exit code, stdout and stderr."""
-        assert self.proc is not None
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        out, err = self.proc.communicate(timeout=60)
-        return self.proc.returncode, out, err
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate(timeout=30)
-
-
-@contextlib.contextmanager
-def serving(db: Path, *extra: str) -> Any:
-    server = ServeProc(db, *extra)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
+def serving_db(db: Path, *extra: str) -> contextlib.AbstractContextManager[ServeProc]:
+    """`zhuoji serve` on `db`, its storage retries short and its bots quick."""
+    return serving("--db", str(db), "--retry-max", "0.2", "--bot-delay", "0.005", *extra)
 
 
 def serve_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -247,7 +173,7 @@ def test_a_second_server_on_the_same_database_is_refused_and_the_first_plays_on(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "z.db"
-    with serving(db) as first:
+    with serving_db(db) as first:
 
         async def scenario() -> tuple[list[Host], list[dict[str, Any]]]:
             hosts = await opened(first.url, 2)
@@ -284,7 +210,7 @@ def test_a_full_disk_pauses_the_tables_says_503_and_they_finish_when_it_has_room
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "z.db"
-    with serving(db) as server:
+    with serving_db(db) as server:
 
         async def scenario() -> tuple[list[Host], list[dict[str, Any]], tuple[int, str]]:
             hosts = await opened(server.url, 2)
@@ -322,9 +248,7 @@ def test_a_database_deleted_under_the_server_is_noticed_and_nothing_is_lost(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "z.db"
-    server = ServeProc(db)
-    server.start()
-    try:
+    with serving_db(db) as server:
 
         async def until_deleted() -> list[Host]:
             hosts = await opened(server.url, 2)
@@ -344,8 +268,6 @@ def test_a_database_deleted_under_the_server_is_noticed_and_nothing_is_lost(
 
         hosts = asyncio.run(until_deleted())
         code, _, err = server.stop()
-    finally:
-        server.kill()
     assert code == 0, err
     rescued = tmp_path / "z.db.rescued"
     assert "was deleted while the server ran" in err and str(rescued) in err, err
@@ -358,7 +280,7 @@ def test_a_database_deleted_under_the_server_is_noticed_and_nothing_is_lost(
         assert row is not None and row["state"] == "playing"
     # Put back, it serves again: the matches resume and finish.
     rescued.rename(db)
-    with serving(db) as again:
+    with serving_db(db) as again:
         assert again.health()[0] == 200
 
         async def resume() -> list[dict[str, Any]]:
@@ -436,19 +358,16 @@ async def test_a_read_only_store_answers_every_request_and_the_table_waits(
 
 
 def test_sighup_stops_the_server_like_sigterm(tmp_path: Path) -> None:
-    server = ServeProc(tmp_path / "z.db")
-    server.start()
-    try:
+    with serving_db(tmp_path / "z.db") as server:
         code, out, err = server.stop(signal.SIGHUP)
-    finally:
-        server.kill()
     assert code == 0 and "stopping for a restart" in out, (out, err)
 
 
 def test_a_refused_write_still_fails_alone_and_is_not_a_fault(tmp_path: Path) -> None:
     """A duplicate key is a bug in what was asked, not a fault of the disk: that write fails,
     the others are stored, and the store stays healthy."""
-    from server.store import StoreError, op_insert_table
+    from server.storage.record_sql import op_insert_table
+    from server.storage.writer import StoreError
 
     row = {
         "id": "1",

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from server.dbfile import APPLICATION_ID, SCHEMA_VERSION, DatabaseInUse, DatabaseRefused
-from server.store import Store, op_insert_event, op_insert_table, table_row
+from server.storage.dbfile import APPLICATION_ID, SCHEMA_VERSION, DatabaseInUse, DatabaseRefused
+from server.storage.reads import table_row
+from server.storage.record_sql import op_insert_event, op_insert_table
+from server.storage.writer import Store
 from zhuoji.cli import main
 
 

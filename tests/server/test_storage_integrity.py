@@ -4,17 +4,14 @@ integrity check (`--integrity-every`) makes `/healthz` answer 503, logs one ERRO
 
 from __future__ import annotations
 
-import signal
 import sqlite3
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from tests.deadline import poll
+from tests.support import serving
 
-ROOT = Path(__file__).resolve().parents[2]
 DUMP = Path(__file__).parent / "schema_dumps" / "v1-dice.sql"  # written by commit 6911e85
 
 
@@ -35,18 +32,8 @@ def test_corruption_of_the_live_file_is_reported_while_serving(tmp_path: Path) -
         size = conn.execute("PRAGMA page_size").fetchone()[0]
     finally:
         conn.close()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--db", str(db), "--integrity-every", "0.1"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        base = line.split()[3].replace("ws://", "http://")
+    with serving("--db", str(db), "--integrity-every", "0.1") as server:
+        base = server.http
         poll(
             lambda: "zhuoji_db_integrity_checks_total 0.0" not in get(base + "/metrics")[1],
             "a first integrity check",
@@ -62,25 +49,14 @@ def test_corruption_of_the_live_file_is_reported_while_serving(tmp_path: Path) -
         status, body = get(base + "/healthz")
         assert body.startswith("database corrupt: "), body
         assert "zhuoji_db_integrity_ok 0.0" in get(base + "/metrics")[1]
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
+    err = server.err
     assert err.count("integrity check failed: ") == 1, err
     assert f"{db} is corrupt" in err
 
 
 def test_a_sound_file_is_checked_at_a_clean_stop(tmp_path: Path) -> None:
     db = tmp_path / "z.db"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--db", str(db), "--integrity-every", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    assert proc.stdout is not None
-    proc.stdout.readline()
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and f"integrity check at the stop: {db} is sound" in err, err
+    with serving("--db", str(db), "--integrity-every", "0") as server:
+        pass
+    err = server.err
+    assert server.returncode == 0 and f"integrity check at the stop: {db} is sound" in err, err

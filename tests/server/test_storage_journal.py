@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import serving
 from zhuoji.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 DUMP = Path(__file__).parent / "schema_dumps" / "v1-dice.sql"
 
 KILLED_WRITER = r"""
@@ -53,20 +53,9 @@ def scores(db: Path) -> list[list[int]]:
 
 def serve_once(db: Path) -> tuple[str, str]:
     """A real `zhuoji serve` on `db`: its serving line, then stopped (SIGTERM); its stderr."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
-    return line, err
+    with serving("--db", str(db)) as server:
+        line = server.line
+    return line, server.err
 
 
 def test_a_hot_rollback_journal_is_rolled_back_and_the_database_served(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from server.store import Store, op_insert_table
+from server.storage.record_sql import op_insert_table
+from server.storage.writer import Store
 
 
 def mode(path: Path) -> int:
@@ -57,7 +58,7 @@ def test_an_existing_database_others_can_read_gets_a_warning(
 
 def test_a_backup_is_made_0600_like_the_database_it_copies(tmp_path: Path) -> None:
     """A backup holds what the live file holds (hands, walls, unrevealed salts)."""
-    from server.maintenance import backup
+    from server.storage.maintenance import backup
 
     db = tmp_path / "z.db"
     Store(db).close()

@@ -7,18 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import select
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from clients.client import Client
 from tests.deadline import poll
+from tests.support import serving
 
-ROOT = Path(__file__).resolve().parents[2]
 DUMP = Path(__file__).parent / "schema_dumps" / "v1-dice.sql"
 
 
@@ -28,23 +23,6 @@ def stored_events(db: Path) -> int:
         return int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
     finally:
         conn.close()
-
-
-def stderr_until(proc: subprocess.Popen[str], marker: str, timeout: float) -> str:
-    """What the process wrote on stderr up to a line holding `marker` (fails after `timeout`
-    seconds or if it exits first)."""
-    assert proc.stderr is not None
-    fd, seen = proc.stderr.fileno(), b""
-    deadline = time.monotonic() + timeout
-    while marker.encode() not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            raise AssertionError(f"no {marker!r} on stderr: {seen.decode()}")
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            raise AssertionError(f"the server exited ({proc.wait()}): {seen.decode()}")
-        seen += chunk
-    return seen.decode()
 
 
 async def create_table(url: str) -> dict[str, object]:
@@ -65,18 +43,8 @@ def test_a_wal_index_cut_short_is_a_storage_fault_not_a_crash(tmp_path: Path) ->
     finally:
         conn.close()
     events = stored_events(db)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--db", str(db), "--retry-max", "0.2"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        url = line.split()[3]
+    with serving("--db", str(db), "--retry-max", "0.2") as server:
+        url = server.url
         # The resumed tables each write one event as they come back: once the four are
         # stored the server is idle, so the cut does not land inside a commit (the one window
         # the check before each commit cannot cover).
@@ -86,16 +54,12 @@ def test_a_wal_index_cut_short_is_a_storage_fault_not_a_crash(tmp_path: Path) ->
         os.truncate(shm, 0)
         # Found within a second (the checkpoint thread looks before it touches the index),
         # then repaired at the first retry.
-        seen = stderr_until(proc, "was given its length back", 60)
+        seen = server.stderr_until("was given its length back", 60)
         assert "storage fault: the WAL index" in seen and "was cut to 0 bytes" in seen, seen
         joined = asyncio.run(create_table(url))  # a write after the repair: stored
         assert joined["seat"] == 0
-        assert proc.poll() is None  # alive: no SIGBUS
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+        assert server.proc.poll() is None  # alive: no SIGBUS
+    assert server.returncode == 0, server.err
     conn = sqlite3.connect(db)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

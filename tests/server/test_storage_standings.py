@@ -9,19 +9,15 @@ made by make_dump.py there), loaded into a real SQLite file; the server is a rea
 from __future__ import annotations
 
 import json
-import signal
 import sqlite3
-import subprocess
-import sys
-import urllib.request
 from pathlib import Path
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
-from server.store import table_row
+from server.storage.reads import table_row
 from server.testkit import running_server
+from tests.support import serving
 
-ROOT = Path(__file__).resolve().parents[2]
 DUMP = Path(__file__).parent / "schema_dumps" / "v1-dice.sql"
 
 
@@ -57,27 +53,13 @@ def test_a_table_frozen_at_start_keeps_its_stored_standings_and_is_not_counted_r
         conn.commit()
     finally:
         conn.close()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
+    with serving("--db", str(db)) as server:
+        line = server.line
         assert "3 unfinished matches resumed, 1 could not be resumed" in line, line
-        url = line.split()[3].replace("ws://", "http://") + "/metrics"
-        with urllib.request.urlopen(url, timeout=10) as r:
-            metrics = r.read().decode()
+        metrics = server.get("/metrics")[1]
         assert "zhuoji_matches_resumed_at_start 3.0" in metrics
         assert "zhuoji_matches_frozen_at_start 1.0" in metrics
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
+    err = server.err
     assert "table 3: cannot resume its match" in err
     assert "resumed 3 unfinished matches; 1 could not be resumed" in err
     row = table_row(db, "3")

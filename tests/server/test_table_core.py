@@ -20,10 +20,10 @@ from rules.players.levels import policy_for
 from rules.round import Phase
 from rules.tiles import tile_name
 from server.credentials import token_key
-from server.dbfile import open_database as connect
+from server.storage.dbfile import open_database as connect
 from server.storage.record_sql import ops_of
 from server.storage.records import ActionPlayed, EventLogged, Record, TableCreated
-from server.store import Store
+from server.storage.writer import Store
 from server.table.core import TableCore
 from server.table.effects import (
     Accepted,
@@ -877,7 +877,7 @@ def test_the_weekday_of_a_deal_is_stored_and_a_restored_round_and_the_replay_kee
     after a restart (perhaps on another day) and `zhuoji replay --db` deal it with that day, not
     today's and not none."""
     from rules.script import parse_script
-    from server.store import load_round_script
+    from server.storage.reads import load_round_script
 
     db = tmp_path / "z.db"
     shell = Shell(db=db, overrides={"first_dealer": "seat0", "xingqiji": True})

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.dbfile import open_database
+from server.storage.dbfile import open_database
 from server.storage.record_sql import ops_of
 from server.storage.records import (
     ActionPlayed,
@@ -251,15 +251,6 @@ def test_every_record_becomes_statements_a_real_database_takes(tmp_path: Path) -
     assert db.execute("SELECT seq, type FROM events").fetchall() == [(1, "seat_status")]
     assert db.execute("SELECT weekday, net FROM rounds").fetchone() == (3, "[0, 0, 0, 0]")
     db.close()
-
-
-def test_no_sql_in_the_table() -> None:
-    """The table says what happened (records); the store alone knows the SQL."""
-    root = Path(__file__).resolve().parents[2] / "server" / "table"
-    for path in root.glob("*.py"):
-        text = path.read_text()
-        for word in ("INSERT INTO", "UPDATE tables", "SELECT "):
-            assert word not in text, (path.name, word)
 
 
 # ----- the seats -----

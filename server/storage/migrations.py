@@ -14,7 +14,7 @@ table that did not choose it (`pin_options`), and a test replays a database the 
 earlier version wrote (tests/server/schema_dumps).
 
 To add a version: write `_to_vN(db)`, add it to `STEPS`, raise `SCHEMA_VERSION`, and keep the
-`SCHEMA` text at the newest shape (a new file is made from it directly).
+`SCHEMA` text (`server.storage.schema`) at the newest shape (a new file is made from it directly).
 """
 
 from __future__ import annotations
@@ -25,78 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 from rules.match import first_dealer
-from server import records as player_records
-
-APPLICATION_ID = 0x7A686A69  # "zhji": PRAGMA application_id of every zhuoji database
-SCHEMA_VERSION = 3  # PRAGMA user_version this code writes (0: a file from before versions)
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    preset TEXT NOT NULL,
-    options TEXT NOT NULL,          -- JSON: the overrides of the preset
-    base INTEGER NOT NULL,
-    rounds INTEGER NOT NULL,
-    turn_seconds REAL NOT NULL,
-    bank_seconds REAL NOT NULL,
-    claim_min_ms INTEGER NOT NULL,
-    has_password INTEGER NOT NULL,
-    created_at REAL NOT NULL,
-    started_at REAL,
-    ended_at REAL,
-    state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
-    seats TEXT,                     -- JSON: [{"name", "kind", "level" (bots), "player" (keyed
-                                    -- humans: server.players)}] × 4 once started
-    scores TEXT,                    -- JSON: 4 ints, the match result so far
-    rounds_played INTEGER NOT NULL DEFAULT 0,
-    seed TEXT,                      -- the match seed every round's wall derives from
-    password_hash TEXT,             -- pbkdf2 of the password (never the password)
-    tokens TEXT,                    -- JSON: 4 SHA-256 digests of the seat tokens, once started
-    bot_delay REAL,                 -- seconds the bots wait before moving (NULL: the server's)
-    next_round_seconds REAL         -- the longest wait between rounds (0: no limit, NULL: 30)
-);
-CREATE TABLE IF NOT EXISTS rounds (
-    table_id TEXT NOT NULL REFERENCES tables(id),
-    round_no INTEGER NOT NULL,
-    seed TEXT NOT NULL,
-    dealer INTEGER NOT NULL,
-    streak INTEGER NOT NULL,
-    base INTEGER NOT NULL,
-    hands TEXT NOT NULL,            -- JSON: four lists of tiles in notation, as dealt
-    wall TEXT NOT NULL,             -- JSON: the live wall, front first
-    started_at REAL NOT NULL,
-    ended_at REAL,
-    result TEXT,                    -- JSON: the settlement
-    net TEXT,                       -- JSON: 4 ints
-    salt TEXT,                      -- fair deal: the secret salt (hex), revealed at the end
-    commitment TEXT,                -- fair deal: SHA-256 of the salt and the deal order
-    weekday INTEGER,                -- 1 Monday … 7 Sunday: the day of the deal (星期鸡, §13.12)
-    PRIMARY KEY (table_id, round_no)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS actions (
-    table_id TEXT NOT NULL,
-    round_no INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    act TEXT NOT NULL,
-    tile TEXT,
-    phase TEXT NOT NULL,            -- turn | claim | rob: when it was played
-    auto INTEGER NOT NULL,          -- 1 when the server played it (timeout, 托管)
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, round_no, idx)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    round_no INTEGER NOT NULL,      -- 0 outside a round
-    type TEXT NOT NULL,
-    data TEXT NOT NULL,             -- JSON: the full event, private fields included
-    at REAL NOT NULL,
-    PRIMARY KEY (table_id, seq)
-) WITHOUT ROWID;
-"""
-SCHEMA += player_records.SCHEMA_SQL  # the players and their records (version 3)
+from server.storage import tallies
+from server.storage.schema import APPLICATION_ID, SCHEMA, SCHEMA_VERSION
 
 # What the options a table left out meant before commit f6d3c6d (2026-12-01 09:05 UTC), which made
 # the first dealer `dice` in every preset, gave chuan and anshun no 憨包豆 and made chuan's 清七对
@@ -211,9 +141,9 @@ def _to_v2(db: sqlite3.Connection) -> None:
 
 def _to_v3(db: sqlite3.Connection) -> None:
     """2 → 3 (issue 25): the players (each player key's SHA-256 digest and public id; one row
-    per bot level) and the records derived from the events (`server.records`), filled from the
+    per bot level) and the records derived from the events (`server.records`, `server.storage.tallies`), filled from the
     matches already stored. No default changed: nothing to pin."""
-    player_records.upgrade(db)
+    tallies.upgrade(db)
 
 
 # version → the step that brings a file of the version before it up to it.

@@ -11,6 +11,7 @@ server (the database is in WAL mode: a reader never blocks the server's writer):
   then VACUUMs. It writes, so it runs where no write can interleave: in a stopped server's
   place (under the database's lock) or in a running server while its writes wait
   (`Store.hold_writes`).
+- `prune_file(db, cutoff, keep)` is `prune` on a connection of its own.
 - `stored_tables(db)` and `stored_stats(db)` read.
 """
 
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from server.dbfile import make_private
+from server.storage.dbfile import make_private
 
 PRUNABLE = ("finished", "abandoned")
 
@@ -284,6 +285,16 @@ def prune(
     with contextlib.suppress(sqlite3.Error):
         report.bytes_after = _size(conn)
     return report
+
+
+def prune_file(db: Path, cutoff: float, keep: frozenset[str] = frozenset()) -> PruneReport:
+    """`prune` through a writing connection of its own to the file at `db` (run where no other
+    write can interleave: under the database's lock, or while a server's writes wait)."""
+    conn = sqlite3.connect(str(db), timeout=30, isolation_level=None)
+    try:
+        return prune(conn, cutoff, keep)
+    finally:
+        conn.close()
 
 
 def parse_age(text: str) -> float:

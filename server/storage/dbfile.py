@@ -8,7 +8,7 @@ once it listens, its URL) into it, so a second server is refused with a line nam
 not a directory, not empty, not read-only, a SQLite file, zhuoji's (its `application_id`, or
 the tables of a file from before it was set), and not from a newer zhuoji (`user_version`).
 A file that fails a check is left exactly as it was; the refusal (`DatabaseRefused`) is one line.
-An older schema is migrated in one transaction (`server.migrations`).
+An older schema is migrated in one transaction (`server.storage.migrations`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from server.migrations import APPLICATION_ID, SCHEMA_VERSION, migrate
-from server.migrations import SCHEMA as SCHEMA  # re-exported: the schema's text
+from server.storage.migrations import migrate
+from server.storage.schema import APPLICATION_ID, SCHEMA_VERSION
+from server.storage.schema import SCHEMA as SCHEMA  # re-exported: the schema's text
 
 BUSY_MS = 2000
 OUR_TABLES = frozenset({"tables", "rounds", "actions", "events"})

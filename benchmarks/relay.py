@@ -1,0 +1,352 @@
+"""The server's CPU per delivered frame, zhuoji beside a plain websockets relay (issue 26).
+
+    nice -n 10 python benchmarks/relay.py [--tables 100,500] [--repeat 3] [--think-ms 300]
+                                          [--rounds 1] [--relay-actions 45] [--before DIR] [--json]
+
+Both servers run as their own processes on loopback, one at a time, with the load from this
+process (the other core). For each table count and each repeat, in alternating order:
+
+- **zhuoji**: `zhuoji serve` on a fresh database, played by `clients.loadtest` (four bot clients
+  per table, `--rounds` rounds each, the bots waiting 0.5-1.5 × `--think-ms` before each answer);
+- **relay**: a websockets server of a dozen lines (`relay_handler`) with the same message
+  pattern: a seat sends one action (a JSON object quoting the last `seq`), the relay parses it
+  and broadcasts one JSON frame (the next `seq`) to the table's four seats; the next seat answers
+  after the same random think time, `--relay-actions` actions per table.
+
+Each run reads the server's CPU time from /proc (user + system, all threads) when the load starts
+and when it ends, and counts the frames its clients received: **CPU per delivered frame**, the
+cost a table pays, whatever the pace. Latency is measured the same way for both: from an action
+leaving its seat to the next event arriving at each other seat (p50 / p99 over all samples).
+`--before DIR` adds a third server, `zhuoji serve` from another checkout (DIR first on its path,
+e.g. an older commit unpacked with `git archive REV | tar -x -C DIR`), played by the same load
+test: before and after a change, side by side. Printed per table count: the medians over the repeats and the ratio zhuoji / relay of the
+median CPU per frame (the ratio of two numbers taken in the same minutes on the same machine,
+which a shared machine's load shifts far less than either number).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SEATS = 4
+
+
+# ----- the relay server (run as its own process: `relay.py --serve-relay PORT`) -----
+
+
+async def serve_relay(port: int) -> None:
+    """A plain websockets relay: `{"type": "sit", "table": T}` seats a connection at table T;
+    every other message is an action, answered by one frame broadcast to the table's seats."""
+    from websockets.asyncio.server import broadcast, serve
+
+    tables: dict[str, list[Any]] = {}
+
+    async def relay_handler(ws: Any) -> None:
+        sit = json.loads(await ws.recv())
+        table = tables.setdefault(sit["table"], [])
+        table.append(ws)
+        seat = len(table) - 1
+        try:
+            async for raw in ws:
+                act = json.loads(raw)
+                frame = {
+                    "type": "discarded",
+                    "table": sit["table"],
+                    "seq": act["seq"] + 1,
+                    "seat": seat,
+                    "tile": act["tile"],
+                }
+                broadcast(table, json.dumps(frame))
+        finally:
+            table.remove(ws)
+
+    async with serve(relay_handler, "127.0.0.1", port, compression=None, ping_interval=None):
+        print("ready", flush=True)
+        await asyncio.Future()
+
+
+# ----- the relay's load -----
+
+
+@dataclass
+class Load:
+    frames: int = 0
+    actions: int = 0
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+
+
+async def relay_table(url: str, index: int, actions: int, think: float, load: Load) -> None:
+    """Four seats taking turns: the seat after the last frame's sender answers it."""
+    from websockets.asyncio.client import connect
+
+    rng = random.Random(index)
+    table = f"t{index}"
+    conns = [
+        await connect(url, compression=None, ping_interval=None, max_size=2**20)
+        for _ in range(SEATS)
+    ]
+    sent: dict[int, float] = {}
+    done = asyncio.Event()
+    try:
+        for ws in conns:
+            await ws.send(json.dumps({"type": "sit", "table": table}))
+        await asyncio.sleep(0.05)  # all four seated before the first action
+
+        async def act(seat: int, seq: int) -> None:
+            await asyncio.sleep(think * (0.5 + rng.random()))
+            sent[seq] = time.perf_counter()
+            load.actions += 1
+            await conns[seat].send(json.dumps({"type": "act", "seq": seq, "tile": "5p"}))
+
+        async def read(seat: int) -> None:
+            async for raw in conns[seat]:
+                load.frames += 1
+                frame = json.loads(raw)
+                seq = frame["seq"]
+                if frame["seat"] != seat:
+                    load.latencies.append(time.perf_counter() - sent[seq - 1])
+                if seq >= actions:
+                    done.set()
+                    return
+                if (frame["seat"] + 1) % SEATS == seat:
+                    await act(seat, seq)
+
+        readers = [asyncio.create_task(read(s)) for s in range(SEATS)]
+        await act(0, 0)
+        await asyncio.wait_for(asyncio.gather(*readers), timeout=900)
+    except Exception:  # counted; the others go on
+        load.errors += 1
+    finally:
+        await asyncio.gather(*(ws.close() for ws in conns), return_exceptions=True)
+
+
+async def relay_load(url: str, tables: int, actions: int, think: float, ramp: float) -> Load:
+    load = Load()
+
+    async def delayed(i: int) -> None:
+        await asyncio.sleep(i * ramp)
+        await relay_table(url, i, actions, think, load)
+
+    await asyncio.gather(*(delayed(i) for i in range(tables)))
+    return load
+
+
+# ----- the runs -----
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds a running process has used so far (all its threads; /proc, Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the server exited ({proc.returncode})")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    raise SystemExit("the server did not start")
+
+
+def pct(xs: list[float], p: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return round(xs[min(len(xs) - 1, int(p * len(xs)))] * 1000, 2)
+
+
+def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    root = Path(args.before).resolve() if kind == "before" else ROOT
+    with tempfile.TemporaryDirectory(prefix="zhuoji-relay-") as tmp:
+        if kind == "relay":
+            argv = [sys.executable, __file__, "--serve-relay", str(port)]
+        else:
+            argv = [
+                sys.executable,
+                "-m",
+                "zhuoji",
+                "serve",
+                "--port",
+                str(port),
+                "--host",
+                "127.0.0.1",
+                "--db",
+                str(Path(tmp) / "load.db"),
+                "--connections-per-address",
+                "0",
+                "--tables-per-address",
+                "0",
+                "--tables-per-connection",
+                "0",
+                "--max-tables",
+                str(max(5000, tables)),
+                "--log-level",
+                "warning",
+            ]
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        env.pop("ZHUOJI_CHECK_FRAMES", None)  # a server as it is deployed
+        proc = subprocess.Popen(
+            argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            wait_port(port, proc)
+            cpu0, t0 = process_cpu(proc.pid), time.perf_counter()
+            if kind == "relay":
+                load = asyncio.run(
+                    relay_load(url, tables, args.relay_actions, args.think_ms / 1000, 0.005)
+                )
+                frames, actions, lat, errors = (
+                    load.frames,
+                    load.actions,
+                    load.latencies,
+                    load.errors,
+                )
+            else:
+                from clients.loadtest import run as run_loadtest
+
+                report = asyncio.run(
+                    run_loadtest(
+                        url,
+                        tables,
+                        args.rounds,
+                        think=args.think_ms / 1000,
+                        table_options={"claim_min_ms": 0},
+                    )
+                )
+                frames, actions, lat, errors = (
+                    report.frames,
+                    report.actions,
+                    report.latencies,
+                    report.errors,
+                )
+            cpu = process_cpu(proc.pid) - cpu0
+            wall = time.perf_counter() - t0
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return {
+        "server": kind,
+        "tables": tables,
+        "frames": frames,
+        "actions": actions,
+        "errors": errors,
+        "cpu_s": round(cpu, 3),
+        "wall_s": round(wall, 2),
+        "cpu_per_frame_us": round(cpu * 1e6 / frames, 1) if frames else None,
+        "cpu_per_action_us": round(cpu * 1e6 / actions, 1) if actions else None,
+        "p50_ms": pct(lat, 0.5),
+        "p99_ms": pct(lat, 0.99),
+    }
+
+
+def summary(runs: list[dict[str, Any]], tables: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"tables": tables}
+    for kind in ("relay", "zhuoji", "before"):
+        mine = [r for r in runs if r["server"] == kind and r["tables"] == tables]
+        for key in ("cpu_per_frame_us", "cpu_per_action_us", "p50_ms", "p99_ms"):
+            values = [r[key] for r in mine if r[key] is not None]
+            out[f"{kind}_{key}"] = round(statistics.median(values), 2) if values else None
+    a, b = out["zhuoji_cpu_per_frame_us"], out["relay_cpu_per_frame_us"]
+    ratios = [
+        z["cpu_per_frame_us"] / r["cpu_per_frame_us"]
+        for z, r in zip(
+            [x for x in runs if x["server"] == "zhuoji" and x["tables"] == tables],
+            [x for x in runs if x["server"] == "relay" and x["tables"] == tables],
+            strict=False,
+        )
+        if z["cpu_per_frame_us"] and r["cpu_per_frame_us"]
+    ]
+    out["ratio_of_medians"] = round(a / b, 2) if a and b else None
+    out["ratio_per_repeat"] = [round(x, 2) for x in ratios]
+    c = out["before_cpu_per_frame_us"]
+    out["before_ratio_of_medians"] = round(c / b, 2) if c and b else None
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--serve-relay", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--tables", default="100,500", help="table counts, comma-separated")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--think-ms", type=float, default=300.0)
+    parser.add_argument("--rounds", type=int, default=1, help="rounds per zhuoji table")
+    parser.add_argument("--relay-actions", type=int, default=45, help="actions per relay table")
+    parser.add_argument("--before", default=None, help="another checkout's zhuoji, side by side")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.serve_relay is not None:
+        asyncio.run(serve_relay(args.serve_relay))
+        return
+    gc.collect()
+    gc.freeze()
+    gc.disable()  # the load generator adds no pauses of its own (as `zhuoji loadtest`)
+    sizes = [int(x) for x in args.tables.split(",")]
+    runs = []
+    for rep in range(args.repeat):
+        for tables in sizes:
+            kinds = ["relay", "zhuoji"] + (["before"] if args.before else [])
+            order = kinds if rep % 2 == 0 else kinds[::-1]
+            for kind in order:
+                result = run_one(kind, tables, args)
+                runs.append(result)
+                print(json.dumps(result), file=sys.stderr, flush=True)
+    summaries = [summary(runs, t) for t in sizes]
+    if args.json:
+        print(json.dumps({"runs": runs, "summary": summaries}))
+        return
+    print(
+        f"{'tables':>6} {'relay µs/frame':>14} {'zhuoji µs/frame':>15} {'ratio':>6}"
+        f" {'relay p50/p99 ms':>17} {'zhuoji p50/p99 ms':>18}"
+    )
+    for s in summaries:
+
+        def ms(kind: str, s: dict[str, Any] = s) -> str:
+            return f"{s[f'{kind}_p50_ms']:.1f} / {s[f'{kind}_p99_ms']:.1f}"
+
+        print(
+            f"{s['tables']:>6} {s['relay_cpu_per_frame_us']:>14} {s['zhuoji_cpu_per_frame_us']:>15}"
+            f" {s['ratio_of_medians']:>6} {ms('relay'):>17} {ms('zhuoji'):>18}"
+            f"   (per repeat: {s['ratio_per_repeat']})"
+        )
+        if args.before:
+            print(
+                f"{'':>6} before: {s['before_cpu_per_frame_us']} µs/frame,"
+                f" ratio {s['before_ratio_of_medians']}, p50/p99 {ms('before')} ms"
+            )
+
+
+if __name__ == "__main__":
+    main()

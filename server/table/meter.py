@@ -1,0 +1,46 @@
+"""What a table's steps are charged against the server's share of a core for the tables no
+player is at (`server.quota.CpuShare`, `Table.unattended`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from server.storage.records import EventLogged
+from server.table.effects import Write
+
+EVENT_COST = 0.002  # CPU seconds charged per event before a table's first round has ended
+ROUND_OVER = frozenset({"round_ended", "match_ended"})
+
+
+@dataclass(slots=True)
+class EventCost:
+    """What a table's steps are charged against the `CpuShare`: its stored events times the
+    CPU an event cost it over the round before — not each step's own time. A step's time
+    depends on what the bots and 托管 had to decide (a bot that can claim ponders), and a
+    table put off by what it spent would show a spectator who could claim; the number of
+    events and when they come are public, and a round's cost is once it has ended (every hand
+    is shown then). Over the rounds the charges add up to what the table spent."""
+
+    per_event: float = EVENT_COST
+    round_cost: float = 0.0  # CPU seconds spent since the last round ended
+    round_events: int = 0
+
+    def step(self, cost: float, effects: Iterable[Any]) -> float:
+        """A step that took `cost` seconds and did `effects`: what to charge for it."""
+        events = 0
+        over = False
+        for effect in effects:
+            if isinstance(effect, Write):
+                for record in effect.records:
+                    if isinstance(record, EventLogged):
+                        events += 1
+                        over = over or record.event.get("type") in ROUND_OVER
+        charge = events * self.per_event
+        self.round_cost += cost
+        self.round_events += events
+        if over and self.round_events:
+            self.per_event = self.round_cost / self.round_events
+            self.round_cost, self.round_events = 0.0, 0
+        return charge

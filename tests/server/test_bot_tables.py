@@ -1,0 +1,165 @@
+"""Tables left to the bots, and tables one address keeps starting (issue 22, item 7).
+
+The playing tables no player is connected to (only bots, 托管 and away seats play) share a
+configured share of one core (`server.quota.CpuShare`): past it they wait their turn, a player
+coming back ends it; each is charged by the events it makes (`server.table.meter.EventCost`),
+never by what a step took to decide. And an address's tables count against its cap for a
+window after they were made, closed or not (`server.quota.TableQuota`). The budget, the charge
+and the window on a fake clock; then both on a real server over loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from clients.client import Client
+from server.quota import CpuShare, TableQuota
+from server.storage.records import ActionPlayed, EventLogged
+from server.table.effects import Write
+from server.table.meter import EVENT_COST, EventCost
+from server.testkit import running_server
+from tests.deadline import apoll
+from tests.support import FAST
+
+
+def test_tables_that_always_want_to_play_get_their_share_of_a_core_and_no_more() -> None:
+    share, burst, tables = 0.25, 0.05, 16
+    budget = CpuShare(share=share, burst=burst)
+    for i in range(tables):
+        budget.join(str(i), now=0.0)
+    cost = [0.002 + 0.001 * (i % 4) for i in range(tables)]  # some tables cost more a step
+    due = [0.0] * tables  # each steps as soon as it may (bot_delay 0)
+    spent = [0.0] * tables
+    now = 0.0
+    while now < 120.0:
+        i = min(range(tables), key=due.__getitem__)
+        now = due[i]
+        ready = budget.ready_at(str(i), now)
+        if ready > now:
+            due[i] = ready  # waits its turn
+            continue
+        budget.spend(str(i), cost[i], now)
+        spent[i] += cost[i]
+    assert budget.spent <= share * now + tables * (burst + max(cost))
+    assert budget.spent >= share * now * 0.95, "and the share is used, not wasted"
+    assert max(spent) <= min(spent) * 1.05, "each table gets its part, dear or cheap"
+    # Half of them get their player back: the others share the same core between them.
+    for i in range(tables // 2):
+        budget.leave(str(i))
+    start, before = now, list(spent)
+    while now < start + 120.0:
+        i = min(range(tables // 2, tables), key=due.__getitem__)
+        now = due[i]
+        ready = budget.ready_at(str(i), now)
+        if ready > now:
+            due[i] = ready
+            continue
+        budget.spend(str(i), cost[i], now)
+        spent[i] += cost[i]
+    gained = [spent[i] - before[i] for i in range(tables // 2, tables)]
+    assert share * 120 * 0.95 <= sum(gained) <= share * 120 + tables * (burst + max(cost))
+
+
+def test_a_table_is_charged_by_its_events_not_by_what_its_steps_took() -> None:
+    def write(*types: str) -> list[Write]:
+        return [Write([EventLogged("1", 1, {"type": t}, 0.0) for t in types])]
+
+    pondered, quick = EventCost(), EventCost()
+    # The same public events; one table's bot pondered a claim (a slow step), the other not.
+    for meter, claim_cost in ((pondered, 0.05), (quick, 0.0005)):
+        charges = [
+            meter.step(0.001, write("drew")),
+            meter.step(claim_cost, write("discarded")),  # the claim window
+            meter.step(
+                0.001, [Write([ActionPlayed("1", 1, 0, 0, "pass", None, "claim", True, 0.0)])]
+            ),
+            meter.step(0.001, write("drew", "discarded")),
+        ]
+        assert charges == [EVENT_COST, EVENT_COST, 0.0, 2 * EVENT_COST]
+    assert pondered.round_cost > quick.round_cost
+    # The round ends (every hand is shown): from now on an event costs what it did.
+    pondered.step(0.001, write("won", "round_ended"))
+    assert pondered.per_event == (0.001 * 4 + 0.05) / 6
+    assert pondered.step(0.0, write("drew")) == pondered.per_event
+
+
+def test_an_address_tables_count_for_the_window_after_they_were_made() -> None:
+    q = TableQuota(window=600.0)
+    for i in range(3):
+        q.opened(str(i), "10.0.0.7", now=float(i))
+        q.closed(str(i), now=float(i) + 1)  # made and left at once
+    assert q.count("10.0.0.7", now=10.0) == 3, "closed, but made within the window"
+    assert q.count("10.0.0.8", now=10.0) == 0
+    assert q.count("10.0.0.7", now=601.5) == 1
+    q.opened("9", "10.0.0.7", now=700.0)
+    assert q.count("10.0.0.7", now=5000.0) == 1, "an open table counts however old"
+    q.closed("9", now=5001.0)
+    assert q.count("10.0.0.7", now=5001.0) == 0
+    assert TableQuota(window=0).count("x", now=0.0) == 0
+
+
+async def _playing(url: str, name: str) -> tuple[Client, dict[str, object]]:
+    """A host and three server bots at a started table (no clock, no claim hold)."""
+    host = await Client.connect(url, name)
+    await host.recv_type("welcome")
+    await host.send({"type": "create_table", "name": name, "rounds": 64, **FAST})
+    joined = await host.recv_type("joined")
+    for _ in range(3):
+        await host.send({"type": "add_bot"})
+    seated: set[int] = set()
+    while len(seated) < 3:
+        frame = await host.recv_type("seat_status")
+        if frame["connected"]:
+            seated.add(frame["seat"])
+    await host.send({"type": "start"})
+    await host.recv_type("match_started")
+    return host, joined
+
+
+async def test_a_table_left_to_its_bots_waits_its_turn_until_its_player_is_back(
+    tmp_path: Path,
+) -> None:
+    async with running_server(tmp_path / "z.db", bot_tables_cpu_share=0.01) as (url, server):
+        budget = server.bot_budget
+        assert budget is not None
+        watched, _ = await _playing(url, "在")
+        await watched.send({"type": "auto", "on": True})  # 托管, but the player is there
+        left, joined = await _playing(url, "走")
+        await left.send({"type": "leave"})  # the match plays on: the seat in 托管
+        await left.recv_type("left")
+        await left.close()
+        table = server.tables[str(joined["table"])]
+        other = server.tables[next(t for t in server.tables if t != joined["table"])]
+        await apoll(lambda: table.deferred >= 3, "the bot table put off", 60)
+        assert table.unattended() and not other.unattended()
+        assert other.deferred == 0, "a table with its player there never waits"
+        assert budget.spent > 0
+        # The player comes back (the seat's token): the table plays at once again.
+        back = await Client.connect(url, "走", token=str(joined["token"]))
+        await back.recv_type("joined")
+        await back.send({"type": "auto", "on": True})
+        deferred = table.deferred
+        assert not table.unattended()
+        for _ in range(20):
+            await back.recv_type("drew", timeout=30)
+        assert table.deferred == deferred
+        await back.close()
+        await watched.close()
+
+
+async def test_one_address_cannot_keep_starting_new_tables(tmp_path: Path) -> None:
+    async with running_server(
+        tmp_path / "z.db", tables_per_address=2, tables_window=3600, address_exempt=[]
+    ) as (url, server):
+        c = await Client.connect(url, "c")
+        await c.recv_type("welcome")
+        for i in range(2):  # made and left before the start: closed at once
+            await c.send({"type": "create_table", "name": f"t{i}"})
+            await c.recv_type("joined")
+            await c.send({"type": "leave"})
+            await c.recv_type("left")
+        assert not server.tables, "no table is open"
+        await c.send({"type": "create_table", "name": "t2"})
+        refused = await c.recv_type("error")
+        assert refused["code"] == "tables_per_address"
+        assert "made in the last 60 minutes" in refused["message"]
+        await c.close()

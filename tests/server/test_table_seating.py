@@ -1,0 +1,120 @@
+"""A seat's own logic (`server.table.seating`) on a fake clock: who answers for it, its
+deadlines, how it leaves and comes back."""
+
+from __future__ import annotations
+
+from server.table.seating import Seats, SeatState
+
+
+def _prompted(seat: SeatState[str], *, at: float, bank: float = 0.0) -> SeatState[str]:
+    seat.clock.new_round(bank)
+    seat.clock.prompt(seq=7)
+    seat.clock.started(seq=7, now=at)
+    return seat
+
+
+def test_the_server_answers_at_once_for_auto_and_in_a_window_for_quiet_or_dropped_seats() -> None:
+    player = SeatState[str](kind="human", member="c")
+    assert not player.plays_at_once(in_window=True)
+    player.quiet_auto = True
+    assert not player.plays_at_once(in_window=False) and player.plays_at_once(in_window=True)
+    dropped = SeatState[str](kind="human")
+    assert dropped.dropped and dropped.reason_at_once() == "disconnected"
+    assert not dropped.plays_at_once(in_window=False) and dropped.plays_at_once(in_window=True)
+    dropped.auto = True  # announced 托管 is said as such, even when away
+    assert dropped.plays_at_once(in_window=False) and dropped.reason_at_once() == "auto"
+    waiting = SeatState[str](kind="human", restored_seq=40)  # a restart's seat: no drop
+    assert not waiting.dropped and not waiting.plays_at_once(in_window=True)
+
+
+def test_who_played_a_claim_is_said_only_as_far_as_the_table_shows_it() -> None:
+    assert SeatState[str](kind="bot").public_by() == "bot"
+    assert SeatState[str](kind="human", member="c", auto=True).public_by() == "auto"
+    quiet = SeatState[str](kind="human", member="c", quiet_auto=True)
+    assert quiet.public_by() == "player"  # a claim timeout's 托管 is not shown
+    assert SeatState[str](kind="human").public_by() == "disconnected"
+
+
+def _deadlines(
+    seat: SeatState[str], turn: float | None = None, window: float | None = None, *, claim: bool
+) -> tuple[float | None, float | None]:
+    """The seat's deadlines at a table of a 20 s grace and a 1.5 s bot pace."""
+    return seat.deadlines(
+        turn=turn, grace=20.0, bot_delay=1.5, claim_answer_at=window, in_window=claim
+    )
+
+
+def test_a_seats_deadline_is_its_prompt_plus_turn_and_bank_and_a_drop_shortens_it() -> None:
+    seat = _prompted(SeatState[str](kind="human", member="c"), at=100.0, bank=10.0)
+    assert _deadlines(seat, 15.0, claim=False) == (125.0, None)
+    assert _deadlines(seat, claim=False) == (None, None)
+    seat.member, seat.gone_at = None, 110.0  # dropped 10 s into the prompt
+    assert _deadlines(seat, 15.0, claim=False) == (125.0, None)
+    assert _deadlines(seat, claim=False) == (130.0, None)
+    seat.gone_at = 90.0  # dropped before it was asked: the grace runs from the prompt
+    assert _deadlines(seat, claim=False) == (120.0, None)
+    seat.clock.prompt(seq=8)  # the next prompt waits to go out: no clock runs
+    assert _deadlines(seat, 15.0, claim=False) == (None, None)
+
+
+def test_a_bot_moves_at_the_tables_pace_on_turns_and_at_the_windows_middle_on_claims() -> None:
+    bot = _prompted(SeatState[str](kind="bot", bot_here=True), at=50.0)
+    assert _deadlines(bot, claim=False) == (None, 51.5)
+    assert _deadlines(bot, window=50.3, claim=True) == (None, 50.3)  # a held window's middle
+    assert _deadlines(bot, claim=True) == (None, 50.0)  # a window not held: at once
+    bot.auto = True  # a bot in 托管 is answered at once, not at its own pace
+    assert _deadlines(bot, claim=False) == (None, None)
+
+
+def test_leaving_dropping_being_kicked_and_coming_back() -> None:
+    seat = SeatState[str](kind="human", member="c", token_key="k")
+    seat.member = None
+    seat.left(30.0, asked=False, playing=True)
+    assert (seat.gone_at, seat.away, seat.auto) == (30.0, True, False)
+    seat.sit("d", "player-1")
+    assert (seat.member, seat.gone_at, seat.away, seat.player) == ("d", None, False, "player-1")
+    seat.sit("e")  # a token's reconnect keeps the seat's player
+    assert seat.player == "player-1"
+    seat.member = None
+    seat.left(40.0, asked=True, playing=True)
+    assert (seat.away, seat.auto) == (False, True)  # an asked leave is 托管 until back
+    seat.came_back()
+    assert not seat.auto
+    seat.auto = seat.auto_requested = seat.quiet_auto = True
+    seat.came_back()
+    assert seat.auto and not seat.quiet_auto  # asked-for 托管 stays
+    seat.kicked(50.0)
+    assert (seat.token_key, seat.away, seat.gone_at, seat.auto) == (None, False, 50.0, True)
+
+
+def test_a_shift_moves_the_prompt_the_drop_and_a_bots_arrival_by_the_paused_time() -> None:
+    seats: Seats[str] = Seats()
+    _prompted(seats[0], at=10.0)
+    seats[0].gone_at = 12.0
+    seats[1].kind, seats[1].bot_arrives = "bot", 11.0
+    seats.shift(5.0, arrivals=False)  # a storage wait: a bot's arrival is not a clock
+    assert (seats[0].clock.prompt_at, seats[0].gone_at, seats[1].bot_arrives) == (15.0, 17.0, 11.0)
+    seats.shift(5.0, arrivals=True)  # a pause: everything waits
+    assert (seats[0].clock.prompt_at, seats[0].gone_at, seats[1].bot_arrives) == (20.0, 22.0, 16.0)
+
+
+def test_a_resume_after_a_restart_quoting_unstored_events_gets_a_snapshot_once() -> None:
+    seat = SeatState[str](kind="human", restored_seq=40)
+    assert seat.fresh_since(41) is False  # it saw events that may never have reached the disk
+    assert seat.fresh_since(45) is True  # from then on the log is the truth
+    assert SeatState[str](kind="human", restored_seq=40).fresh_since(40) is True
+    assert SeatState[str](kind="human").fresh_since(None) is False  # no seq: a snapshot
+
+
+def test_the_header_says_a_seat_is_away_only_once_the_match_started() -> None:
+    seat = SeatState[str](name="ann", kind="human")
+    assert seat.info(started=False)["away"] is False and seat.info(started=True)["away"] is True
+    bot = SeatState[str](name="Bot-2", kind="bot", bot_here=True)
+    assert bot.info(started=True) == {
+        "name": "Bot-2",
+        "kind": "bot",
+        "connected": True,
+        "auto": False,
+        "away": False,
+        "level": "normal",
+    }
