@@ -22,6 +22,8 @@ from textual.widgets import Static
 
 from client_tui.i18n import Lang
 from client_tui.intents import (
+    AnswerEnd,
+    AskEnd,
     Claim,
     Discard,
     EndReveal,
@@ -42,10 +44,9 @@ from client_tui.net import Link, hello_frame
 from client_tui.played import PlayedStore
 from client_tui.player_key import for_server
 from client_tui.reducer import reduce
-from client_tui.render import name_cells, seat_names, wait_line
+from client_tui.render import name_cells, seat_names, vote_line, wait_line
 from client_tui.replay import RoundTape
 from client_tui.screens.lobby import LobbyScreen
-from client_tui.screens.records import RecordsScreen
 from client_tui.screens.replay import Exporter
 from client_tui.screens.table import TableScreen
 from client_tui.seats import SavedSeat, SeatStore
@@ -59,11 +60,13 @@ from protocol.messages import (
     Leave,
     ListTables,
     NextRound,
+    ProposeEnd,
     Records,
     Rematch,
     Rounds,
     ServerMessage,
     Start,
+    VoteEnd,
     Watch,
 )
 
@@ -227,8 +230,9 @@ class ZhuojiApp(App[int]):
             return
         if isinstance(msg, Records):
             for screen in self.screen_stack:
-                if isinstance(screen, RecordsScreen):
-                    screen.show_records(msg)
+                show_records = getattr(screen, "show_records", None)  # the Records screen
+                if show_records is not None:
+                    show_records(msg)
             return
         old = self.view
         self.view = reduce(old, msg, at=self.clock() if at is None else at)
@@ -276,6 +280,10 @@ class ZhuojiApp(App[int]):
                     self.take_back(saved)
             case PickPlayed():
                 self.pick_played()
+            case AskEnd():
+                self.propose_end()
+            case AnswerEnd():
+                self.answer_end(intent.agree)
             case OpenSheet():
                 self._open_sheet(intent)
             case LeaveTable():
@@ -337,6 +345,8 @@ class ZhuojiApp(App[int]):
         if fresh is not None:
             # The text may come from the server: never markup.
             text = self.lang.t("seat_gone") if fresh.code == "bad_token" else fresh.text
+            if fresh.code in ("vote_refused", "vote_expired", "vote_passed"):
+                text = self.lang.t(fresh.code, name=fresh.text)  # `text`: the seat's name
             self.notify(
                 text, severity="error" if fresh.error else "information", timeout=4, markup=False
             )
@@ -543,7 +553,7 @@ class ZhuojiApp(App[int]):
             self.push_screen(SheetScreen(body, self.lang.t("close_hint"), name="settlement"))
             return
         self.push_screen(
-            SheetScreen(body, self.settlement_hint(), name="settlement", status=self.wait_line),
+            SheetScreen(body, self.settlement_hint(), name="settlement", status=self.sheet_status),
             self._sheet_closed,
         )
 
@@ -563,6 +573,38 @@ class ZhuojiApp(App[int]):
         """This player has read the sheet: the next round may start (`next_round`)."""
         if self.waiting_on_me():
             self.send(NextRound(), quiet=True)
+
+    def sheet_status(self) -> str:
+        """A sheet's status line: an open vote to end the match first, else the wait."""
+        return self.vote_line() or self.wait_line()
+
+    def action_propose_end(self) -> None:
+        self.propose_end()
+
+    def propose_end(self) -> None:
+        """`e`: propose to end the match now (解散); every connected player is asked."""
+        v, t = self.view, self.lang.t
+        if v.seat is None:
+            self.refuse(t("why_watching"))
+            return
+        if v.table is None or v.table.state != "playing" or v.match_end is not None:
+            self.refuse(t("why_vote_playing"))
+            return
+        if self.send(ProposeEnd()):
+            self.notify(t("vote_asked"), timeout=3, markup=False)
+
+    def answer_end(self, agree: bool) -> bool:
+        """`y` / `n` while a vote to end the match is open; False if none is (the key then
+        does what it does otherwise)."""
+        v = self.view
+        if v.end_vote is None or v.seat is None:
+            return False
+        self.send(VoteEnd(agree=agree))
+        return True
+
+    def vote_line(self) -> str:
+        """The open vote to end the match in words: `render.vote_line`."""
+        return vote_line(self.view, self._names(), self.lang, self.clock())
 
     def wait_line(self) -> str:
         """The wait between rounds (or for a rematch) in words: `render.wait_line`."""
@@ -654,7 +696,11 @@ class ZhuojiApp(App[int]):
         self.push_screen(screen)
 
     def open_records(self, table: str | None = None) -> None:
-        """The Records screen (client_tui.screens.records); `table`: a match just played."""
+        """The Records screen (client_tui.screens.records); `table`: a match just played. Its
+        module (and textual-plotext's plots) is imported when it is first opened, not at the
+        start of every `zhuoji play` (issue 26)."""
+        from client_tui.screens.records import RecordsScreen
+
         self.push_screen(RecordsScreen(self.lang.code, table=table))
 
     def open_summary(self) -> None:
@@ -662,11 +708,11 @@ class ZhuojiApp(App[int]):
 
         v = self.view
         body = summary_renderable(v.match_end, v.history, v.scores, self._names(), self.lang)
-        again = v.seat is not None and v.match_end is not None and v.match_end.reason == "finished"
+        again = v.seat is not None and v.match_end is not None and v.match_end.reason != "abandoned"
         hint = self.lang.t("again_hint" if again else "close_hint")
         if self._sheet_open() and self.screen.name == "summary":
             self.pop_screen()  # one standings sheet at a time: one Esc closes it
-        self.push_screen(SheetScreen(body, hint, name="summary", status=self.wait_line))
+        self.push_screen(SheetScreen(body, hint, name="summary", status=self.sheet_status))
 
     # ----- actions -----
 
@@ -677,7 +723,7 @@ class ZhuojiApp(App[int]):
         if v.match_end is None:
             self.refuse(self.lang.t("why_new_match_later"))
             return
-        if v.seat is not None and v.match_end.reason == "finished" and v.table_id is not None:
+        if v.seat is not None and v.match_end.reason != "abandoned" and v.table_id is not None:
             if self.send(Rematch()):
                 self.notify(self.lang.t("rematch_asked"), timeout=3, markup=False)
             return

@@ -310,6 +310,23 @@ TEXT: dict[str, tuple[str, str]] = {
     # match summary
     "match_over": ("比赛结束", "Match over"),
     "match_abandoned": ("比赛中止", "Match abandoned"),
+    "match_voted": ("投票解散", "Ended by vote"),
+    # ending the match together (解散)
+    "vote_open": (
+        "解散投票：{name}提议按现在的分数结束比赛 · 已同意 {agreed} · 等 {waiting} · {s}秒",
+        "Vote to end the match now, {name} proposes · agreed: {agreed} · waiting: {waiting} · {s}s",
+    ),
+    "vote_keys": ("y 同意 · n 拒绝", "y agree · n refuse"),
+    "vote_you_agreed": ("你已同意", "you agreed"),
+    "vote_asked": ("已提议解散：等大家同意（30秒）", "Proposed: waiting for everyone (30 s)"),
+    "vote_refused": ("{name}拒绝解散：比赛继续", "{name} refused to end the match: play on"),
+    "vote_expired": ("解散投票超时：比赛继续", "The vote to end the match ran out: play on"),
+    "vote_passed": ("大家同意：比赛投票解散", "Everyone agreed: the match ended by vote"),
+    "why_vote_none": ("没有进行中的解散投票", "No vote to end the match is open"),
+    "why_vote_playing": (
+        "只有比赛进行中才能提议解散",
+        "A match is ended by vote only while played",
+    ),
     "rounds_played": ("共{n}局", "{n} rounds played"),
     "final": ("名次", "Standings"),
     "per_round": ("每局", "Per round"),
@@ -454,6 +471,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "col_result": ("结果", "result"),
     "col_net": ("得分", "net"),
     "state_abandoned": ("已放弃", "abandoned"),
+    "state_voted": ("投票解散", "ended by vote"),
     "history": ("牌局记录", "rounds"),
     "why_replay_later": ("比赛结束后才能回放", "the match can be replayed once it is over"),
     "why_replaying": ("已在回放这场比赛", "this match is being replayed already"),
@@ -491,12 +509,12 @@ HOW: dict[str, tuple[str, str]] = {
     "rob": ("抢杠", "抢杠 rob"),
 }
 
-# Why a 豆 did not score (the server's words) → (zh, en).
+# Why a 豆 did not score (`rules.kinds.DouVoid`, as the wire names it) → (zh, en).
 DOU_WHY: dict[str, tuple[str, str]] = {
-    "holder not ready": ("未叫牌", "holder not ready"),
-    "憨包豆 scores nothing": ("憨包豆不计分", "憨包豆 scores nothing"),
-    "voided by 热炮": ("热炮作废", "voided by 热炮"),
-    "全烧": ("全烧", "全烧: burned"),
+    "not_ready": ("未叫牌", "holder not ready"),
+    "hanbao": ("憨包豆不计分", "憨包豆 scores nothing"),
+    "repao": ("热炮作废", "voided by 热炮"),
+    "quanshao": ("全烧", "全烧: burned"),
 }
 
 PATTERNS_EN: dict[str, str] = {

@@ -62,6 +62,18 @@ class TakeBack(Intent):
         self.table = table
 
 
+class AskEnd(Intent):
+    """`e`: propose to end the match now (解散)."""
+
+
+class AnswerEnd(Intent):
+    """`y` / `n` while a vote to end the match is open."""
+
+    def __init__(self, agree: bool) -> None:
+        super().__init__()
+        self.agree = agree
+
+
 class PickPlayed(Intent):
     """The lobby's `h`: pick a match played here to its end, and replay it."""
 

@@ -31,6 +31,7 @@ from client_tui.view import (
     SeatV,
     TableV,
     View,
+    VoteV,
     WaitV,
 )
 from protocol.events import seen_event, snapshot_view
@@ -44,6 +45,7 @@ from protocol.messages import (
     Claimed,
     ConcealedGang,
     Discarded,
+    EndVote,
     Error,
     Joined,
     Left,
@@ -122,9 +124,28 @@ def reduce(view: View, message: Message, *, at: float = 0.0) -> View:
         deadline = None if message.deadline_ms is None else at + message.deadline_ms / 1000
         wait = WaitV(message.round_no, tuple(message.ready), deadline, message.rematch)
         return replace(view, wait=wait)
+    if isinstance(message, EndVote):
+        return _end_vote(view, message, at)
     if isinstance(message, Error):
         return _error(view, message)
     return view
+
+
+def _end_vote(view: View, m: EndVote, at: float) -> View:
+    """A vote to end the match: shown while open; when it ends, a notice (`code` `vote_<outcome>`,
+    `text` the name of the seat that refused, or of the proposer: the app words it)."""
+    if m.table != view.table_id:
+        return view
+    if m.outcome == "open":
+        deadline = None if m.deadline_ms is None else at + m.deadline_ms / 1000
+        vote = VoteV(m.proposer, tuple(m.voters), tuple(m.agreed), deadline)
+        return replace(view, end_vote=vote)
+    who = m.refused_by if m.refused_by is not None else m.proposer
+    name = view.names[who] if who < len(view.names) else ""
+    if view.table is not None and not name:
+        name = view.table.seats[who].name or ""
+    notice = _notice(view, name or f"#{who + 1}", f"vote_{m.outcome}", error=False)
+    return replace(view, end_vote=None, notice=notice)
 
 
 # ----- connection and lobby -----
@@ -198,6 +219,7 @@ def _left_table(view: View) -> View:
         scores=(0, 0, 0, 0),
         match_end=None,
         wait=None,
+        end_vote=None,
     )
 
 
@@ -228,6 +250,7 @@ def _snapshot(view: View, m: Snapshot) -> View:
         commitment=rv.commitment if rv is not None else None,
         last=None,
         prompt=None,
+        end_vote=None,  # an open vote's `end_vote` follows the snapshot
         scores=info.scores,
         dealt=None,
         names=tuple(s.name or "" for s in info.seats),
@@ -296,13 +319,16 @@ def _table_event(view: View, m: Any) -> View:
             result=None,
             scores=(0, 0, 0, 0),
             wait=None,
+            end_vote=None,
         )
     if isinstance(m, MatchEnded):
         table = view.table
         if table is not None:
             table = replace(table, state="finished", scores=tuple(m.scores))
         end = MatchEndV(tuple(m.scores), m.rounds_played, m.reason)
-        return replace(view, match_end=end, scores=tuple(m.scores), table=table, prompt=None)
+        return replace(
+            view, match_end=end, scores=tuple(m.scores), table=table, prompt=None, end_vote=None
+        )
     if isinstance(m, AutoPlayed):
         prompt = None if m.seat == view.seat else view.prompt
         if view.round is None:

@@ -298,6 +298,29 @@ def wait_line(view: View, name: Callable[[int], str], lang: Lang, now: float) ->
     return line
 
 
+def vote_line(view: View, name: Callable[[int], str], lang: Lang, now: float) -> str:
+    """The open vote to end the match in words: who proposed, who agreed, who is waited for,
+    the countdown (at `now`), and the keys; "" when there is none."""
+    t, vote = lang.t, view.end_vote
+    if vote is None:
+        return ""
+    agreed = ", ".join(name(s) for s in range(4) if vote.voters[s] and vote.agreed[s])
+    waiting = ", ".join(name(s) for s in range(4) if vote.voters[s] and not vote.agreed[s])
+    left = 0 if vote.deadline_at is None else max(0, math.ceil(vote.deadline_at - now))
+    line = t(
+        "vote_open",
+        name=name(vote.proposer),
+        agreed=agreed or "—",
+        waiting=waiting or "—",
+        s=left,
+    )
+    if view.seat is not None and vote.agreed[view.seat]:
+        return line + " · " + t("vote_you_agreed")
+    if view.seat is not None:
+        return line + " · " + t("vote_keys")
+    return line
+
+
 def options_summary(t: TableV, lang: Lang) -> str:
     """The overrides of the preset in words, in the rules' order: `乌骨鸡 关 · 本鸡 开 · 封顶 20`
     (— for none). Every option of RULES.md §13 has its name (`client_tui.option_text`)."""

@@ -269,7 +269,7 @@ def payment_words(p: Payment, lang: Lang, name: Name, tile: TileLabel) -> str:
 
     >>> from protocol.settlement import PAYMENT_ADAPTER
     >>> p = PAYMENT_ADAPTER.validate_python({"from": 3, "to": 2, "item": "dou", "kind": "dou",
-    ...     "amount": 1, "detail": "", "details": {"dou": {"kind": "diandou", "tile": "8p",
+    ...     "amount": 1, "details": {"dou": {"kind": "diandou", "tile": "8p",
     ...     "fed_by": 3}, "units": 1}})
     >>> payment_words(p, Lang("zh"), lambda s: "东南西北"[s], str)
     '点豆 8p（北点杠）'
@@ -313,7 +313,7 @@ def payment_note(p: Payment, lang: Lang, name: Name, tile: TileLabel) -> str:
 
     >>> from protocol.settlement import PAYMENT_ADAPTER
     >>> p = PAYMENT_ADAPTER.validate_python({"from": 3, "to": 2, "item": "dou", "kind": "dou",
-    ...     "amount": 6, "detail": "", "details": {"dou": {"kind": "mendou", "tile": "8p",
+    ...     "amount": 6, "details": {"dou": {"kind": "mendou", "tile": "8p",
     ...     "fed_by": None}, "units": 3}})
     >>> payment_note(p, Lang("zh"), str, str), payment_note(p, Lang("en"), str, str)
     ('（闷豆 8p）×底分2', '(闷豆 concealed kong 8p) × base 2')

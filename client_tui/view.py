@@ -192,6 +192,18 @@ class WaitV:
 
 
 @dataclass(frozen=True, slots=True)
+class VoteV:
+    """A vote to end the match (解散) while it is open: who proposed, whose agreement is needed
+    (`voters[s]`), who has agreed, and when it runs out (`deadline_at`, the `reduce` caller's
+    clock)."""
+
+    proposer: int
+    voters: tuple[bool, ...]
+    agreed: tuple[bool, ...]
+    deadline_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MatchEndV:
     scores: tuple[int, ...]
     rounds_played: int
@@ -243,6 +255,7 @@ class View:
     scores: tuple[int, ...] = EMPTY4
     match_end: MatchEndV | None = None
     wait: WaitV | None = None  # between rounds, or for a rematch
+    end_vote: VoteV | None = None  # a vote to end the match (解散), while it is open
     notice: Notice | None = None
 
     @property

@@ -78,3 +78,11 @@ STORAGE_UNAVAILABLE = "storage_unavailable"
 # or the match is not over yet.
 NOT_YOUR_MATCH = "not_your_match"
 MATCH_NOT_OVER = "match_not_over"
+# `hello` with a player key this server does not know, from an address that said hello with as
+# many new keys in the last hour as the server allows: welcome follows, without a player id.
+NEW_PLAYERS_PER_ADDRESS = "new_players_per_address"
+# The vote to end a match (解散, `propose_end` / `vote_end`; protocol 3): a proposal while one is
+# open, a second proposal of one player within 5 minutes, an answer with no vote open.
+VOTE_IN_PROGRESS = "vote_in_progress"
+VOTE_TOO_SOON = "vote_too_soon"
+NO_VOTE = "no_vote"

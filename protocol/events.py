@@ -47,6 +47,7 @@ from rules.events import (
 from rules.kinds import BonusKind, PatternKind
 from rules.options import RuleOptions
 from rules.patterns import Meld
+from rules.replay_form import WHY_WORDS
 from rules.round import DiscardRecord, Phase
 from rules.tiles import NUM_KINDS, parse_tile, tile_name
 from rules.view import (
@@ -127,13 +128,42 @@ def upgrade_entry(entry: dict[str, Any]) -> dict[str, Any]:
             "pattern": _PATTERN_OF_ZH[entry["pattern"]],
             "bonuses": [_BONUS_OF_ZH.get(b, b) for b in entry.get("bonuses") or []],
         }
-    if kind == "round_ended":
-        result = entry.get("result")
-        # A settlement from before `wins` (schema version 0) keeps its `winners`: that is all
-        # it says of its winners.
-        if isinstance(result, dict) and "winners" in result and "wins" in result:
-            return {**entry, "result": {k: v for k, v in result.items() if k != "winners"}}
+    if kind == "round_ended" and isinstance(entry.get("result"), dict):
+        result = _upgraded_result(entry["result"])
+        if result is not entry["result"]:
+            return {**entry, "result": result}
     return entry
+
+
+def _upgraded_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A settlement without the words of version 2: `winners` (a settlement from before `wins`,
+    schema version 0, keeps it: that is all it says of its winners), a payment's `detail`, a
+    chicken line's `tag`, and a 豆's `why` in words."""
+    if not any(k in result for k in ("winners", "payments", "chickens", "dou")):
+        return result
+    out = dict(result)
+    if "wins" in out:
+        out.pop("winners", None)
+    if isinstance(out.get("payments"), list):
+        out["payments"] = [_without(p, "detail") for p in out["payments"]]
+    if isinstance(out.get("chickens"), list):
+        out["chickens"] = [
+            {**t, "lines": [_without(ln, "tag") for ln in t.get("lines") or []]}
+            for t in out["chickens"]
+        ]
+    if isinstance(out.get("dou"), list):
+        out["dou"] = [
+            {**g, "why": _WHY_OF_WORDS[g["why"]]} if g.get("why") in _WHY_OF_WORDS else g
+            for g in out["dou"]
+        ]
+    return out if out != result else result
+
+
+def _without(d: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k != key} if key in d else d
+
+
+_WHY_OF_WORDS = {words: why for why, words in WHY_WORDS.items()}
 
 
 def _tile(name: str | None) -> int | None:

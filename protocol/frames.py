@@ -38,6 +38,7 @@ from protocol.messages import (
     SERVER_ADAPTER,
     AutoPlayed,
     BetweenRounds,
+    EndVote,
     Error,
     Joined,
     Left,
@@ -219,7 +220,7 @@ def match_ended(
     seq: int,
     scores: Sequence[int],
     rounds_played: int,
-    reason: Literal["finished", "abandoned"],
+    reason: Literal["finished", "abandoned", "vote"],
 ) -> MatchEnded:
     return _make(
         MatchEnded,
@@ -267,6 +268,31 @@ def between_rounds(
         ready=list(ready),
         deadline_ms=deadline_ms,
         rematch=rematch,
+    )
+
+
+def end_vote(
+    table: str,
+    seq: int,
+    proposer: int,
+    voters: Sequence[bool],
+    agreed: Sequence[bool],
+    deadline_ms: int | None,
+    outcome: Literal["open", "passed", "refused", "expired"],
+    refused_by: int | None = None,
+) -> EndVote:
+    """A vote to end the match as it stands (unnumbered: `seq` is the table's latest)."""
+    extra = {} if refused_by is None else {"refused_by": refused_by}
+    return _make(
+        EndVote,
+        table=table,
+        seq=seq,
+        proposer=proposer,
+        voters=list(voters),
+        agreed=list(agreed),
+        deadline_ms=deadline_ms,
+        outcome=outcome,
+        **extra,
     )
 
 

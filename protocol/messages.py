@@ -347,6 +347,23 @@ class Rematch(_Request):
     type: Literal["rematch"] = "rematch"
 
 
+class ProposeEnd(_Request):
+    """Propose to end the match now, with the scores so far (解散; seated players, while the
+    match is played). Every connected player must agree within 30 s (`vote_end`); one refusal
+    ends the vote; one proposal per player every 5 minutes. Everyone at the table follows it in
+    `end_vote` frames; if it passes, `match_ended` with `reason` `vote` follows (protocol 3)."""
+
+    type: Literal["propose_end"] = "propose_end"
+
+
+class VoteEnd(_Request):
+    """Answer the open vote to end the match: `agree` true to end it, false to refuse (which
+    ends the vote; the proposer may withdraw so). Protocol 3."""
+
+    type: Literal["vote_end"] = "vote_end"
+    agree: bool
+
+
 class Sync(_Request):
     """Ask for a `snapshot` of your table as you may see it now (to check or rebuild a view)."""
 
@@ -399,6 +416,8 @@ ClientMessage = Annotated[
     | HandSeat
     | NextRound
     | Rematch
+    | ProposeEnd
+    | VoteEnd
     | GetRecords,
     Field(discriminator="type"),
 ]
@@ -633,12 +652,32 @@ class MatchStarted(_TableFrame):
 
 
 class MatchEnded(_TableFrame):
-    """The final standings: `scores` per seat (× base), `rounds_played`."""
+    """The final standings: `scores` per seat (× base), `rounds_played`. `reason`: `finished`
+    (every round played), `abandoned` (closed, frozen, left idle) or `vote` (the players ended
+    it together: `end_vote`; protocol 3)."""
 
     type: Literal["match_ended"] = "match_ended"
     scores: list[Money] = Field(min_length=4, max_length=4)
     rounds_played: int
-    reason: Literal["finished", "abandoned"]
+    reason: Literal["finished", "abandoned", "vote"]
+
+
+class EndVote(_TableFrame):
+    """A vote to end the match (`propose_end`), to everyone at the table: when it opens,
+    whenever it changes, once when it ends, and after a snapshot to one who comes in while it
+    is open. Not a numbered event (`seq` is the table's latest). `voters[s]`: seat s must agree
+    (a connected player, or one dropped within the grace; never a bot or a player who left);
+    `agreed[s]`: it has (the proposer by proposing). `deadline_ms`: the time left (open only).
+    `outcome`: `open`, `passed` (`match_ended` with `reason` `vote` follows), `refused` (by
+    `refused_by`) or `expired`. Protocol 3."""
+
+    type: Literal["end_vote"] = "end_vote"
+    proposer: Seat
+    voters: list[bool] = Field(min_length=4, max_length=4)
+    agreed: list[bool] = Field(min_length=4, max_length=4)
+    deadline_ms: int | None = Field(ge=0)
+    outcome: Literal["open", "passed", "refused", "expired"]
+    refused_by: Seat | None = None
 
 
 class Spectators(_TableFrame):
@@ -826,7 +865,7 @@ class Rounds(_Message):
     preset: Preset
     options: dict[str, Any]
     rounds: int = Field(ge=1, le=64)
-    state: Literal["finished", "abandoned"]
+    state: Literal["finished", "abandoned", "voted"]
     names: list[PlayerName] = Field(min_length=4, max_length=4)
     logs: list[RoundLog] = Field(max_length=64)
 
@@ -839,7 +878,8 @@ class PlayerRecord(_Message):
     """One player's record over the matches asked for (`server.records`, docs/PROTOCOL.md).
 
     Rates are per round played (null before a first round). `placements[i]` counts the finished
-    matches ended in place i+1 (a tie shares the better place). `rating` is the rating among
+    matches ended in place i+1 (a tie shares the better place); `matches` counts those, `voted`
+    the matches ended by vote. `rating` is the rating among
     humans after every match so far (null for a bot: bots are not rated); `rating_change` its
     change over the period asked for."""
 
@@ -849,6 +889,11 @@ class PlayerRecord(_Message):
     matches: Count
     rounds: Count
     placements: list[Count] = Field(min_length=4, max_length=4)
+    voted: Count = Field(
+        default=0,
+        description="matches ended by vote (解散; protocol 3): their rounds and nets count,"
+        " with no placement and no rating change",
+    )
     net: Money
     net_per_round: float | None
     wins: Count
@@ -879,7 +924,9 @@ class MatchLine(_Message):
     name: TableName
     preset: Preset
     ended_at: float = Field(description="seconds since the epoch")
-    state: Literal["finished", "abandoned"]
+    state: Literal["finished", "abandoned", "voted"] = Field(
+        description="voted: ended by vote (解散; protocol 3), no placements"
+    )
     rounds_played: Count
     names: list[PlayerName | None] = Field(min_length=4, max_length=4)
     players: list[PlayerId | None] = Field(min_length=4, max_length=4)
@@ -922,6 +969,7 @@ ServerMessage = Annotated[
     | BetweenRounds
     | MatchStarted
     | MatchEnded
+    | EndVote
     | SeatStatus
     | Spectators
     | AutoPlayed

@@ -2,13 +2,13 @@
 with every hand and meld revealed), as strict pydantic models.
 
 A client words every payment from the identifiers (`rules.kinds`: patterns, bonuses, chickens,
-豆, payment kinds) and the numbers in its `details`; the readable `detail` string beside them is
-the engine's note for logs and is not meant to be parsed. The `details` of a payment depend on
+豆, payment kinds) and the numbers in its `details`: the settlement holds no words (since protocol
+version 3; the engine's readable notes stay in `zhuoji replay --json`). The `details` of a payment depend on
 its `kind` (docs/ENGINE.md, "Settlement details"), so `Payment` is a union discriminated on
 `kind`. Like every protocol model these are frozen, refuse unknown fields and bound every value.
 
 >>> p = PAYMENT_ADAPTER.validate_python({"from": 0, "to": 2, "item": "dou", "kind": "dou",
-...     "amount": 3, "detail": "闷豆 7p", "details": {"dou": {"kind": "mendou", "tile": "7p",
+...     "amount": 3, "details": {"dou": {"kind": "mendou", "tile": "7p",
 ...     "fed_by": None}, "units": 3}})
 >>> p.payer, p.details.dou.kind.zh, p.model_dump(mode="json")["from"]
 (0, '闷豆', 0)
@@ -80,8 +80,8 @@ Dou = Annotated[DouKind, Field(strict=False)]
 MeldKind = Literal["pong", "ming", "an", "bu"]
 MeldDou = Literal["dian", "men", "zhuanwan", "hanbao"]
 """A meld's 豆 as the engine names it (`Meld.dou`); `DouKind` is the identifier."""
-DouWhy = Literal["", "憨包豆 scores nothing", "voided by 热炮", "全烧", "holder not ready"]
-"""Why a 豆 did not score: the engine's fixed reasons (a closed set; a client maps each)."""
+DouWhy = Literal["", "hanbao", "repao", "quanshao", "not_ready"]
+"""Why a 豆 did not score (`rules.kinds.DouVoid`; "" when it scores)."""
 WinHow = Literal["zimo", "discard", "rob"]
 
 
@@ -193,7 +193,6 @@ class _PaymentBase(_Part):
     payer: Seat = Field(alias="from")
     payee: Seat = Field(alias="to")
     amount: Amount = Field(description="units × base")
-    detail: Note = Field(description="the engine's readable note; word the details instead")
 
 
 def _hand_or_rob(details: Any) -> str:
@@ -282,12 +281,11 @@ class Win(_Part):
 
 
 class ChickenLine(_Part):
-    """A line of a seat's chicken tally (`tag` is the engine's short note)."""
+    """A line of a seat's chicken tally."""
 
     tile: TileName
     count: int = Field(ge=1, le=4)
     each: int = Field(ge=1, le=10_000)
-    tag: Annotated[str, StringConstraints(max_length=60)]
     units: Units
     kind: Chicken
     gold: bool

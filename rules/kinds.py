@@ -89,6 +89,15 @@ class DouKind(_Named):
     HANBAO = "hanbao", "憨包豆"
 
 
+class DouVoid(_Named):
+    """Why a 豆 scored nothing (§5, §8.4, §12, §13.7, §13.15); a 豆 that scores has none."""
+
+    HANBAO = "hanbao", "憨包豆不计分"
+    REPAO = "repao", "热炮作废"
+    QUANSHAO = "quanshao", "全烧"
+    NOT_READY = "not_ready", "未叫牌"
+
+
 class PaymentKind(_Named):
     """A payment's `kind`: its item (§8) or the finer name within it."""
 

@@ -1,7 +1,8 @@
 """The `zhuoji replay --json` object (RULES.md §9): a public interface whose form is frozen.
 
 It is the form the wire had at protocol version 2: beside `wins` (identifiers) the settlement
-has `winners`, and the `won` events name their pattern and bonuses, by their Chinese names.
+has `winners`, and the `won` events name their pattern and bonuses, by their Chinese names; a
+payment has its readable `detail`, a chicken line its `tag`, a 豆 the words of `why`.
 Since version 3 the wire and the table's log carry identifiers only (`Event.to_dict()`); this
 module writes the replay's older words from those identifiers (`rules.kinds`, `.zh`), so that a
 reader of `--json` sees byte for byte what it did (tests/cli/test_replay_golden.py).
@@ -20,10 +21,17 @@ from __future__ import annotations
 from typing import Any
 
 from rules.events import Event, RoundEnded, Won
-from rules.kinds import BonusKind, PatternKind
+from rules.kinds import BonusKind, DouVoid, PatternKind
 from rules.round import Round
 from rules.settle import Settlement
 
+WHY_WORDS = {
+    DouVoid.HANBAO.value: "憨包豆 scores nothing",
+    DouVoid.REPAO.value: "voided by 热炮",
+    DouVoid.QUANSHAO.value: "全烧",
+    DouVoid.NOT_READY.value: "holder not ready",
+}
+"""Why a 豆 scored nothing, as the replay (and the wire before version 3) words it."""
 _PATTERN_ZH = {k.value: k.zh for k in PatternKind}
 _BONUS_ZH = {k.value: k.zh for k in BonusKind}
 
@@ -61,8 +69,10 @@ def replay_event(e: Event) -> dict[str, Any]:
 
 def replay_result(s: Settlement) -> dict[str, Any]:
     """The settlement in the replay's form: `winners` (by Chinese names; `void` only when
-    true) after `outcome`, then the settlement's JSON."""
-    d = s.to_dict()
+    true) after `outcome`, then the settlement's JSON with the engine's notes (`detail`,
+    `tag`) and each 豆's `why` in its old words."""
+    d = s.to_dict(notes=True)
+    d["dou"] = [{**g, "why": WHY_WORDS.get(g["why"], g["why"])} for g in d["dou"]]
     return {"outcome": d.pop("outcome"), "winners": [_winner(w) for w in s.wins], **d}
 
 

@@ -17,7 +17,7 @@ from rules.chickens import (
     exposed_tally,
     zeren_tallies,
 )
-from rules.kinds import DOU_KIND_OF_MELD, ITEM_OF_KIND, BonusKind, PaymentKind
+from rules.kinds import DOU_KIND_OF_MELD, ITEM_OF_KIND, BonusKind, DouVoid, PaymentKind
 from rules.options import PATTERN_KIND, Pattern, RuleOptions
 from rules.patterns import Meld, ready_pattern
 from rules.record import RoundRecord, WinInfo
@@ -37,16 +37,15 @@ class Payment:
     kind: str  # a `PaymentKind`: the item itself, or repao / baopai (hand), baoji / zeren (chicken)
     details: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "from": self.payer,
-            "to": self.payee,
-            "item": self.item,
-            "amount": self.amount,
-            "detail": self.detail,
-            "kind": self.kind,
-            "details": self.details,
-        }
+    def to_dict(self, *, notes: bool = False) -> dict[str, Any]:
+        """The JSON form; `notes`: with the readable `detail` (the replay's form)."""
+        d: dict[str, Any] = {"from": self.payer, "to": self.payee, "item": self.item}
+        d["amount"] = self.amount
+        if notes:
+            d["detail"] = self.detail
+        d["kind"] = self.kind
+        d["details"] = self.details
+        return d
 
 
 @dataclass(slots=True)
@@ -62,19 +61,26 @@ class Settlement:
     dou: list[dict[str, Any]] = field(default_factory=list)
     wins: list[dict[str, Any]] = field(default_factory=list)  # each winner, in identifiers
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form, in identifiers only (`protocol.settlement.RoundResult` less the
-        revealed hands and melds)."""
+    def to_dict(self, *, notes: bool = False) -> dict[str, Any]:
+        """The JSON form, in identifiers and numbers only (`protocol.settlement.RoundResult`
+        less the revealed hands and melds). `notes`: with the engine's readable notes (each
+        payment's `detail`, each chicken line's `tag`), as the replay writes it."""
+        chickens = self.chickens
+        if not notes:
+            chickens = [
+                {**t, "lines": [{k: v for k, v in ln.items() if k != "tag"} for ln in t["lines"]]}
+                for t in chickens
+            ]
         return {
             "outcome": self.outcome,
             "wins": self.wins,
             "flip": tile_name(self.flip) if self.flip is not None else None,
-            "payments": [p.to_dict() for p in self.payments],
+            "payments": [p.to_dict(notes=notes) for p in self.payments],
             "net": self.net,
             "next_dealer": self.next_dealer,
             "next_streak": self.next_streak,
             "ready": self.ready,
-            "chickens": self.chickens,
+            "chickens": chickens,
             "dou": self.dou,
         }
 
@@ -375,16 +381,16 @@ def _pay_dou(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[st
         for m in r.melds[holder]:
             if not m.is_gang:
                 continue
-            scores = True
-            why = ""
+            why: DouVoid | None = None
             if m.dou == "hanbao":
-                scores, why = False, "憨包豆 scores nothing"
+                why = DouVoid.HANBAO
             elif m is voided:
-                scores, why = False, "voided by 热炮"
+                why = DouVoid.REPAO
             elif holder == burned:
-                scores, why = False, "全烧"
+                why = DouVoid.QUANSHAO
             elif o.dou_need_ready and not ready[holder]:
-                scores, why = False, "holder not ready"
+                why = DouVoid.NOT_READY
+            scores = why is None
             listing.append(
                 {
                     "seat": holder,
@@ -392,12 +398,12 @@ def _pay_dou(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[dict[st
                     "dou": m.dou,
                     "kind": m.kind,
                     "scores": scores,
-                    "why": why,
+                    "why": "" if why is None else why.value,
                     "dou_kind": DOU_KIND_OF_MELD[m.dou or "hanbao"].value,
                 }
             )
             if not scores:
-                if why == "holder not ready" or (why == "全烧" and not ready[holder]):
+                if why is DouVoid.NOT_READY or (why is DouVoid.QUANSHAO and not ready[holder]):
                     _pay_baodou(r, ledger, ready, holder, m)
                 continue
             name = _dou_name(m)

@@ -73,7 +73,19 @@ CONNECTIONS_PER_ADDRESS = "connections_per_address"  # the refusal's kind (log, 
 BOT_BURST = 0.05  # CPU seconds each table no player is at may bank (`CpuShare.burst`)
 
 TABLE_COMMANDS = frozenset(
-    {"add_bot", "remove_bot", "start", "act", "auto", "sync", "hand_seat", "next_round", "rematch"}
+    {
+        "add_bot",
+        "remove_bot",
+        "start",
+        "act",
+        "auto",
+        "sync",
+        "hand_seat",
+        "next_round",
+        "rematch",
+        "propose_end",
+        "vote_end",
+    }
 )
 # Refused during a storage fault: they would open a table or a seat that cannot be stored.
 # Commands to a table wait with it (they are answered once its writes are stored).
@@ -128,6 +140,7 @@ class Server:
         bot_tables_cpu_share: float = 0.0,
         connections_per_address: int = 0,
         address_exempt: Iterable[str] = (),
+        new_players_per_hour: int = 0,
         password_guesses: int = 5,
         spectators_per_table: int = 16,
         ping_interval: float = 20.0,
@@ -148,7 +161,9 @@ class Server:
         closes a connection at no table that sends nothing that long (0: never); a playing
         table nobody is connected to pauses after `idle_pause` and closes after `idle_close`
         seconds (0: never); `connections_per_address` caps the connections open at once from
-        one peer address, loopback included (0: no cap); `password_guesses` is how many table
+        one peer address, loopback included (0: no cap); `new_players_per_hour` caps the unknown
+        player keys one peer address (except `address_exempt`) may say hello with in an hour (0:
+        no cap; `server.players`); `password_guesses` is how many table
         passwords a minute one table and one address may try (`server.guesses`; 0: no limit);
         `spectators_per_table` caps each table's spectators (0: no cap); every connection is
         pinged each `ping_interval` and closed without a pong within `ping_timeout`;
@@ -214,8 +229,10 @@ class Server:
         self.restart = False  # set before stopping: close with 1012 (restart), not 1001
         self.version = version
         self.metrics = Metrics(self, version=version)  # `GET /metrics`
-        # Who says hello with which player key (their digests, read once; server.players).
-        self.players = Players.load(store.known_players())
+        # Who says hello with which player key (their digests, read once; server.players). A
+        # new key is stored once its player sits down (`_register`), and an address says hello
+        # with at most `new_players_per_hour` unknown keys an hour.
+        self.players = Players.load(store.known_players(), new_per_address=new_players_per_hour)
         store.on_commit = self.metrics.committed
 
     @classmethod
@@ -240,6 +257,7 @@ class Server:
             bot_tables_cpu_share=lim.bot_tables_cpu_share,
             connections_per_address=lim.connections_per_address,
             address_exempt=lim.address_exempt,
+            new_players_per_hour=lim.new_players_per_hour,
             password_guesses=lim.password_guesses,
             spectators_per_table=lim.spectators_per_table,
             ping_interval=lim.ping_interval,
@@ -431,7 +449,8 @@ class Server:
                 self._error(conn, codes.HELLO_FIRST, "send hello first", None)
                 conn.close(Close.BAD_HELLO, "no hello")
             else:
-                rate.take()
+                # `hello` takes no token: the burst docs/PROTOCOL.md promises is for what
+                # follows it (one hello per connection; connections are capped per address).
                 messages.inc()
                 conn.received_at = loop.time()
                 self.handle_frame(conn, first)
@@ -575,11 +594,16 @@ class Server:
             conn.close(Close.VERSION, f"protocol version {PROTOCOL_VERSION} only")
             return
         conn.hello, conn.name = True, msg.name
+        refused = None
         if msg.player_key is not None:
-            conn.player, written = self.players.identify(msg.player_key, msg.name, time.time())
-            if written:
-                self._background(self.store.write(ops_of(written)), f"player-{conn.id}")
+            address = None if conn.address in self.address_exempt else conn.address
+            who = self.players.identify(msg.player_key, msg.name, time.time(), address)
+            conn.player, conn.pending_player, refused = who.player, who.pending, who.refused
+            if who.written:
+                self._background(self.store.write(ops_of(who.written)), f"player-{conn.id}")
         self._send(conn, frames.welcome(self.name, msg.name, conn.player))
+        if refused is not None:
+            self._error(conn, codes.NEW_PLAYERS_PER_ADDRESS, refused, "hello")
         if self.store.fault is not None:
             self._storage_notice(conn, None)
         if msg.token is not None:
@@ -590,7 +614,19 @@ class Server:
                 self._error(conn, codes.BAD_TOKEN, "unknown or expired seat token", "hello")
                 return
             conn.joining = table
+            self._register(conn)  # a seat taken before the key was known becomes its player's
             table.post(Resume(conn, key, msg.token, msg.last_seq))
+
+    def _register(self, conn: Conn) -> None:
+        """The connection's player sits down (creates a table, takes a seat, takes one back):
+        a new player key is stored now, before the table reads `conn.player`."""
+        pending = conn.pending_player
+        if pending is None:
+            return
+        conn.pending_player = None
+        conn.player, written = self.players.register(pending, time.time())
+        if written:
+            self._background(self.store.write(ops_of(written)), f"player-{conn.id}")
 
     def _create(self, conn: Conn, msg: CreateTable) -> None:
         if self._create_refused(conn, msg):
@@ -684,6 +720,7 @@ class Server:
         self.by_conn[conn.id] += 1
         self.by_address.opened(table_id, conn.address, time.monotonic())
         conn.joining = table
+        self._register(conn)
         table.post(Create(conn))
 
     def _with_defaults(self, msg: CreateTable) -> CreateTable:
@@ -716,6 +753,8 @@ class Server:
         if table is None:
             self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
             return
+        if isinstance(msg, TakeSeat):
+            self._register(conn)
         stored = table.core.s.password_hash
         if stored is None or msg.password is None:
             # No password, or none given (`bad_password` from the table): nothing to hash.

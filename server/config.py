@@ -64,6 +64,9 @@ class LimitsSection(_Section):
     bot_tables_cpu_share: float = Field(default=0.25, ge=0, le=16)
     # Websocket connections open at once from one address, this machine's included (0: no limit).
     connections_per_address: int = Field(default=64, ge=0, le=100_000)
+    # Unknown player keys one address may say hello with in an hour (0: no limit); a key is
+    # stored only once its player sits down (server.players).
+    new_players_per_hour: int = Field(default=30, ge=0, le=100_000)
     # Table passwords one table, and one address, may try a minute; then locked, each lock
     # twice the last (`server.guesses`; 0: no limit).
     password_guesses: int = Field(default=5, ge=0, le=10_000)

@@ -41,7 +41,7 @@ def rounds_for(db: Path, table: str, *, seat: int | None, token_key: str | None)
         seat = seat_of(json.loads(row["tokens"]) if row["tokens"] else None, token_key)
     if seat is None:
         raise NotYours(table)
-    if row["state"] not in ("finished", "abandoned"):
+    if row["state"] not in ("finished", "abandoned", "voted"):
         raise NotOver(table)
     events = rounds_logged(db, table)
     logs: dict[int, list[dict[str, Any]]] = {}

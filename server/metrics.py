@@ -89,10 +89,10 @@ COMMIT_BUCKETS = (
     1.0,
 )
 RECENT = 1024  # the moves the recent p50 / p99 gauges are taken over
-TABLE_STATES = ("waiting", "playing", "finished", "abandoned")
+TABLE_STATES = ("waiting", "playing", "finished", "abandoned")  # the live tables' states
 ACTORS = ("player", "bot", "auto", "timeout", "disconnected")
 RESUMES = ("events", "snapshot", "refused")
-ENDINGS = ("finished", "abandoned")
+ENDINGS = ("finished", "abandoned", "voted")
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -142,8 +142,8 @@ class Metrics:
         )
         self.matches_ended = Counter(
             "zhuoji_matches_ended",
-            "Matches ended: finished (every round played) or abandoned (a table frozen by a"
-            " server fault).",
+            "Matches ended: finished (every round played), abandoned (a table frozen by a"
+            " server fault) or voted (its players ended it together).",
             ["reason"],
             registry=registry,
         )

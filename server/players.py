@@ -14,22 +14,40 @@ CPU on the event loop. The database, a backup or a log never holds a key.
 The server's bots are players too, one id per level (`bot-easy`, `bot-normal`, `bot-strong`;
 `server.records.bot_player_id`).
 
->>> import hashlib
->>> reg = Players({})
->>> pid, written = reg.identify("zk1_" + "a" * 43, "阿明", 0.0)
->>> pid.startswith("p-"), len(pid), [type(r).__name__ for r in written]
-(True, 14, ['PlayerJoined'])
->>> reg.identify("zk1_" + "a" * 43, "阿明", 1.0) == (pid, [])
+A new key costs the server nothing until its player sits down (review: registering at every
+`hello` let anyone store infinitely many keys, and kept each digest in memory before its row was
+stored). `identify` answers an unknown key with an id it only *offers* (`Pending`, kept on the
+connection); the row is written by `register` when that connection takes a seat, creates a
+table or takes its seat back. Memory stays bounded: the offered ids are remembered in a small
+LRU (`PENDING_KEEP`, so one key said twice gets one id), and the unknown keys each address said
+hello with in the last hour in another (`ADDRESSES_KEEP` addresses, at most `new_per_address`
+keys each); past the cap a new key gets a clear refusal and plays without an id. What stays in
+memory otherwise is the stored players' digests, whose rows only seats can now add.
+
+>>> reg = Players({}, new_per_address=2)
+>>> me = reg.identify("zk1_" + "a" * 43, "阿明", 0.0, "10.0.0.7")
+>>> me.player.startswith("p-"), len(me.player), me.written, me.pending is not None
+(True, 14, [], True)
+>>> reg.identify("zk1_" + "a" * 43, "阿明", 1.0, "10.0.0.7").player == me.player  # one id
 True
->>> [(type(r).__name__, r.name) for r in reg.identify("zk1_" + "a" * 43, "Ming", 2.0)[1]]
+>>> pid, written = reg.register(me.pending, 2.0)
+>>> pid == me.player, [type(r).__name__ for r in written]
+(True, ['PlayerJoined'])
+>>> [(type(r).__name__, r.name) for r in reg.identify("zk1_" + "a" * 43, "Ming", 3.0).written]
 [('PlayerRenamed', 'Ming')]
+>>> reg.identify("zk1_" + "b" * 43, "b", 4.0, "10.0.0.7").refused is None
+True
+>>> print(reg.identify("zk1_" + "c" * 43, "c", 5.0, "10.0.0.7").refused.split(":")[0])
+your address said hello with 2 new player keys in the last hour (the server's limit)
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
 
 from server.storage.records import PlayerJoined, PlayerRenamed, Record
 
@@ -43,34 +61,113 @@ def new_player_id() -> str:
     return "p-" + secrets.token_hex(6)
 
 
+NEW_KEYS_WINDOW = 3600.0  # seconds: the unknown keys an address said hello with are counted over it
+PENDING_KEEP = 4096  # offered ids remembered at most (the oldest are forgotten first)
+ADDRESSES_KEEP = 4096  # addresses whose new keys are counted at most (the quietest forgotten)
+
+
 @dataclass
 class Known:
     id: str
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """An unknown key's offered id: stored (`Players.register`) once its player sits down."""
+
+    digest: str
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """What `hello` learns of a player key: the id to tell (None: refused, with `refused` the
+    reason), what to write now (a known player's new name), and for a new key the registration
+    that waits for a seat."""
+
+    player: str | None
+    written: list[Record] = field(default_factory=list)
+    pending: Pending | None = None
+    refused: str | None = None
+
+
 class Players:
     """The players the server knows, by key digest (loaded once at start; every change is
-    written by the caller through the store with the ops `identify` returns)."""
+    written by the caller through the store with the records `identify` and `register`
+    return). `new_per_address` caps the unknown keys one address may say hello with in an hour
+    (0: no cap; the caller passes no address for the exempt ones)."""
 
-    def __init__(self, known: dict[str, Known]) -> None:
+    def __init__(
+        self,
+        known: dict[str, Known],
+        *,
+        new_per_address: int = 0,
+        window: float = NEW_KEYS_WINDOW,
+        keep: int = PENDING_KEEP,
+        addresses: int = ADDRESSES_KEEP,
+    ) -> None:
         self.by_digest = known
+        self.new_per_address = new_per_address
+        self.window = window
+        self.keep = keep
+        self.addresses = addresses
+        self.offered: OrderedDict[str, str] = OrderedDict()  # digest → offered id (LRU)
+        self.fresh: OrderedDict[str, dict[str, float]] = OrderedDict()  # address → digest → when
 
     @classmethod
-    def load(cls, known: list[tuple[str, str, str]]) -> Players:
+    def load(cls, known: list[tuple[str, str, str]], **limits: Any) -> Players:
         """From the stored players (`server.storage.players.known_players`: digest, id, name)."""
-        return cls({d: Known(i, n) for d, i, n in known})
+        return cls({d: Known(i, n) for d, i, n in known}, **limits)
 
-    def identify(self, key: str, name: str, now: float) -> tuple[str, list[Record]]:
-        """The player id of `key` (a new player the first time it is seen), and what to write:
-        the new player, or its new name, or nothing."""
+    def identify(self, key: str, name: str, now: float, address: str | None = None) -> Identity:
+        """Who `key` is: a known player (and their new name to write), or a new key's offered
+        id, or a refusal when `address` said hello with too many new keys lately."""
         digest = key_digest(key)
         known = self.by_digest.get(digest)
-        if known is None:
-            pid = new_player_id()
-            self.by_digest[digest] = Known(pid, name)
-            return pid, [PlayerJoined(pid, digest, name, now)]
-        if known.name == name:
+        if known is not None:
+            if known.name == name:
+                return Identity(known.id)
+            known.name = name
+            return Identity(known.id, [PlayerRenamed(known.id, name, now)])
+        if address is not None and not self._count(address, digest, now):
+            cap = self.new_per_address
+            return Identity(
+                None,
+                refused=f"your address said hello with {cap} new player keys in the last hour"
+                " (the server's limit): you play without a player id until one of them is known"
+                " here",
+            )
+        pid = self.offered.pop(digest, None) or new_player_id()
+        self.offered[digest] = pid
+        while len(self.offered) > self.keep:
+            self.offered.popitem(last=False)
+        return Identity(pid, pending=Pending(digest, pid, name))
+
+    def _count(self, address: str, digest: str, now: float) -> bool:
+        """Count a new key said hello with from `address`; False if over the cap."""
+        if self.new_per_address <= 0:
+            return True
+        seen = self.fresh.pop(address, {})
+        for d, at in list(seen.items()):
+            if at + self.window <= now:
+                del seen[d]
+        allowed = digest in seen or len(seen) < self.new_per_address
+        if allowed:
+            seen.setdefault(digest, now)
+        if seen:
+            self.fresh[address] = seen  # the most recent last
+        while len(self.fresh) > self.addresses:
+            self.fresh.popitem(last=False)
+        return allowed
+
+    def register(self, pending: Pending, now: float) -> tuple[str, list[Record]]:
+        """A new key's player sat down: their row is written (or, if the key was stored since
+        by another connection, that player's id)."""
+        known = self.by_digest.get(pending.digest)
+        if known is not None:
             return known.id, []
-        known.name = name
-        return known.id, [PlayerRenamed(known.id, name, now)]
+        self.by_digest[pending.digest] = Known(pending.id, pending.name)
+        self.offered.pop(pending.digest, None)
+        return pending.id, [PlayerJoined(pending.id, pending.digest, pending.name, now)]

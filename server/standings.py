@@ -8,6 +8,13 @@ an evening that runs past midnight stays one evening); `month` since the 1st of 
 **Placements** come from a finished match's final scores; a tie shares the better place. An
 abandoned match (or one still being played) counts its rounds but has no placement.
 
+**A match ended by vote** (解散, stored as `voted`) counts its rounds and nets (each round in its
+records was played out; the round cut short by the vote counts nothing), and is counted apart
+(`voted`), with no placement and no rating change. Why not place it by the scores so far: a vote
+passes without the players away past the grace, so three friends could lock in a placement (and
+take rating) from a fourth who dropped, and a leader could settle a 1st early with friends who
+only want to go home. Its nets are facts; its order is not a result of the match agreed on.
+
 **The rating** is a 4-player Elo among humans, pairwise by placement, over every finished match
 in the order they ended (all presets): each pair of rated players at a table is one game, won by
 the better placed (a tie is a draw), with the expected score E = 1 / (1 + 10^((Rb − Ra) / 2400))
@@ -128,8 +135,9 @@ class Match:
         }
 
 
-Placed = dict[str, tuple[list[int], list[float]]]
-"""Per player: placements (1st–4th) and the rating change, over the matches counted."""
+Placed = dict[str, tuple[list[int], list[float], list[int]]]
+"""Per player: placements (1st–4th), the rating change, and the matches ended by vote (no
+placement), over the matches counted."""
 
 
 @dataclass
@@ -242,17 +250,21 @@ def _placed(counted: list[Match]) -> Placed:
     out: Placed = {}
     for m in counted:
         if m.places is None:
+            if m.state == "voted":  # once per match (two bots of one level are one player)
+                for p in set(m.players):
+                    if p is not None:
+                        out.setdefault(p, ([0, 0, 0, 0], [0.0], [0]))[2][0] += 1
             continue
         for s, p in enumerate(m.players):
             if p is not None:
-                places, change = out.setdefault(p, ([0, 0, 0, 0], [0.0]))
+                places, change, _ = out.setdefault(p, ([0, 0, 0, 0], [0.0], [0]))
                 places[m.places[s] - 1] += 1
                 change[0] += m.rating_changes[s] or 0.0
     return out
 
 
 def _record(book: Book, pid: str, sums: dict[str, int], placed: Placed) -> dict[str, Any]:
-    placements, changes = placed.get(pid, ([0, 0, 0, 0], [0.0]))
+    placements, changes, voted = placed.get(pid, ([0, 0, 0, 0], [0.0], [0]))
     change = changes[0]
     rounds = sums.get("rounds", 0)
 
@@ -267,6 +279,7 @@ def _record(book: Book, pid: str, sums: dict[str, int], placed: Placed) -> dict[
         "matches": sum(placements),
         "rounds": rounds,
         "placements": placements,
+        "voted": voted[0],
         "net": sums.get("net", 0),
         "net_per_round": None if rounds == 0 else round(sums.get("net", 0) / rounds, 2),
         "win_rate": rate(sums.get("wins", 0)),

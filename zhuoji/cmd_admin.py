@@ -388,7 +388,8 @@ def print_stats(stats: dict[str, Any]) -> None:
     t = s["tables"]
     print(
         f"stored: {sum(t.values())} tables ({t['waiting']} waiting, {t['playing']} playing,"
-        f" {t['finished']} finished, {t['abandoned']} abandoned), {s['rounds']} rounds,"
+        f" {t['finished']} finished, {t.get('voted', 0)} ended by vote, {t['abandoned']}"
+        f" abandoned), {s['rounds']} rounds,"
         f" {s['actions']} actions, {s['events']} events; {s['db_bytes']:,} bytes"
         f" (+ {s['wal_bytes']:,} in the WAL)"
     )

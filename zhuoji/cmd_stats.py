@@ -132,6 +132,7 @@ CSV_FIELDS = (
     "player", "name", "bot", "matches", "rounds", "first", "second", "third", "fourth", "net",
     "net_per_round", "win_rate", "zimo_rate", "dealin_rate",
     *[c for c in COLUMNS if c not in ("rounds", "net")], "rating", "rating_change",
+    "voted",  # matches ended by vote (解散): last, so the earlier columns keep their places
 )  # fmt: skip
 
 

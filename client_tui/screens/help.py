@@ -99,6 +99,17 @@ KEYS: list[tuple[str, str, str]] = [
     ),
     ("n", "比赛结束后：原班人马再来一场", "after the match: play again with the same seats"),
     (
+        "e",
+        "提议解散：在线的玩家都在30秒内同意，就按现在的分数结束比赛（每人5分钟一次）",
+        "propose to end the match now with the scores so far: every connected player must"
+        " agree within 30 s (once per 5 minutes each)",
+    ),
+    (
+        "y  n",
+        "解散投票中：同意 / 拒绝（一人拒绝即继续）",
+        "during a vote to end: agree / refuse (one refusal plays on)",
+    ),
+    (
         "o",
         "开桌的人：把离座玩家的座位让给一位观战者（换了电脑回来的玩家先观战）",
         "the table's creator: hand an away seat to a spectator (a player back on a new"

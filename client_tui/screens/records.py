@@ -64,6 +64,9 @@ WORDS: dict[str, tuple[str, str]] = {
         "paid {zp} got {zr} · 包鸡 {baoji} · 豆 {dou} · biggest hand {biggest} · longest "
         "dealer run {streak}",
     ),
+    "voted_line": ("投票解散 {n} 场(只计局数和输赢，不排名次)",
+                   "{n} ended by vote (rounds and nets count, no placement)"),
+    "voted_mark": ("投票解散", "ended by vote"),
     "net_plot": ("最近每场输赢", "net per match, latest last"),
     "place_plot": ("名次分布", "placements"),
     "this_match": ("本场", "This match"),
@@ -225,6 +228,8 @@ class RecordsScreen(ModalScreen[None]):
             biggest=me.biggest,
             streak=me.streak,
         )
+        if me.voted:
+            line += " · " + self.w("voted_line", n=me.voted)
         head = Text(f"{self.w('me')}: {self._who(me)}  ", style="bold")
         head.append(_signed(me.net))
         box.update(Text.assemble(head, "\n", line))
@@ -268,6 +273,8 @@ class RecordsScreen(ModalScreen[None]):
             change = m.rating_changes[seat]
             if change is not None:
                 out.append(f" ({change:+.1f})", style="dim")
+        if m.state == "voted":
+            out.append("  " + self.w("voted_mark"), style="yellow")
         return out
 
 

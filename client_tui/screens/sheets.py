@@ -311,6 +311,8 @@ class SheetScreen(ModalScreen[bool]):
         Binding("enter", "close(True)", "close"),
         Binding("space", "close(True)", "close", show=False),
         Binding("n", "again", "play again", show=False),
+        Binding("e", "app.propose_end", "end together", show=False),
+        Binding("y", "vote_end(True)", "agree", show=False),
         # The footer offers q and a over a sheet too: neither may be swallowed (issue 23).
         Binding("q", "app.quit_app", "quit", show=False),
         Binding("a", "take_over", "托管", show=False),
@@ -371,7 +373,16 @@ class SheetScreen(ModalScreen[bool]):
         self.dismiss(False)
         self.app.call_later(self.app.run_action, "screen.auto")
 
+    def action_vote_end(self, agree: bool) -> None:
+        """`y` (and `n`, see `action_again`) answer an open vote to end the match."""
+        answer = getattr(self.app, "answer_end", None)
+        if answer is not None:
+            answer(agree)
+
     def action_again(self) -> None:
+        answer = getattr(self.app, "answer_end", None)
+        if answer is not None and answer(False):  # `n` refuses an open vote to end the match
+            return
         if self.name == "summary":
             self.post_message(NewMatch())
 
@@ -386,7 +397,7 @@ def summary_renderable(
     """Final standings and each round's nets."""
     parts: list[RenderableType] = []
     if end is not None:
-        key = "match_over" if end.reason == "finished" else "match_abandoned"
+        key = {"finished": "match_over", "vote": "match_voted"}.get(end.reason, "match_abandoned")
         head = Text(lang.t(key), style=BOLD)
         head.append("  " + lang.t("rounds_played", n=end.rounds_played), style=DIM)
         parts.append(head)

@@ -23,6 +23,8 @@ from client_tui.analysis import options_for, ready_discards, rules_for, waits_af
 from client_tui.clocks import SeatClocks
 from client_tui.i18n import Lang
 from client_tui.intents import (
+    AnswerEnd,
+    AskEnd,
     Claim,
     Discard,
     EndReveal,
@@ -68,6 +70,8 @@ class TableScreen(Screen[None]):
         Binding("i", "hints", "hints", show=False),
         Binding("n", "new_match", "new match", show=False),
         Binding("g", "records", "records", show=False),
+        Binding("e", "propose_end", "end together", show=False),
+        Binding("y", "vote_end(True)", "agree", show=False),
         Binding("o", "hand_seat", "hand seat", show=False),
     ]
 
@@ -493,6 +497,15 @@ class TableScreen(Screen[None]):
                 self._show_centre(self.shown)  # so do the clocks
         clock = self.query_one("#clock", Static)
         prompt = view.prompt
+        if view.end_vote is not None:  # a vote to end the match: the countdown, who agreed
+            names = rd.seat_names(view, self.lang, rd.name_cells(self.size.width))
+            line = rd.vote_line(view, names, self.lang, self.clock())
+            vote = Text(line, style="bold yellow")
+            if prompt is not None and prompt.deadline_at is not None and not prompt.answered:
+                left = max(0.0, prompt.deadline_at - self.clock())
+                vote.append("  ⏱ " + self.lang.t("clock", s=math.ceil(left)), style="bold")
+            clock.update(vote)
+            return
         if view.wait is not None and prompt is None:  # between rounds
             names = rd.seat_names(view, self.lang, rd.name_cells(self.size.width))
             line = rd.wait_line(view, names, self.lang, self.clock())
@@ -741,7 +754,19 @@ class TableScreen(Screen[None]):
         self.post_message(LeaveTable())
 
     def action_new_match(self) -> None:
+        if self.view.end_vote is not None and self.view.seat is not None:
+            self.post_message(AnswerEnd(False))  # `n` refuses an open vote to end the match
+            return
         self.post_message(NewMatch())
+
+    def action_propose_end(self) -> None:
+        self.post_message(AskEnd())
+
+    def action_vote_end(self, agree: bool) -> None:
+        if self.view.end_vote is None or self.view.seat is None:
+            self._refuse(self.lang.t("why_vote_none"))
+            return
+        self.post_message(AnswerEnd(agree))
 
     def action_records(self) -> None:
         """战绩: after the match, with its line (each player's rating change) first."""

@@ -129,6 +129,23 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
     )
 
 
+@lru_cache(maxsize=ROW_CACHE)
+def row_tiebreak(row: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """`row_info(row)`'s `keep` and `lonely` alone: what the greedy bot's tie-break asks of a
+    row, without the approximate shanten it does not use (cached by the row)."""
+    keep = []
+    lonely = []
+    for r in range(9):
+        if row[r]:
+            lo, hi = max(0, r - 2), min(8, r + 2)
+            if row[r] == 1 and sum(row[lo : hi + 1]) == 1:
+                lonely.append(r)
+            keep.append(_keep_score(row, r))
+        else:
+            keep.append(0)
+    return tuple(keep), tuple(lonely)
+
+
 class RowInfo(NamedTuple):
     plain: int  # best 2×sets + partials
     eyed: int  # the same with one pair as the eye (NEG if none)
@@ -296,14 +313,17 @@ class Bot:
         low, candidates = exact.best_discards(hand, n_melds)
         if low == 0 and len(candidates) > 1:
             candidates = _widest_waits(v, hand, n_melds, candidates)
-        infos = row_infos(hand)
-        lonely = {s * 9 + rank for s in range(3) for rank in infos[s].lonely}
         if len(candidates) > 1:
-            keeps = [
-                keep_value(k, infos[k // 9], chickens)
-                - (9 if k in lonely and k not in chickens else 0)
-                for k in candidates
-            ]
+            rows = [tuple(hand[0:9]), tuple(hand[9:18]), tuple(hand[18:27])]
+            keeps = []
+            for k in candidates:
+                keep, lonely = row_tiebreak(rows[k // 9])
+                score = keep[k % 9]
+                if k in chickens:
+                    score += CHICKEN_KEEP
+                elif k % 9 in lonely:
+                    score -= 9
+                keeps.append(score)
             least = min(keeps)
             candidates = [k for k, v in zip(candidates, keeps, strict=True) if v == least]
         if len(candidates) == 1:

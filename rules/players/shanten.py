@@ -39,7 +39,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 SETS = 4  # a standard hand's sets, melds included
-SUIT_CACHE = 1 << 13  # rows kept by `suit_table` (an entry is two small tuples: ~3 MB at most)
+SUIT_CACHE = 1 << 14  # rows kept by `suit_table` and `removal_masks`, table pairs by `combine`
+# (a few hundred bytes an entry; `_suffix` keeps twice as many: ~15 MB in all when full)
 
 SuitTable = tuple[int, ...]
 """`t[2 * s + p]`: the most tiles of the suit a target with at most `s` sets and `p` pairs
@@ -117,8 +118,10 @@ def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable]
     )
 
 
+@lru_cache(maxsize=SUIT_CACHE)
 def combine(a: SuitTable, b: SuitTable) -> SuitTable:
-    """Two suits' tables as one: for each (s, p), the best split of s sets and p pairs."""
+    """Two suits' tables as one: for each (s, p), the best split of s sets and p pairs (cached:
+    hands share their suits' tables far more than their rows)."""
     out = [0] * 10
     for sa in range(SETS + 1):
         for sb in range(SETS + 1 - sa):
@@ -183,27 +186,72 @@ def shanten(counts: Sequence[int], n_melds: int) -> int:
     return min(std, 13 - seven_pairs_kept(counts))
 
 
+@lru_cache(maxsize=SUIT_CACHE)
+def removal_masks(row: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """Per rank held in `row`: (rank, mask of the table entries that removing one of that rank
+    leaves unchanged; bit `i` for `t[i]`). Removing a tile lowers an entry by at most one, so
+    this is all `discard_shantens` needs of the smaller row's table. Cached by the row."""
+    full = suit_table(row)
+    out = []
+    t = list(row)
+    for r in range(9):
+        h = t[r]
+        if not h:
+            continue
+        t[r] = h - 1
+        less = suit_table(tuple(t))
+        t[r] = h
+        mask = 0
+        for i in range(10):
+            if less[i] == full[i]:
+                mask |= 1 << i
+        out.append((r, mask))
+    return tuple(out)
+
+
+def _best_entries(t: SuitTable, rest: SuitTable, sets: int) -> tuple[int, int]:
+    """`_kept_with(t, rest, sets)` and the mask of the entries `i` of `t` that reach it."""
+    best = -1
+    mask = 0
+    for s in range(sets + 1):
+        i, j = 2 * s, 2 * (sets - s)
+        for ii, v in ((i + 1, t[i + 1] + rest[j]), (i, t[i] + rest[j + 1])):
+            if v > best:
+                best, mask = v, 1 << ii
+            elif v == best:
+                mask |= 1 << ii
+    return best, mask
+
+
 def discard_shantens(counts: Sequence[int], n_melds: int) -> dict[int, int]:
-    """For each kind held, the shanten after discarding one of it (a 14-tile hand)."""
+    """For each kind held, the shanten after discarding one of it (a 14-tile hand).
+
+    One pass, no table per discard: removing one tile keeps at most one tile fewer, so a
+    discard keeps the hand's best standard count exactly when some best split of sets and the
+    pair over the suits uses an entry of its suit's table that the removal leaves unchanged
+    (`removal_masks`), and keeps one fewer otherwise."""
     sets = SETS - n_melds
-    rows = [tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27])]
-    tables = [suit_table(r) for r in rows]
-    twos, ones = _pair_offers(counts) if not n_melds else (0, 0)
+    rows = (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]))
+    t0, t1, t2 = suit_table(rows[0]), suit_table(rows[1]), suit_table(rows[2])
+    rests = (combine(t1, t2), combine(t0, t2), combine(t0, t1))
+    tables = (t0, t1, t2)
+    seven = not n_melds
+    sp = [99] * 5  # seven pairs' shanten after discarding a kind held h times
+    if seven:
+        twos, ones = _pair_offers(counts)
+        for h in range(1, 5):
+            (a0, o0), (a1, o1) = _OFFERS[h], _OFFERS[h - 1]
+            sp[h] = 13 - _seven_kept(twos - a0 + a1, ones - o0 + o1)
+    top = 3 * sets + 1
     out: dict[int, int] = {}
     for s in range(3):
-        rest = combine(*(tables[i] for i in range(3) if i != s))
-        row = list(rows[s])
-        for r in range(9):
-            h = row[r]
-            if not h:
-                continue
-            row[r] = h - 1
-            std = 3 * sets + 1 - _kept_with(suit_table(tuple(row)), rest, sets)
-            row[r] = h
-            if not n_melds:
-                (t0, o0), (t1, o1) = _OFFERS[h], _OFFERS[h - 1]
-                std = min(std, 13 - _seven_kept(twos - t0 + t1, ones - o0 + o1))
-            out[9 * s + r] = std
+        kept, best = _best_entries(tables[s], rests[s], sets)
+        offset = 9 * s
+        row = rows[s]
+        for r, unchanged in removal_masks(row):
+            std = top - kept if unchanged & best else top - kept + 1
+            pairs = sp[row[r]]
+            out[offset + r] = pairs if pairs < std else std
     return out
 
 

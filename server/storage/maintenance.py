@@ -28,7 +28,7 @@ from typing import Any
 
 from server.storage.dbfile import make_private
 
-PRUNABLE = ("finished", "abandoned")
+PRUNABLE = ("finished", "abandoned", "voted")  # voted: ended by vote (解散)
 
 
 class MaintenanceError(Exception):
@@ -100,7 +100,9 @@ def stored_stats(db: Path) -> dict[str, Any]:
         conn.close()
     wal = db.with_name(db.name + "-wal")
     return {
-        "tables": {s: by_state.get(s, 0) for s in ("waiting", "playing", "finished", "abandoned")},
+        "tables": {
+            s: by_state.get(s, 0) for s in ("waiting", "playing", "finished", "abandoned", "voted")
+        },
         **counts,
         "db_bytes": pages * size,
         "wal_bytes": wal.stat().st_size if wal.exists() else 0,
@@ -221,7 +223,7 @@ def prune(
     a writing connection in autocommit mode (isolation_level None)."""
     report = PruneReport(cutoff, bytes_before=_size(conn))
     rows = conn.execute(
-        "SELECT id, name, state, ended_at FROM tables WHERE state IN ('finished', 'abandoned')"
+        "SELECT id, name, state, ended_at FROM tables WHERE state IN ('finished', 'abandoned', 'voted')"
         " AND ended_at IS NOT NULL AND ended_at < ? ORDER BY CAST(id AS INTEGER), id",
         (cutoff,),
     ).fetchall()
@@ -241,7 +243,7 @@ def prune(
                 conn.execute("DELETE FROM records WHERE table_id=?", (tid,))
             # Only if it is still what was selected (a row changed meanwhile is kept).
             cur = conn.execute(
-                "DELETE FROM tables WHERE id=? AND state IN ('finished', 'abandoned')"
+                "DELETE FROM tables WHERE id=? AND state IN ('finished', 'abandoned', 'voted')"
                 " AND ended_at < ?",
                 (tid, cutoff),
             )

@@ -62,7 +62,8 @@ class TokensChanged:
 
 @dataclass(frozen=True, slots=True)
 class TableEnded:
-    """The match is over: `finished`, or `abandoned` (never started, closed, frozen)."""
+    """The match is over: `finished`, `voted` (ended by its players' vote: 解散) or `abandoned`
+    (never started, closed, frozen)."""
 
     table_id: str
     state: str

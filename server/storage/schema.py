@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS tables (
     created_at REAL NOT NULL,
     started_at REAL,
     ended_at REAL,
-    state TEXT NOT NULL,            -- waiting | playing | finished | abandoned
+    state TEXT NOT NULL,            -- waiting | playing | finished | voted | abandoned
     seats TEXT,                     -- JSON: [{"name", "kind", "level" (bots), "player" (keyed
                                     -- humans: server.players)}] × 4 once started
     scores TEXT,                    -- JSON: 4 ints, the match result so far

@@ -13,7 +13,9 @@ from server.records import COLUMNS, Tally
 Connection = sqlite3.Connection
 """A connection to a database file (read-only is enough): what the standings read through."""
 
-ENDED = "state IN ('finished', 'abandoned') AND started_at IS NOT NULL AND seats IS NOT NULL"
+ENDED = (
+    "state IN ('finished', 'abandoned', 'voted') AND started_at IS NOT NULL AND seats IS NOT NULL"
+)
 """A started match that ended."""
 
 _AGG = ", ".join(f"MAX({c})" if c in Tally.MAXED else f"SUM({c})" for c in COLUMNS)

@@ -51,7 +51,8 @@ def unfinished(
     db.row_factory = sqlite3.Row
     try:
         rows = db.execute(
-            "SELECT * FROM tables WHERE state='playing' OR (state IN ('finished', 'abandoned')"
+            "SELECT * FROM tables WHERE state='playing' OR (state IN ('finished', 'abandoned',"
+            " 'voted')"
             " AND started_at IS NOT NULL AND ended_at >= ?) ORDER BY CAST(id AS INTEGER), id",
             (float("inf") if ended_since is None else ended_since,),
         ).fetchall()

@@ -23,7 +23,8 @@ it and hands it back in effects).
     resume(member, key, token, last_seq, now)     a seat's token came back (a reconnect)
     gone(member, now, left=...)                   a connection closed, or asked to `leave`
     command(member, msg, now)                     add_bot, remove_bot, start, act, auto, sync,
-                                                  hand_seat, next_round, rematch
+                                                  hand_seat, next_round, rematch, propose_end,
+                                                  vote_end
     rematch(seats, now)                           a new table's match for a rematch's seats
     tick(now)                                     time passed (see `next_wakeup`)
     resumed(now)                                  go on after a restart (`restore`)
@@ -54,11 +55,13 @@ from protocol.messages import (
     Auto,
     HandSeat,
     NextRound,
+    ProposeEnd,
     Rematch,
     RemoveBot,
     Start,
     Sync,
     TakeSeat,
+    VoteEnd,
     Watch,
 )
 from rules.actions import Action, IllegalAction
@@ -102,8 +105,9 @@ from server.table.projection import (
     view_for,
 )
 from server.table.rounds import RoundBook, weekday_of
-from server.table.seating import AutoReason, Seats, SeatState
+from server.table.seating import AutoReason, Members, Seats, SeatState
 from server.table.settings import Settings, Timing
+from server.table.vote import EndVote
 from server.table.window import ClaimWindow, HeldAnswer
 
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
@@ -133,7 +137,7 @@ class TableCore(Generic[M]):
         self._new_token = tokens
         self._new_salt = salts
         self.seats: Seats[M] = Seats()  # who sits where, and their tokens
-        self.members: dict[M, int | None] = {}  # who is at the table: seat, or None (watching)
+        self.members: Members[M] = Members()  # who is at the table: seat, or None (watching)
         self.state = "waiting"  # waiting | playing | finished | abandoned
         self.events = EventLog(table_id)  # the numbered events (`seq`), the last kept
         # The seq of the last round event: the decision the round waits on. A prompt quotes it,
@@ -158,11 +162,13 @@ class TableCore(Generic[M]):
         self.window: ClaimWindow[Action] = ClaimWindow(settings.claim_min_ms / 1000)
         # Spectators come and go unstored: a coalesced count frame (`spectators`).
         self.spectator_count = SpectatorCount()
-        self.watcher_names: dict[M, str | None] = {}
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         # Between rounds (`between`): the round to come starts when no seat holds it up, or at
         # `next_round_at` (None: no limit); after the match, the rematch vote.
         self.between = Between(timing.disconnect_grace)
+        # The vote to end the match together (解散, `vote`): settled after every input.
+        self.vote = EndVote(timing.disconnect_grace)
+        self.ended_as: str | None = None  # how the match ended, as stored (`voted`: by vote)
         # What happened, counted for the server's metrics (the shell takes and clears it after
         # each input): "action:<by>" (player, bot, auto, timeout, disconnected: each move an
         # event shows, never a pass, so /metrics tells nobody who could claim), "round" (a
@@ -230,7 +236,7 @@ class TableCore(Generic[M]):
 
     @property
     def spectators(self) -> list[M]:
-        return [m for m, seat in self.members.items() if seat is None]
+        return self.members.spectators
 
     def info(self) -> dict[str, Any]:
         """The table header (protocol `TableInfo`)."""
@@ -250,24 +256,18 @@ class TableCore(Generic[M]):
         return self.s.pace(self.timing)
 
     def next_wakeup(self) -> float | None:
-        """When the core next has something to do by itself (call `tick` then), or None."""
-        times: list[float] = []
-        due = self.pacer.due(self._now)
-        if due is not None:
-            times.append(due)
-        if self.linger_until is not None:
-            times.append(self.linger_until)
+        """When the core next has something to do by itself (call `tick` then), or None: the
+        earliest of its parts' deadlines (a paused or frozen table has only its own)."""
+        times = [t for t in (self.pacer.due(self._now), self.linger_until) if t is not None]
         if self.frozen:
             return min(times, default=None)
         if self.state == "playing":
             times += self.idle.wakeups()
             if self.idle.paused:
                 return min(times, default=None)
-        if self.state == "playing":
             times += self.between.wakeups(self.seats, self._now)
-        for seat in self.seats:
-            if seat.kind == "bot" and not seat.bot_here and seat.bot_arrives is not None:
-                times.append(seat.bot_arrives)
+            times += self.vote.wakeups(self.seats, self._now)
+        times += self.seats.arrivals()
         for index in self._prompted():
             times += [t for t in self._seat_deadlines(index) if t is not None]
         if self.spectator_count.due is not None:
@@ -328,25 +328,33 @@ class TableCore(Generic[M]):
             self._error(member, codes.BAD_PASSWORD, "wrong password for this table", msg.type)
             return
         if isinstance(msg, Watch):
-            cap = self.timing.spectators
-            if cap and len(self.spectators) >= cap:
-                self._error(
-                    member,
-                    codes.SPECTATORS_FULL,
-                    f"this table has {cap} spectators already (the server's limit): try later",
-                    msg.type,
-                )
-                return
-            self._wake(now)
-            self.members[member] = None
-            self.watcher_names[member] = name
-            self.outbox.emit(Bind(member, None))
-            self._spectators_changed(now)
-            self._welcome(member, None, None)
-            return
-        if self.state != "waiting":
+            self._watch(member, name, now)
+        elif self.state != "waiting":
             self._take_back(member, name, msg, now)
+        else:
+            self._reserve(member, name, msg, now)
+
+    def _watch(self, member: M, name: str | None, now: float) -> None:
+        """A spectator comes in (a paused table wakes: someone is there), unless the table
+        has as many as the server allows."""
+        cap = self.timing.spectators
+        if cap and len(self.spectators) >= cap:
+            self._error(
+                member,
+                codes.SPECTATORS_FULL,
+                f"this table has {cap} spectators already (the server's limit): try later",
+                "watch",
+            )
             return
+        self._wake(now)
+        self.members.watch(member, name)
+        self.outbox.emit(Bind(member, None))
+        self._spectators_changed(now)
+        self._welcome(member, None, None)
+
+    def _reserve(self, member: M, name: str | None, msg: TakeSeat, now: float) -> None:
+        """`take_seat` before the start: the seat asked for (or the first free one) is the
+        member's, with a new token."""
         index = self._free_seat(member, msg.seat, msg.type)
         if index is None:
             return
@@ -397,36 +405,33 @@ class TableCore(Generic[M]):
         index = self._seated(member, msg.type)
         if index is None:
             return
-        if index != 0:
-            self._error(
-                member, codes.NOT_CREATOR, "only the table's creator (seat 0) may do that", msg.type
-            )
-            return
-        if self.state != "playing":
-            self._error(member, codes.NOT_PLAYING, "the match is not being played", msg.type)
-            return
-        seat = self.seats[msg.seat]
-        if seat.kind != "human" or seat.member is not None:
-            self._error(
-                member, codes.SEAT_NOT_AWAY, f"seat {msg.seat} is not an away player's", msg.type
-            )
-            return
-        named = [m for m, n in self.watcher_names.items() if n == msg.to]
-        if len(named) != 1:
-            why = "no spectator" if not named else f"{len(named)} spectators"
-            self._error(
-                member,
-                codes.NO_SUCH_SPECTATOR,
-                f"{why} of this table is called {msg.to!r}: they watch it first",
-                msg.type,
-            )
+        named = self.members.named(msg.to)
+        refused = self._hand_refusal(index, msg.seat, msg.to, len(named))
+        if refused is not None:
+            self._error(member, *refused, msg.type)
             return
         newcomer = named[0]
         # The seat is the newcomer's now: the old key, like the old token, takes nothing back.
+        seat = self.seats[msg.seat]
         seat.name, seat.player = msg.to, getattr(newcomer, "player", None)
         self._seat_member(newcomer, msg.seat, now)
         self._spectators_changed(now)
         self._table_changed(now)
+
+    def _hand_refusal(self, by: int, index: int, to: str, found: int) -> tuple[str, str] | None:
+        """Why seat `by` may not hand seat `index` to the spectator called `to` (`found`: how
+        many spectators are called so): an error code and its message, or None."""
+        if by != 0:
+            return codes.NOT_CREATOR, "only the table's creator (seat 0) may do that"
+        if self.state != "playing":
+            return codes.NOT_PLAYING, "the match is not being played"
+        if self.seats[index].kind != "human" or self.seats[index].member is not None:
+            return codes.SEAT_NOT_AWAY, f"seat {index} is not an away player's"
+        if found != 1:
+            why = "no spectator" if not found else f"{found} spectators"
+            message = f"{why} of this table is called {to!r}: they watch it first"
+            return codes.NO_SUCH_SPECTATOR, message
+        return None
 
     def _free_seat(self, member: M, wanted: int | None, ref: str) -> int | None:
         """The seat asked for, or the first free one; None (and an error) if there is none."""
@@ -468,6 +473,15 @@ class TableCore(Generic[M]):
             self._error(member, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
             return self._done()
         self._wake(now)
+        self._reseat(member, index)
+        self._catch_up(member, index, token, last_seq)
+        self._came_back(index, now)
+        self._maybe_rematch()  # the last one who had asked is back
+        return self._done()
+
+    def _reseat(self, member: M, index: int) -> None:
+        """A seat's token came back on `member`: the connection it had is replaced, and a
+        seat taken before its player had a key becomes that player's."""
         seat = self.seats[index]
         old = seat.member
         if old is not None and old != member:
@@ -485,21 +499,18 @@ class TableCore(Generic[M]):
             # over an upgrade) is theirs from now on, in the store as in the records.
             seat.player = player
             self.outbox.emit(Write([self._seats_record()]))
-        fresh = seat.fresh_since(last_seq)
+
+    def _catch_up(self, member: M, index: int, token: str, last_seq: int | None) -> None:
+        """`joined`, then the events after `last_seq` if the log still holds them, else a
+        snapshot; then the wait between rounds, if any."""
+        fresh = self.seats[index].fresh_since(last_seq)
         missed = self.events.since(last_seq) if fresh and last_seq is not None else None
-        catch_up = missed is not None
-        self.tally["resume:events" if catch_up else "resume:snapshot"] += 1
-        how: Literal["events", "snapshot"] = "events" if catch_up else "snapshot"
+        how: Literal["events", "snapshot"] = "snapshot" if missed is None else "events"
+        self.tally["resume:" + how] += 1
         self.outbox.to(member, frames.joined(self.id, self.seq, index, token, how))
-        if missed is not None:
-            for event in missed:
-                self.outbox.view(member, index, event)
-        else:
-            self.outbox.view(member, index, self._snapshot())
+        for item in [self._snapshot()] if missed is None else missed:
+            self.outbox.view(member, index, item)
         self._send_wait((member,))
-        self._came_back(index, now)
-        self._maybe_rematch()  # the last one who had asked is back
-        return self._done()
 
     def _came_back(self, index: int, now: float) -> None:
         """A seat is taken again (its player, or a server bot): 托管 ends unless asked for, and
@@ -513,8 +524,7 @@ class TableCore(Generic[M]):
         """Forget where a member was (before it takes another place here)."""
         if member in self.members and self.members[member] is None:
             self._spectators_changed(self._now)
-        self.watcher_names.pop(member, None)
-        place = self.members.pop(member, None)
+        place = self.members.leave(member)
         if place is not None and self.seats[place].member == member:
             self.seats[place].member = None
 
@@ -523,8 +533,7 @@ class TableCore(Generic[M]):
         self._begin(now, wall)
         if member not in self.members:
             return self._done()
-        index = self.members.pop(member)
-        self.watcher_names.pop(member, None)
+        index = self.members.leave(member)
         self.outbox.emit(Unbind(member))
         if index is None:
             if left:
@@ -603,6 +612,10 @@ class TableCore(Generic[M]):
                     self.outbox.emit(Accepted(member))  # it answers the wait, as a move its prompt
             case Rematch():
                 self._rematch_vote(member)
+            case ProposeEnd():
+                self._propose_end(member, now)
+            case VoteEnd():
+                self._vote_end(member, msg.agree, now)
             case Start():
                 self._start(member, now)
             case Sync():
@@ -692,25 +705,11 @@ class TableCore(Generic[M]):
         index = self._seated(member, msg.type)
         if index is None:
             return
-        r = self.round
-        if self.state != "playing" or r is None or r.phase is Phase.OVER:
-            self._error(member, codes.NOT_PLAYING, "no round is being played", msg.type)
+        refused = self._act_refusal(index, msg.seq)
+        if refused is not None:
+            self._error(member, *refused, msg.type)
             return
         seat = self.seats[index]
-        if msg.seq == seat.clock.answered_seq:
-            self._error(member, codes.DUPLICATE, f"you already answered {msg.seq}", msg.type)
-            return
-        if msg.seq != self.decision_seq:
-            self._error(
-                member,
-                codes.STALE,
-                f"that answers {msg.seq}; the move asked now is {self.decision_seq}",
-                msg.type,
-            )
-            return
-        if index not in self._asked():
-            self._error(member, codes.NOTHING_TO_DO, "nothing is asked of you now", msg.type)
-            return
         action = Action(index, msg.act, None if msg.tile is None else parse_tile(msg.tile))
         answered = self.decision_seq
         self._shown.clear()
@@ -727,6 +726,20 @@ class TableCore(Generic[M]):
         # timed (the metrics) only if an event showed it: a pass in a claim window is not.
         self.outbox.emit(Accepted(member, shown=index in self._shown))
 
+    def _act_refusal(self, index: int, seq: int) -> tuple[str, str] | None:
+        """Why seat `index` may not answer decision `seq` now (an error code and its
+        message), or None: it may, if the move is legal."""
+        r = self.round
+        if self.state != "playing" or r is None or r.phase is Phase.OVER:
+            return codes.NOT_PLAYING, "no round is being played"
+        if seq == self.seats[index].clock.answered_seq:
+            return codes.DUPLICATE, f"you already answered {seq}"
+        if seq != self.decision_seq:
+            return codes.STALE, f"that answers {seq}; the move asked now is {self.decision_seq}"
+        if index not in self._asked():
+            return codes.NOTHING_TO_DO, "nothing is asked of you now"
+        return None
+
     # ----- inputs: time -----
 
     def tick(self, now: float, *, wall: float | None = None) -> list[Effect]:
@@ -742,11 +755,8 @@ class TableCore(Generic[M]):
             return self._done()
         if self.frozen or self._idle(now):
             return self._done()
-        for index, seat in enumerate(self.seats):
-            arrives = seat.bot_arrives
-            if seat.kind == "bot" and arrives is not None and arrives <= now + EARLY:
-                seat.bot_arrives, seat.bot_here = None, True
-                self._came_back(index, now)
+        for index in self.seats.arrived(now):
+            self._came_back(index, now)
         due = self.spectator_count.due
         if due is not None and due <= now + EARLY:
             self._send_spectators(now)
@@ -774,47 +784,66 @@ class TableCore(Generic[M]):
             self.outbox.paced([Send(tuple(self.members), frame)], event=False)
 
     def _moves_due(self, now: float) -> None:
-        """Seats whose clock ran out get the policy's move (and 托管, on their turn); bots
-        whose time came play their move; a held claim window past its middle gets the 托管
-        seats' answers, and closes at its end."""
+        """What is due in the round at `now`: the machine's answers in a held claim window
+        past its middle, the moves of seats whose clock ran out and of bots whose time came,
+        and the window's close at its end."""
         r = self.round
         if r is None or r.phase is Phase.OVER or self.state != "playing":
             return
-        moved = False
-        if r.phase in WINDOW_PHASES and self.window.timed():
-            if self.window.middle() <= now + EARLY:
-                for index in self._asked():
-                    if self.round is not r or r.phase not in WINDOW_PHASES:
-                        break  # the window closed (it was no longer held)
-                    if index in self._asked() and self._plays_at_once(index):
-                        self._play_policy(index, self.seats[index].reason_at_once(), now)
-                        moved = True
-        for index in list(self._asked()):
-            if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
-                continue
-            seat = self.seats[index]
-            if seat.clock.prompted_seq != self.decision_seq:
-                continue
-            deadline, bot_at = self._seat_deadlines(index)
-            if deadline is not None and deadline <= now + EARLY:
-                reason: AutoReason = "disconnected" if not seat.connected else "timeout"
-                if r.phase is Phase.TURN:
-                    if not seat.auto:
-                        seat.auto = True
-                        self._seat_changed(index, now)
-                else:
-                    # Not 托管 (announced): a claim window's timeout would tell who was asked.
-                    seat.quiet_auto = True
-                self._play_policy(index, reason, now)
-                moved = True
-            elif bot_at is not None and bot_at <= now + EARLY:
-                self._play_bot(index, now)
-                moved = True
+        moved = self._machine_answers(r, now)
+        moved = self._clocks_due(r, now) or moved
         if self.round is r and r.phase in WINDOW_PHASES and self.window.due(now):
             self._close_window(now)
             moved = True
         if moved:
             self._advance(now)
+
+    def _machine_answers(self, r: Round, now: float) -> bool:
+        """A held claim window past its middle: the seats the server answers for (托管, quiet
+        托管, away) give their answers. Whether any did."""
+        if r.phase not in WINDOW_PHASES or not self.window.timed():
+            return False
+        if self.window.middle() > now + EARLY:
+            return False
+        moved = False
+        for index in self._asked():
+            if self.round is not r or r.phase not in WINDOW_PHASES:
+                break  # the window closed (it was no longer held)
+            if index in self._asked() and self._plays_at_once(index):
+                self._answer_at_once(index, now)
+                moved = True
+        return moved
+
+    def _clocks_due(self, r: Round, now: float) -> bool:
+        """Seats prompted whose clock ran out are played for; bots whose time came play.
+        Whether any moved."""
+        moved = False
+        for index in list(self._asked()):
+            if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
+                continue
+            if self.seats[index].clock.prompted_seq != self.decision_seq:
+                continue
+            deadline, bot_at = self._seat_deadlines(index)
+            if deadline is not None and deadline <= now + EARLY:
+                self._timed_out(index, r.phase is Phase.TURN, now)
+                moved = True
+            elif bot_at is not None and bot_at <= now + EARLY:
+                self._play_bot(index, now)
+                moved = True
+        return moved
+
+    def _timed_out(self, index: int, turn: bool, now: float) -> None:
+        """A seat's clock ran out: the policy moves for it, and on its `turn` it is put in
+        托管 (announced). In a claim window it is not: that would tell who was asked; its
+        claims are answered for it until it moves again (`quiet_auto`)."""
+        seat = self.seats[index]
+        reason: AutoReason = "disconnected" if not seat.connected else "timeout"
+        if not turn:
+            seat.quiet_auto = True
+        elif not seat.auto:
+            seat.auto = True
+            self._seat_changed(index, now)
+        self._play_policy(index, reason, now)
 
     def _close_window(self, now: float) -> None:
         """The claim window's minimum is over: the answers held are played, in order, and a
@@ -872,6 +901,17 @@ class TableCore(Generic[M]):
             self.auto_policies[index] = policy
         return policy
 
+    def _answer_at_once(self, index: int, now: float) -> None:
+        """The move of a seat the server answers for (`_plays_at_once`): its policy's, but a
+        seat awaiting its player after a restart passes its claims (`SeatState.awaits_return`).
+        Either comes within the window's minimum, so neither tells who could claim."""
+        r, seat = self.round, self.seats[index]
+        assert r is not None
+        if seat.awaits_return and r.phase in WINDOW_PHASES:
+            self._move(index, r.default_action(index), seat.reason_at_once(), now)
+        else:
+            self._play_policy(index, seat.reason_at_once(), now)
+
     def _play_policy(self, index: int, reason: AutoReason | None, now: float) -> None:
         """The seat's move by its policy; its default (`Round.default_action`) only if the
         policy fails or picks an illegal move."""
@@ -911,6 +951,7 @@ class TableCore(Generic[M]):
         self.frozen = True
         self.state = "abandoned"
         self.between.end()
+        self.vote.cancel()
         end: Record = (
             TableAbandoned(self.id, self._wall)
             if self.keep_stored_standings
@@ -962,6 +1003,7 @@ class TableCore(Generic[M]):
         """Push every deadline standing `seconds` later (the time nobody's clock ran)."""
         self.seats.shift(seconds, arrivals=True)
         self.between.shift(seconds)
+        self.vote.shift(seconds)
         self.pacer.hold_until += seconds
 
     def idle_seconds(self, now: float) -> float | None:
@@ -1148,7 +1190,7 @@ class TableCore(Generic[M]):
             auto = [s for s in self._asked() if self._plays_at_once(s)]
             if not auto:
                 break
-            self._play_policy(auto[0], self.seats[auto[0]].reason_at_once(), now)
+            self._answer_at_once(auto[0], now)
         if self.round is None:
             return
         if self.round.phase is Phase.OVER:
@@ -1186,6 +1228,9 @@ class TableCore(Generic[M]):
         state = self._wait_state(self._now)
         if state is not None and to:
             self.outbox.paced([Send(to, state.frame(self.id, self.seq, self._now))], event=False)
+        ballot = self.vote.ballot(self._now)
+        if ballot is not None and ballot.outcome == "open" and to:
+            self.outbox.paced([Send(to, ballot.frame(self.id, self.seq, self._now))], event=False)
 
     def _wait_changed(self) -> None:
         """After every input: everyone at the table is told when the wait changed."""
@@ -1222,7 +1267,7 @@ class TableCore(Generic[M]):
             seat.member, seat.away = None, False
         # The spectators follow the table to its rematch (issue 23: a watcher was left behind
         # on the finished table); they are welcomed there as spectators.
-        watchers = tuple((m, self.watcher_names.get(m)) for m in self.spectators)
+        watchers = tuple((m, self.members.names.get(m)) for m in self.spectators)
         for m, _ in watchers:
             self._leave_place(m)
             self.outbox.emit(Unbind(m))
@@ -1262,21 +1307,26 @@ class TableCore(Generic[M]):
         for member, index, token in tokens:
             self._welcome(member, index, token)
         for member, name in watchers:
-            self.members[member] = None
-            self.watcher_names[member] = name
+            self.members.watch(member, name)
             self.outbox.emit(Bind(member, None))
             self._spectators_changed(now)
             self._welcome(member, None, None)
         self._start_match(now)
         return self._done()
 
-    def _end_match(self, reason: Literal["finished", "abandoned"], now: float) -> None:
-        self.state = "finished" if reason == "finished" else "abandoned"
+    def _end_match(self, reason: Literal["finished", "abandoned", "vote"], now: float) -> None:
+        """The match is over: every round played, abandoned, or ended by vote (a finished
+        match for the table — the result stays up, a rematch may follow —, stored as `voted`:
+        the scores so far, the round cut short counting for nothing)."""
+        self.state = "abandoned" if reason == "abandoned" else "finished"
         self.between.end()
+        if reason != "vote":
+            self.vote.cancel()
         event = self._logged(
             frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, reason)
         )
-        end = TableEnded(self.id, self.state, list(self.scores), self.rounds_played, self._wall)
+        stored = self.ended_as = "voted" if reason == "vote" else self.state
+        end = TableEnded(self.id, stored, list(self.scores), self.rounds_played, self._wall)
         self._commit([event], [end], now, round_no=0)
         # The server's bots are done and leave their seats; humans may look at the result
         # until they leave.
@@ -1286,6 +1336,39 @@ class TableCore(Generic[M]):
                 self._seat_changed(index, now)
         self.linger_until = now + self.timing.finished_linger
         self._remove_if_idle()
+
+    # ----- ending the match together (解散, `server.table.vote`) -----
+
+    def _propose_end(self, member: M, now: float) -> None:
+        index = self._seated(member, "propose_end")
+        if index is None:
+            return
+        if self.state != "playing":
+            self._error(member, codes.NOT_PLAYING, "the match is not being played", "propose_end")
+            return
+        refusal = self.vote.propose(index, self.seats[index].player, now)
+        if refusal is not None:
+            self._error(member, *refusal, "propose_end")
+
+    def _vote_end(self, member: M, agree: bool, now: float) -> None:
+        index = self._seated(member, "vote_end")
+        if index is None:
+            return
+        refusal = self.vote.answer(index, agree, now) if self.state == "playing" else None
+        if self.state != "playing" or refusal is not None:
+            code, message = refusal or (codes.NO_VOTE, "no vote to end the match is open")
+            self._error(member, code, message, "vote_end")
+
+    def _settle_vote(self) -> None:
+        """After every input: who must agree now; the match ends if the vote passed; everyone
+        at the table is told when the vote changed."""
+        if self.state == "playing" and not self.frozen and not self.idle.paused:
+            if self.vote.update(self.seats, self._now) == "passed":
+                self._end_match("vote", self._now)
+        ballot = self.vote.changed(self._now)
+        if ballot is not None and self.members:
+            frame = ballot.frame(self.id, self.seq, self._now)
+            self.outbox.paced([Send(tuple(self.members), frame)], event=False)
 
     # ----- prompts and the clock -----
 
@@ -1355,6 +1438,7 @@ class TableCore(Generic[M]):
         self.seats[index].clock.started(seq, now)
 
     def _done(self) -> list[Effect]:
+        self._settle_vote()
         anyone = bool(self.members) or self.state != "playing" or self.frozen
         self.idle.update(anyone=anyone, now=self._now)
         self._wait_changed()

@@ -16,11 +16,13 @@ from protocol.messages import (
     Auto,
     HandSeat,
     NextRound,
+    ProposeEnd,
     Rematch,
     RemoveBot,
     Start,
     Sync,
     TakeSeat,
+    VoteEnd,
     Watch,
 )
 from server.table.effects import RematchSeat
@@ -28,7 +30,19 @@ from server.table.effects import RematchSeat
 M = TypeVar("M", bound=Hashable)
 
 # The messages a member sends to its table (routed by the server to `Command`).
-TableCommand = Act | AddBot | Auto | HandSeat | NextRound | Rematch | RemoveBot | Start | Sync
+TableCommand = (
+    Act
+    | AddBot
+    | Auto
+    | HandSeat
+    | NextRound
+    | Rematch
+    | RemoveBot
+    | Start
+    | Sync
+    | ProposeEnd
+    | VoteEnd
+)
 
 
 @dataclass(frozen=True, slots=True)

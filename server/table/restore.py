@@ -81,7 +81,8 @@ def restore_core(
         seat.clock.bank = settings.bank_seconds
         seat.restored_seq = stored.seq
     if row["state"] != "playing":
-        core.state = row["state"]
+        # A match ended by vote is a finished one for its table (its result up, a rematch).
+        core.state = "finished" if row["state"] == "voted" else row["state"]
         core.match.round_no = int(row.get("rounds_played") or 0)
         core.match.scores = list(row.get("scores") or [0, 0, 0, 0])
         ended = (row.get("ended_at") or 0) - (now if wall is None else wall)  # ago, < 0

@@ -86,7 +86,8 @@ class _Move(NamedTuple):
 
 
 def dumps(frame: BaseModel | dict[str, Any]) -> str:
-    """One frame's JSON, validated against its protocol model (`protocol.frames.encode`)."""
+    """One frame's JSON (`protocol.frames.encode`: a model as built by its builder, a logged
+    dict as it is, validated against its model where `ZHUOJI_CHECK_FRAMES` is set: the tests)."""
     return frames.encode(frame)
 
 
@@ -283,7 +284,13 @@ class Table:
             self._lobby_check()
             if budget is not None:
                 self._charge(budget, metered, time.perf_counter() - began, effects)
-            self._arm_timer()
+                armed = time.perf_counter()
+                self._arm_timer()
+                # Its next wakeup's reckoning is its cost too: into the round's, for the next
+                # round's rate (charged now, it would tell what the step decided).
+                self._meter.round_cost += time.perf_counter() - armed
+            else:
+                self._arm_timer()
 
     def _charge(self, budget: CpuShare, metered: bool, took: float, effects: list[Effect]) -> None:
         """Charge a step to the share of the tables nobody is at, if this is one (or was when
@@ -501,16 +508,17 @@ class Table:
         elif core.state in ("finished", "abandoned") and core.round_no == 0:
             pass  # made and left before its start: no match ended (the server logs the close)
         elif core.state in ("finished", "abandoned"):
-            metrics.matches_ended.labels(reason=core.state).inc()
+            ending = "voted" if core.ended_as == "voted" else core.state
+            metrics.matches_ended.labels(reason=ending).inc()
             log.log(
                 logging.INFO if core.state == "finished" else logging.WARNING,
                 "table %s: match %s after %d of %d rounds, scores %s",
                 self.id,
-                core.state,
+                ending,
                 core.rounds_played,
                 core.s.rounds,
                 core.scores,
-                extra={"event": "match_ended", "table": self.id, "reason": core.state},
+                extra={"event": "match_ended", "table": self.id, "reason": ending},
             )
 
     def _timed(self, hold: float) -> None:

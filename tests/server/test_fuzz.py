@@ -72,6 +72,9 @@ MODELS = {
     m.model_fields["type"].default: m for m in typing.get_args(typing.get_args(ClientMessage)[0])
 }
 TABLE_COMMANDS = ("add_bot", "remove_bot", "start", "act", "auto", "sync", "next_round", "rematch")
+# Table commands not fuzzed at the seated table (a lone player's proposal ends its match at once),
+# but refused like the others at no table.
+VOTES = ("propose_end", "vote_end")
 
 
 def documented_error_codes() -> set[str]:
@@ -665,7 +668,7 @@ def expected_reply(raw: str | bytes) -> str | None:
         return None if msg.table.isdigit() else "unknown_table"  # type: ignore[union-attr]
     if msg.type == "get_rounds":
         return "not_your_match"  # a fuzzing connection played no match
-    assert msg.type in (*TABLE_COMMANDS, "leave")
+    assert msg.type in (*TABLE_COMMANDS, *VOTES, "leave")
     return "not_at_table"
 
 

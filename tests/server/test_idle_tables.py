@@ -96,7 +96,9 @@ def test_a_table_nobody_comes_back_to_is_closed_as_abandoned() -> None:
 
 
 def test_zero_means_never() -> None:
-    timing = Timing(idle_pause=0, idle_close=0, disconnect_grace=20.0)
+    # The host's seat is played by the cheapest level: the test is about the clocks, and a
+    # thousand seconds of the strong level's play cost minutes of CPU on a loaded machine.
+    timing = Timing(idle_pause=0, idle_close=0, disconnect_grace=20.0, auto_level="easy")
     shell = Shell(timing, rounds=64)
     host_and_bots(shell)
     shell.input(shell.core.gone("host", shell.now, left=True))

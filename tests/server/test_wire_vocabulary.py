@@ -20,7 +20,7 @@ import pytest
 from clients.testkit import play_to_end
 from protocol.events import upgrade_entry
 from protocol.messages import ROUND_EVENT_TYPES, Rounds, Won, parse_server
-from rules.kinds import BonusKind, PatternKind
+from rules.kinds import BonusKind, DouVoid, PatternKind
 from server.history import rounds_for
 from server.storage import reads
 from server.testkit import running_server
@@ -57,16 +57,13 @@ def stored_words(db: Path) -> set[str]:
         conn.close()
 
 
-NOTES = frozenset({"detail", "tag", "why"})
-"""The engine's notes beside the identifiers (a payment's `detail`, a chicken line's `tag`, why a
-豆 did not score): documented as notes, not vocabulary (docs/PROTOCOL.md)."""
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _words(value: Any) -> list[str]:
-    """Every string in a frame that holds a Chinese character, the engine's notes left out."""
+    """Every string in a frame that holds a Chinese character."""
     if isinstance(value, dict):
-        return [w for k, v in value.items() if k not in NOTES for w in _words(v)]
+        return [w for v in value.values() for w in _words(v)]
     if isinstance(value, list):
         return [w for v in value for w in _words(v)]
     return [value] if isinstance(value, str) and HAN.search(value) else []
@@ -80,8 +77,12 @@ async def test_a_real_servers_round_frames_carry_identifiers_only(db: Path) -> N
     assert len(ended) == 4
     assert [w for f in frames for w in _words(f)] == []
     for f in ended:
-        assert "winners" not in f["result"]
-        for w in f["result"]["wins"]:
+        result = f["result"]
+        assert "winners" not in result
+        assert all("detail" not in p for p in result["payments"])
+        assert all("tag" not in ln for t in result["chickens"] for ln in t["lines"])
+        assert {g["why"] for g in result["dou"]} <= {"", *(k.value for k in DouVoid)}
+        for w in result["wins"]:
             assert w["pattern"] in {k.value for k in PatternKind}
     announced: list[dict[str, Any]] = []  # the `won` frames of the round being played
     for f in frames:
