@@ -891,7 +891,13 @@ class Server:
         if not conn.closed:
             self._send(conn, frame)
 
-    def rematch(self, old: Table, settings: Settings, seats: tuple[RematchSeat[Conn], ...]) -> None:
+    def rematch(
+        self,
+        old: Table,
+        settings: Settings,
+        seats: tuple[RematchSeat[Conn], ...],
+        watchers: tuple[tuple[Conn, str | None], ...] = (),
+    ) -> None:
         """Every player at a finished table asked to play again: a new table with the same
         settings (a new seed) takes the same seats and starts its match."""
         table_id = str(self.next_table)
@@ -901,7 +907,9 @@ class Server:
         for seat in seats:
             if seat.member is not None:
                 seat.member.joining = table  # its messages wait for the new table
-        table.post(OpenRematch(seats))
+        for member, _ in watchers:
+            member.joining = table  # a spectator follows the table to its rematch
+        table.post(OpenRematch(seats, watchers))
         log.info("table %s: rematch at table %s", old.id, table_id)
 
     def lobby(self) -> list[dict[str, Any]]:

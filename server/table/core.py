@@ -1266,16 +1266,28 @@ class TableCore(Generic[M]):
                 self.members.pop(mover, None)
                 self.outbox.emit(Unbind(mover))
             seat.member, seat.away = None, False
+        # The spectators follow the table to its rematch (issue 23: a watcher was left behind
+        # on the finished table); they are welcomed there as spectators.
+        watchers = tuple((m, self.members.names.get(m)) for m in self.spectators)
+        for m, _ in watchers:
+            self._leave_place(m)
+            self.outbox.emit(Unbind(m))
         self.between.votes.clear()
-        self.outbox.emit(StartRematch(self.s, tuple(seats)))
+        self.outbox.emit(StartRematch(self.s, tuple(seats), watchers))
         self._remove_if_idle()
 
     def rematch(
-        self, seats: list[RematchSeat[M]], now: float, *, wall: float | None = None
+        self,
+        seats: list[RematchSeat[M]],
+        now: float,
+        *,
+        wall: float | None = None,
+        watchers: tuple[tuple[M, str | None], ...] = (),
     ) -> list[Effect]:
         """A new table for a rematch (`StartRematch`): the row is stored, the seats are taken
         as they were (each player gets `joined` with a new token; 托管 is off: they asked to
-        play), and the match starts."""
+        play), the old table's spectators watch it (`joined` without a seat), and the match
+        starts."""
         self._begin(now, wall)
         self.outbox.emit(Write([self.s.created(self.id, self.seed, self._wall)]))
         tokens: list[tuple[M, int, str]] = []
@@ -1295,6 +1307,11 @@ class TableCore(Generic[M]):
             tokens.append((was.member, index, token))
         for member, index, token in tokens:
             self._welcome(member, index, token)
+        for member, name in watchers:
+            self.members.watch(member, name)
+            self.outbox.emit(Bind(member, None))
+            self._spectators_changed(now)
+            self._welcome(member, None, None)
         self._start_match(now)
         return self._done()
 

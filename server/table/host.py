@@ -62,6 +62,12 @@ class TableHost(Protocol[Table]):
         """The table's lobby row may have changed (`server.lobby`)."""
         ...
 
-    def rematch(self, old: Table, settings: Settings, seats: tuple[RematchSeat[Conn], ...]) -> None:
-        """Open a new table for a rematch of `old`'s seats."""
+    def rematch(
+        self,
+        old: Table,
+        settings: Settings,
+        seats: tuple[RematchSeat[Conn], ...],
+        watchers: tuple[tuple[Conn, str | None], ...] = (),
+    ) -> None:
+        """Open a new table for a rematch of `old`'s seats, watched by its spectators."""
         ...

@@ -340,7 +340,7 @@ class Table:
                 effects = core.gone(member, now, left=False, wall=wall)
             case Leave(member):
                 effects = core.gone(member, now, left=True, wall=wall)
-            case OpenRematch(seats):
+            case OpenRematch(seats, watchers):
                 # A player whose connection closed meanwhile comes back with 托管 (no token).
                 kept = [
                     RematchSeat(s.name, s.kind, None, s.level)
@@ -351,7 +351,10 @@ class Table:
                 for s in seats:
                     if s.member is not None and s.member.joining is self:
                         s.member.joining = None
-                effects = core.rematch(kept, now, wall=wall)
+                here = tuple((m, n) for m, n in watchers if not m.closed and m.joining is self)
+                for m, _ in here:
+                    m.joining = None
+                effects = core.rematch(kept, now, wall=wall, watchers=here)
             case Resumed():
                 log.info(
                     "table %s: match resumed at seq %d (round %d of %d)",
@@ -424,7 +427,7 @@ class Table:
             elif isinstance(effect, Remove):
                 self.server.remove_table(self)
             elif isinstance(effect, StartRematch):
-                self.server.rematch(self, effect.settings, effect.seats)
+                self.server.rematch(self, effect.settings, effect.seats, effect.watchers)
 
     async def _write(self, records: list[Record]) -> None:
         """The one way the table reaches the store; raises if the write was refused. During a
