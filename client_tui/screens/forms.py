@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from textual import on
@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     Checkbox,
@@ -61,6 +62,19 @@ DIALOG_CSS = """
 
 def dialog_css(name: str) -> str:
     return DIALOG_CSS.replace("{name}", name)
+
+
+CompactW = TypeVar("CompactW", Input, Button, Checkbox, RadioButton, RadioSet, Select[str])
+
+
+def compact(widget: CompactW) -> CompactW:
+    """`widget` drawn compact (no border). Textual's `compact=True` toggles the class with a
+    style update of the still unmounted widget, about 8 ms an Input on a loaded machine (issue
+    23: the form opens in ≤ 200 ms); the class alone, set without that update, draws the same
+    and the styles are applied once, when the widget mounts."""
+    widget.set_reactive(type(widget).compact, True)
+    widget.add_class("-textual-compact", update=False)
+    return widget
 
 
 class ChoiceScreen(ModalScreen[str | None]):
@@ -216,9 +230,10 @@ class PaceChoice(ChoiceSet):
     def __init__(self, choices: list[tuple[str, str]], *, id: str) -> None:
         self.values = [value for _label, value in choices]
         buttons = (
-            RadioButton(plain(label), i == 0, compact=True) for i, (label, _v) in enumerate(choices)
+            compact(RadioButton(plain(label), i == 0)) for i, (label, _v) in enumerate(choices)
         )
-        super().__init__(*buttons, id=id, compact=True)
+        super().__init__(*buttons, id=id)
+        compact(self)
 
     @property
     def value(self) -> str:
@@ -229,6 +244,19 @@ class PaceChoice(ChoiceSet):
     @value.setter
     def value(self, value: str) -> None:
         list(self.query(RadioButton))[self.values.index(value)].value = True
+
+
+class Fold(Collapsible):
+    """A section of the form, closed and holding nothing but its title until it first opens,
+    when the form mounts its body (`Collapsible.Contents`): each widget costs the form's
+    opening time, and a closed section's empty body is one more."""
+
+    def __init__(self, *, title: str, id: str) -> None:
+        # Born with `-collapsed` (the class Collapsible sets when it mounts): no style update.
+        super().__init__(title=title, id=id, classes="-collapsed")
+
+    def compose(self) -> ComposeResult:
+        yield self._title
 
 
 def form_folds(lang: Lang) -> dict[str, tuple[str, list[OptionField]]]:
@@ -260,11 +288,10 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
     CreateTableScreen > Vertical { height: 100%; padding: 0 1; }
     CreateTableScreen .title { margin-bottom: 0; }
     CreateTableScreen #body { height: 1fr; }
-    CreateTableScreen .row { margin-bottom: 0; }
-    CreateTableScreen .row Label { width: 24; }
-    CreateTableScreen .opts {
+    CreateTableScreen .opts, CreateTableScreen .rows {
         grid-size: 2; grid-columns: 24 1fr; grid-rows: auto; height: auto; grid-gutter: 0;
     }
+    CreateTableScreen .rows Label { width: 24; }
     CreateTableScreen .opts Label { width: 24; height: 1; }
     CreateTableScreen .opts Checkbox, CreateTableScreen .opts Input { height: 1; }
     CreateTableScreen Collapsible { padding: 0; border: none; margin: 0; }
@@ -317,82 +344,92 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             yield Static(t("create_title"), classes="title")
             yield Static("", id="changes")
             with VerticalScroll(id="body"):
-                with Horizontal(classes="row"):
-                    yield Label(t("table_name"))
-                    yield Input(self.default_name, id="name", max_length=32, compact=True)
-                with Horizontal(classes="row"):
-                    yield Label(t("preset"))
-                    yield Select(
-                        [(t(f"preset_{p}"), p) for p in PRESETS],
-                        value=self.preset,
-                        allow_blank=False,
-                        id="preset",
-                        compact=True,
-                    )
-                with Horizontal(classes="row"):
-                    yield Label(t("house"))
-                    yield Select(
-                        [(plain(n), n) for n in house_names(self.houses)],
-                        prompt=t("house_none"),
-                        id="house",
-                        compact=True,
-                    )
-                with Horizontal(classes="row"):
-                    yield Label(t("house_save_as"))
-                    yield Input("", id="house-name", placeholder=t("house_name_hint"), compact=True)
-                with Horizontal(classes="row"):
-                    yield Label(t("players"))
-                    yield Static("4")
-                for wid, _name, key in TABLE_ROWS:
-                    with Horizontal(classes="row"):
-                        yield Label(self._label(key))
-                        default = CreateTable.model_fields[_name].default
-                        yield Input(str(default), id=wid, type="integer", compact=True)
-                with Horizontal(classes="row"):
-                    yield Label(t("password_opt"))
-                    yield Input("", id="password", password=True, compact=True)
+                yield Grid(*self._table_cells(), classes="rows")
                 for fold, (title, _fields) in self.folds.items():
                     yield from self._section(fold, title)
                 yield from self._clock()
                 yield Static(self.lang.group("advanced"), classes="section")
                 yield Label(t("advanced"))
-                yield Input(
-                    "",
-                    id="options",
-                    placeholder='zimo_bonus=2, patterns.pinghu=2  or  {"benji": true}',
-                    compact=True,
+                yield compact(
+                    Input(
+                        "",
+                        id="options",
+                        placeholder='zimo_bonus=2, patterns.pinghu=2  or  {"benji": true}',
+                    )
                 )
             yield Static("", classes="error", id="error")
             with Horizontal(id="buttons"):
-                yield Button(t("btn_ok"), variant="primary", id="ok", compact=True)
-                yield Button(t("btn_save_house"), id="save", compact=True)
-                yield Button(t("btn_cancel"), id="cancel", compact=True)
+                yield compact(Button(t("btn_ok"), variant="primary", id="ok"))
+                yield compact(Button(t("btn_save_house"), id="save"))
+                yield compact(Button(t("btn_cancel"), id="cancel"))
             yield Static(t("form_keys"), id="keys")
+
+    def _table_cells(self) -> list[Widget]:
+        """The table's settings as label and field pairs of one grid (a row container each cost
+        a widget more, and each widget costs the form's opening time)."""
+        t = self.lang.t
+        cells: list[Widget] = [
+            Label(t("table_name")),
+            compact(Input(self.default_name, id="name", max_length=32)),
+            Label(t("preset")),
+            compact(
+                Select(
+                    [(t(f"preset_{p}"), p) for p in PRESETS],
+                    value=self.preset,
+                    allow_blank=False,
+                    id="preset",
+                )
+            ),
+            Label(t("house")),
+            compact(
+                Select(
+                    [(plain(n), n) for n in house_names(self.houses)],
+                    prompt=t("house_none"),
+                    id="house",
+                )
+            ),
+            Label(t("house_save_as")),
+            compact(Input("", id="house-name", placeholder=t("house_name_hint"))),
+            Label(t("players")),
+            Static("4"),
+        ]
+        for wid, name, key in TABLE_ROWS:
+            default = CreateTable.model_fields[name].default
+            cells += [
+                Label(self._label(key)),
+                compact(Input(str(default), id=wid, type="integer")),
+            ]
+        cells += [
+            Label(t("password_opt")),
+            compact(Input("", id="password", password=True)),
+        ]
+        return cells
 
     def _label(self, key: str) -> str:
         return self.lang.t(key, n="").strip() or key
 
     def _clock(self) -> ComposeResult:
-        yield Static(self.lang.group("clock"), classes="section")
-        for wid, name, key in CLOCK_ROWS:
-            with Horizontal(classes="row"):
-                yield Label(self._label(key))
-                default = CreateTable.model_fields[name].default
-                yield Input(f"{default:g}", id=wid, type="number", compact=True)
         t = self.lang.t
-        with Horizontal(classes="row"):
-            yield Label(t("bot_delay"))
-            yield PaceChoice(
-                [(t("bot_delay_default"), "default"), (t("bot_delay_instant"), "0")]
-                + [(t("bot_delay_s", s=s), s) for s in ("0.5", "1", "1.5")],
-                id="bot_delay",
-            )
+        yield Static(self.lang.group("clock"), classes="section")
+        cells: list[Widget] = []
+        for wid, name, key in CLOCK_ROWS:
+            default = CreateTable.model_fields[name].default
+            cells += [
+                Label(self._label(key)),
+                compact(Input(f"{default:g}", id=wid, type="number")),
+            ]
+        pace = PaceChoice(
+            [(t("bot_delay_default"), "default"), (t("bot_delay_instant"), "0")]
+            + [(t("bot_delay_s", s=s), s) for s in ("0.5", "1", "1.5")],
+            id="bot_delay",
+        )
+        yield Grid(*cells, Label(t("bot_delay")), pace, classes="rows")
 
     def _section(self, fold: str, title: str) -> ComposeResult:
         """A section of options as a fold, closed at first and empty: its fields are built the
         first time it is opened (`_opened`). Building all ~1,100 widgets of every option took
         seconds (issue 23: ≤ 200 ms to open); a closed section costs two."""
-        yield Collapsible(title=title, id=f"fold-{fold}")
+        yield Fold(title=title, id=f"fold-{fold}")
 
     @on(Collapsible.Expanded)
     async def _opened(self, event: Collapsible.Expanded) -> None:
@@ -402,8 +439,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             return
         self.built.add(fold)
         cells = [w for f in self.folds[fold][1] for w in self._field(f, self._values[f.key])]
-        contents = event.collapsible.query_one(Collapsible.Contents)
-        await contents.mount(Grid(*cells, classes="opts"))
+        await event.collapsible.mount(Collapsible.Contents(Grid(*cells, classes="opts")))
         self._show_changes()
 
     def _field(self, f: OptionField, value: Any) -> ComposeResult:
@@ -412,24 +448,26 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         lang, wid = self.lang, option_id(f.key)
         yield Label(plain(lang.option(f.key)))
         if f.kind == "switch":
-            yield Checkbox(word(f, f.key, value, lang), value, id=wid, compact=True)
+            yield compact(Checkbox(word(f, f.key, value, lang), value, id=wid))
         elif f.kind == "radio":
-            yield ChoiceSet(
-                *(
-                    RadioButton(plain(lang.choice(f.key, c)), c == value, compact=True)
-                    for c in f.choices
-                ),
-                id=wid,
-                compact=True,
+            yield compact(
+                ChoiceSet(
+                    *(
+                        compact(RadioButton(plain(lang.choice(f.key, c)), c == value))
+                        for c in f.choices
+                    ),
+                    id=wid,
+                )
             )
         else:
-            yield Input(
-                "" if value is None else str(value),
-                id=wid,
-                type="integer",
-                placeholder=lang.t("value_none") if f.nullable else "",
-                valid_empty=f.nullable,  # empty is "none" (no 封顶), not an error drawn red
-                compact=True,
+            yield compact(
+                Input(
+                    "" if value is None else str(value),
+                    id=wid,
+                    type="integer",
+                    placeholder=lang.t("value_none") if f.nullable else "",
+                    valid_empty=f.nullable,  # empty is "none" (no 封顶), not an error drawn red
+                )
             )
         yield Static(plain(lang.option_help(f.key)), classes="help", id=f"help-{wid}")
 
