@@ -20,10 +20,10 @@ step by another player's win (a fixed hazard per step). Around the samples: rele
 by the live pairs; a gang scores as a 豆 and is the 通行证; 报听 adds its bonus. Deal-in risk gets a
 small weight (defence loses against bots).
 
-A discard two or more steps from ready (`GREEDY_FROM`) is not sampled: the bot takes `normal`'s
-choice (`rules.players.bot.greedy_discards`). Those were the slowest decisions (cold caches early
-in a round) and, against the exact-shanten `normal`, the samples chose worse than it (issue 24:
-benchmarks/README.md, session 5).
+A discard when none leaves the hand one step from ready (`GREEDY_FROM`) is not sampled: it takes
+`normal`'s choice (`rules.players.bot.greedy_discards`). Those were the slowest decisions (cold
+caches early in a round) and, against the exact-shanten `normal`, the samples chose worse than
+it (issue 24: benchmarks/README.md, session 5).
 
 Decisions read the seat's `rules.view.SeatView` alone (its own hand and the public record:
 discards, melds, declarations, the dealer; another seat's 暗杠 tile is not in it), and are
@@ -78,7 +78,7 @@ FREE_DOU_SLACK = 9
 SAMPLES = 12  # first-stage samples per decision
 MORE_SAMPLES = 28  # extra samples for the leading candidates
 LEADERS = 4
-GREEDY_FROM = 2  # this many steps from ready or more, discard as `normal` does (no samples)
+GREEDY_FROM = 2  # discards leaving the hand this far from ready or more: `normal`'s choice
 FAR_SAMPLES = 8  # the same, two or more steps from ready
 FAR_MORE_SAMPLES = 16
 # The hand states are shared by every decision of the process (a server's strong bots and its
