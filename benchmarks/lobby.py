@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from protocol.messages import PROTOCOL_VERSION
 from server.app import Server
 from server.storage.writer import Store
 from server.testkit import InProcessConn as Collector
@@ -44,7 +45,7 @@ async def fill(server: Server, count: int) -> list[Collector]:
     for i in range(count):
         c = Collector(f"10.0.{i // 250}.{i % 250}")
         server.handle_frame(
-            c, json.dumps({"type": "hello", "version": 2, "name": f"玩家{i:03d}号"})
+            c, json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": f"玩家{i:03d}号"})
         )
         name = f"周五晚上的麻将桌第{i:03d}号"
         server.handle_frame(c, json.dumps({"type": "create_table", "name": name, "rounds": 8}))
@@ -85,7 +86,9 @@ async def measure(tables: int, requests: int, db: Path) -> dict[str, Any]:
     try:
         hosts = await fill(server, tables)
         lobby = Collector("10.9.9.9")
-        server.handle_frame(lobby, json.dumps({"type": "hello", "version": 2, "name": "看看"}))
+        server.handle_frame(
+            lobby, json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": "看看"})
+        )
         listing(server, lobby)  # warm-up
         full, per_request, first, sizes = [], [], [], []
         for r in range(requests):

@@ -8,8 +8,8 @@ process (the other core). For each table count and each repeat, in alternating o
 
 - **zhuoji**: `zhuoji serve` on a fresh database, played by `clients.loadtest` (four bot clients
   per table, `--rounds` rounds each, the bots waiting 0.5-1.5 × `--think-ms` before each answer);
-- **relay**: a websockets server of a dozen lines (`relay_handler`) with the same message
-  pattern: a seat sends one action (a JSON object quoting the last `seq`), the relay parses it
+- **relay**: a websockets server of a dozen lines (`relay_handler`; it tells a table's four
+  seats when all have sat down) with the same message pattern: a seat sends one action (a JSON object quoting the last `seq`), the relay parses it
   and broadcasts one JSON frame (the next `seq`) to the table's four seats; the next seat answers
   after the same random think time, `--relay-actions` actions per table.
 
@@ -64,6 +64,8 @@ async def serve_relay(port: int) -> None:
         table = tables.setdefault(sit["table"], [])
         table.append(ws)
         seat = len(table) - 1
+        if len(table) == SEATS:  # the table is full: its seats may start
+            broadcast(table, json.dumps({"type": "seated", "seat": -1, "seq": -1}))
         try:
             async for raw in ws:
                 act = json.loads(raw)
@@ -100,16 +102,21 @@ async def relay_table(url: str, index: int, actions: int, think: float, load: Lo
 
     rng = random.Random(index)
     table = f"t{index}"
-    conns = [
-        await connect(url, compression=None, ping_interval=None, max_size=2**20)
-        for _ in range(SEATS)
-    ]
+    conns: list[Any] = []
     sent: dict[int, float] = {}
     done = asyncio.Event()
     try:
+        for _ in range(SEATS):
+            conns.append(
+                await connect(
+                    url, compression=None, ping_interval=None, max_size=2**20, open_timeout=60
+                )
+            )
         for ws in conns:
             await ws.send(json.dumps({"type": "sit", "table": table}))
-        await asyncio.sleep(0.05)  # all four seated before the first action
+        for ws in conns:  # all four seated before the first action
+            json.loads(await ws.recv())
+            load.frames += 1
 
         async def act(seat: int, seq: int) -> None:
             await asyncio.sleep(think * (0.5 + rng.random()))
@@ -187,6 +194,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     root = Path(args.before).resolve() if kind == "before" else ROOT
+    ramp = args.ramp_ms / 1000
     with tempfile.TemporaryDirectory(prefix="zhuoji-relay-") as tmp:
         if kind == "relay":
             argv = [sys.executable, __file__, "--serve-relay", str(port)]
@@ -221,9 +229,10 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         try:
             wait_port(port, proc)
             cpu0, t0 = process_cpu(proc.pid), time.perf_counter()
+            samples: list[str] = []
             if kind == "relay":
                 load = asyncio.run(
-                    relay_load(url, tables, args.relay_actions, args.think_ms / 1000, 0.005)
+                    relay_load(url, tables, args.relay_actions, args.think_ms / 1000, ramp)
                 )
                 frames, actions, lat, errors = (
                     load.frames,
@@ -240,6 +249,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
                         tables,
                         args.rounds,
                         think=args.think_ms / 1000,
+                        ramp=ramp,
                         table_options={"claim_min_ms": 0},
                     )
                 )
@@ -249,6 +259,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
                     report.latencies,
                     report.errors,
                 )
+                samples = report.error_samples[:3]
             cpu = process_cpu(proc.pid) - cpu0
             wall = time.perf_counter() - t0
         finally:
@@ -269,6 +280,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         "cpu_per_action_us": round(cpu * 1e6 / actions, 1) if actions else None,
         "p50_ms": pct(lat, 0.5),
         "p99_ms": pct(lat, 0.99),
+        "error_samples": samples,
     }
 
 
@@ -304,6 +316,9 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=300.0)
     parser.add_argument("--rounds", type=int, default=1, help="rounds per zhuoji table")
     parser.add_argument("--relay-actions", type=int, default=45, help="actions per relay table")
+    parser.add_argument(
+        "--ramp-ms", type=float, default=5.0, help="delay between starting tables (default 5)"
+    )
     parser.add_argument("--before", default=None, help="another checkout's zhuoji, side by side")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -1,11 +1,14 @@
 """What the client works out for its player with the shared rules core: the waits of a ready hand,
 each with its pattern value, how many of it are still unseen, and whether it may be won on a
-discard (通行证, RULES.md §4) or only by 自摸.
+discard (通行证, RULES.md §4) or only by 自摸. It reads the seat's own view (`rules.view.SeatView`:
+counts per tile kind), the way the bots do; tiles are kinds 0–26 (`rules.tiles.tile_name` words
+them where they are drawn).
 
->>> from client_tui.view import RoundV
->>> r = RoundV(round_no=1, dealer=0, streak=0, base=1,
-...            hand=("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2s", "3s", "5p", "5p"))
->>> [(w.tile, w.pattern, w.value, w.discard_ok) for w in waits_now(options_for(None), r, 0).waits]
+>>> from rules.options import GUIYANG
+>>> from rules.tiles import parse_tiles, tile_name, to_counts
+>>> hand = to_counts(parse_tiles("123456789m23s55p"))
+>>> [(tile_name(w.tile), w.pattern, w.value, w.discard_ok)
+...  for w in readiness(GUIYANG, hand, [], [4] * 27).waits]
 [('1s', '平胡', 1, False), ('4s', '平胡', 1, False)]
 """
 
@@ -14,19 +17,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from client_tui.view import MeldV, RoundV, TableV, View
+from client_tui.view import TableV, View
 from rules.options import OptionsError, RuleOptions, make_options
 from rules.patterns import Meld, best_pattern, has_pass, ready_waits
 from rules.round import discard_claims
-from rules.tiles import parse_tile, tile_name, to_counts
+from rules.view import SeatView
 
 
 @dataclass(frozen=True, slots=True)
 class Wait:
-    """A tile that completes the hand: its best pattern and value (no bonuses), how many copies
-    the player has not seen (`left`), and whether a discard of it may be won on."""
+    """A tile kind that completes the hand: its best pattern and value (no bonuses), how many
+    copies the player has not seen (`left`), and whether a discard of it may be won on."""
 
-    tile: str
+    tile: int
     pattern: str
     value: int
     left: int
@@ -61,50 +64,38 @@ def options_for(table: TableV | None) -> RuleOptions:
 def rules_for(view: View) -> RuleOptions:
     """The rules the viewer's round is played by: its seat view's (`rules.view.SeatView.opts`),
     else the table's (`options_for`)."""
-    r = view.round
-    if r is not None and r.seat_view is not None:
-        return r.seat_view.opts
-    return options_for(view.table)
+    return view.round.opts if view.round is not None else options_for(view.table)
 
 
-def core_melds(melds: Sequence[MeldV]) -> list[Meld]:
-    """The seat's melds as the rules core's `Meld` (only for melds whose tile is known)."""
-    out: list[Meld] = []
-    for m in melds:
-        if m.tile is None:
-            continue
-        out.append(Meld(m.kind, parse_tile(m.tile), m.from_seat, m.dou))  # type: ignore[arg-type]
-    return out
-
-
-def unseen_counts(r: RoundV, seat: int) -> list[int]:
-    """Per tile kind, how many copies `seat` has not seen: not in its hand, not in any meld it can
-    see, not in any discard row (a claimed discard is counted once, in its meld)."""
-    seen = to_counts(parse_tile(t) for t in (r.hand or ()))
-    for row in r.melds:
+def unseen_counts(sv: SeatView) -> list[int]:
+    """Per tile kind, how many copies the viewer has not seen: not in its hand, not in any meld
+    it can see, not in any discard row (a claimed discard is counted once, in its meld)."""
+    seen = sv.counts
+    for row in sv.melds:
         for m in row:
             if m.tile is not None:
-                seen[parse_tile(m.tile)] += 3 if m.kind == "pong" else 4
-    for discards in r.discards:
+                seen[m.tile] += 3 if m.kind == "pong" else 4
+    for discards in sv.discards:
         for d in discards:
             if not d.claimed:
-                seen[parse_tile(d.tile)] += 1
+                seen[d.tile] += 1
     return [max(0, 4 - n) for n in seen]
 
 
 def readiness(
-    opts: RuleOptions, hand: Sequence[str], melds: Sequence[MeldV], unseen: Sequence[int]
+    opts: RuleOptions, hand: Sequence[int], melds: Sequence[Meld], unseen: Sequence[int]
 ) -> Readiness | None:
-    """The waits of a hand of 13 tiles (melds counting 3), or None when it is not ready.
+    """The waits of a hand of 13 tiles (`hand`: counts per kind; melds counting 3), or None when
+    it is not ready.
 
     Everything is the rules core's, under the table's options: the waits (`ready_waits`, 地龙
     included where the table values it), the best pattern, and whether a discard of the wait may
     be won on (`discard_claims`: 通行证, anshun's passes; as on an ordinary discard, before any
     过水). A wait's value is its pattern's units, at most the table's 封顶 (`hand_cap`)."""
-    if len(hand) + 3 * len(melds) != 13:
+    if sum(hand) + 3 * len(melds) != 13:
         return None
-    counts = to_counts(parse_tile(t) for t in hand)
-    core = core_melds(melds)
+    counts = list(hand)
+    core = list(melds)
     meld_kinds = [m.tile for m in core]
     passed = has_pass(opts, core)
     waits: list[Wait] = []
@@ -130,30 +121,30 @@ def readiness(
             after_diandou=False,
             from_declared=False,
         )
-        waits.append(Wait(tile_name(k), pattern.value, value, unseen[k], "hu" in claims))
+        waits.append(Wait(k, pattern.value, value, unseen[k], "hu" in claims))
     if not waits:
         return None
     return Readiness(tuple(waits), passed)
 
 
-def waits_now(opts: RuleOptions, r: RoundV, seat: int) -> Readiness | None:
+def waits_now(sv: SeatView) -> Readiness | None:
     """The viewer's waits as the hand stands (13 tiles: not in the middle of a turn)."""
-    if r.hand is None:
+    if sv.hand is None:
         return None
-    return readiness(opts, r.hand, r.melds[seat], unseen_counts(r, seat))
+    return readiness(sv.opts, sv.hand, sv.own_melds, unseen_counts(sv))
 
 
-def waits_after(opts: RuleOptions, r: RoundV, seat: int, tile: str) -> Readiness | None:
-    """The waits the viewer would have after discarding `tile` (14 tiles, on turn)."""
-    if r.hand is None or tile not in r.hand:
+def waits_after(sv: SeatView, tile: int) -> Readiness | None:
+    """The waits the viewer would have after discarding `tile` (a kind; 14 tiles, on turn)."""
+    if sv.hand is None or not sv.hand[tile]:
         return None
-    hand = list(r.hand)
-    hand.remove(tile)
-    return readiness(opts, hand, r.melds[seat], unseen_counts(r, seat))
+    hand = list(sv.hand)
+    hand[tile] -= 1
+    return readiness(sv.opts, hand, sv.own_melds, unseen_counts(sv))
 
 
-def ready_discards(opts: RuleOptions, r: RoundV, seat: int) -> frozenset[str]:
-    """The tiles whose discard leaves the viewer's 14-tile hand ready."""
-    if r.hand is None or len(r.hand) + 3 * len(r.melds[seat]) != 14:
+def ready_discards(sv: SeatView) -> frozenset[int]:
+    """The tile kinds whose discard leaves the viewer's 14-tile hand ready."""
+    if sv.hand is None or sv.viewer is None or sum(sv.hand) + 3 * len(sv.melds[sv.viewer]) != 14:
         return frozenset()
-    return frozenset(t for t in set(r.hand) if waits_after(opts, r, seat, t) is not None)
+    return frozenset(k for k, n in enumerate(sv.hand) if n and waits_after(sv, k) is not None)

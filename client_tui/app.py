@@ -7,14 +7,13 @@ become protocol messages through `send` and `act`; nothing else talks to the ser
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
@@ -22,13 +21,33 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from client_tui.i18n import Lang
+from client_tui.intents import (
+    AnswerEnd,
+    AskEnd,
+    Claim,
+    Discard,
+    EndReveal,
+    Intent,
+    LeaveTable,
+    NewMatch,
+    Note,
+    OpenSheet,
+    PickPlayed,
+    Presented,
+    ReadyForNext,
+    Refused,
+    Request,
+    TakeBack,
+)
 from client_tui.local import Acted, LocalMessage
 from client_tui.net import Link, hello_frame
 from client_tui.played import PlayedStore
 from client_tui.player_key import for_server
 from client_tui.reducer import reduce
+from client_tui.render import name_cells, seat_names, vote_line, wait_line
+from client_tui.replay import RoundTape
 from client_tui.screens.lobby import LobbyScreen
-from client_tui.screens.records import RecordsScreen
+from client_tui.screens.replay import Exporter
 from client_tui.screens.table import TableScreen
 from client_tui.seats import SavedSeat, SeatStore
 from client_tui.view import Choice, ResultV, View
@@ -52,11 +71,6 @@ from protocol.messages import (
 )
 
 Mode = Literal["play", "join", "watch"]
-
-NAME_CELLS = 10
-"""The most cells a name takes on a sheet (the rest is cut, with an ellipsis)."""
-WIDE_NAME_CELLS = 16
-"""… on a screen 110 columns wide or more."""
 
 
 class ServerFrame(Message):
@@ -85,7 +99,6 @@ class ZhuojiApp(App[int]):
         Binding("question_mark,f1", "help", "help"),
         Binding("t", "toggle_tiles", "tiles"),
     ]
-    MODES = {"lobby": LobbyScreen, "table": TableScreen}
 
     def __init__(
         self,
@@ -107,8 +120,15 @@ class ZhuojiApp(App[int]):
         reveal_seconds: float = 0.0,
         player_key: str | None = None,
         bot_level: BotLevel = "normal",
+        load_rounds: Callable[[str], list[RoundTape]] | None = None,
+        exporter: Exporter | None = None,
     ) -> None:
         super().__init__()
+        # `zhuoji play` hosts the server in this process: its matches' rounds are read whole from
+        # the host's database (every viewpoint, the deal to export), not asked of the server,
+        # which sends a seat its own view only. `exporter` writes the replay's `e` files.
+        self.load_rounds = load_rounds
+        self.exporter = exporter
         self.player_key = player_key  # sent with every hello (client_tui.player_key)
         self.bot_level: BotLevel = bot_level  # `zhuoji play --bots`: the level of the bots added
         self.url = url
@@ -146,12 +166,21 @@ class ZhuojiApp(App[int]):
         self.played = (
             PlayedStore(seats.path.with_name("played.json")) if seats is not None else None
         )
-        # While a replay is browsed, the live view moves on behind it (see `browse`).
-        self.live_view: View | None = None
         self.seat_key = seat_key or url
         self._resume: SavedSeat | None = resume
         if resume is None and seats is not None and mode == "join":
             self._resume = seats.latest(self.seat_key)
+        # The screens are made knowing how to draw; the view comes down to them (`_present`).
+        self.add_mode(
+            "lobby",
+            lambda: LobbyScreen(self.lang, self.play_mode, has_key=self.player_key is not None),
+        )
+        self.add_mode("table", self._table_screen)
+
+    def _table_screen(self) -> TableScreen:
+        screen = TableScreen()
+        screen.configure(self.lang, self.ascii, self.clock, self.play_mode)
+        return screen
 
     # ----- start and the network -----
 
@@ -201,15 +230,85 @@ class ZhuojiApp(App[int]):
             return
         if isinstance(msg, Records):
             for screen in self.screen_stack:
-                if isinstance(screen, RecordsScreen):
-                    screen.show_records(msg)
-            return
-        if self.live_view is not None:  # browsing a replay: the table's view moves behind it
-            self.live_view = reduce(self.live_view, msg, at=self.clock() if at is None else at)
+                show_records = getattr(screen, "show_records", None)  # the Records screen
+                if show_records is not None:
+                    show_records(msg)
             return
         old = self.view
         self.view = reduce(old, msg, at=self.clock() if at is None else at)
         self._after(old, self.view)
+
+    # ----- state down, intents up -----
+
+    def _present(self) -> None:
+        """Hand every table screen its state: how to draw, and the view (a replay screen keeps
+        its own view and is told only how to draw). The one way state reaches the screens."""
+        from client_tui.screens.replay import ReplayScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, TableScreen):
+                screen.configure(self.lang, self.ascii, self.clock, self.play_mode)
+                if isinstance(screen, ReplayScreen):
+                    screen.show(screen.shown)
+                    continue
+                until = None if self.held is None else self._reveal_until
+                screen.present(self.view, shown=self.displayed, reveal_until=until)
+            elif isinstance(screen, LobbyScreen):
+                store, v = self.seats, self.view
+                mine = frozenset(
+                    t.id for t in v.tables if store and store.get(self.seat_key, t.id) is not None
+                )
+                screen.present(v, mine)
+
+    @on(Intent)
+    def on_intent(self, intent: Intent) -> None:
+        """What a screen asked for, turned into a protocol message, a screen, or a word: the one
+        place the screens' intents are handled (`client_tui.intents`)."""
+        intent.stop()
+        match intent:
+            case Presented():
+                self._present()
+            case Discard():
+                self.act(Choice("ready" if intent.declare else "discard", intent.tile))
+            case Claim():
+                self.act(Choice(intent.act, intent.tile))
+            case Request():
+                self.send(intent.msg, quiet=intent.quiet)
+            case TakeBack():
+                saved = self.seats.get(self.seat_key, intent.table) if self.seats else None
+                if saved is not None:
+                    self.take_back(saved)
+            case PickPlayed():
+                self.pick_played()
+            case AskEnd():
+                self.propose_end()
+            case AnswerEnd():
+                self.answer_end(intent.agree)
+            case OpenSheet():
+                self._open_sheet(intent)
+            case LeaveTable():
+                self.leave_table()
+            case NewMatch():
+                self.new_match()
+            case ReadyForNext():
+                self.ready_for_next()
+            case EndReveal():
+                self.end_reveal()
+            case Refused():
+                self.refuse(intent.why)
+            case Note():
+                self.notify(intent.text, timeout=6, markup=False)
+
+    def _open_sheet(self, intent: OpenSheet) -> None:
+        if intent.sheet == "settlement":
+            view = intent.view or self.view
+            self.open_settlement(view.result, view=view)
+        elif intent.sheet == "summary":
+            self.open_summary()
+        elif intent.sheet == "history":
+            self.open_history(intent.view)
+        else:
+            self.open_records(intent.table)
 
     # ----- sending -----
 
@@ -270,10 +369,7 @@ class ZhuojiApp(App[int]):
             self.end_reveal(open_sheet=False)
             while self._reading_open():
                 self.pop_screen()
-        for screen in self.screen_stack:
-            show = getattr(screen, "show", None)
-            if show is not None:
-                show(self.displayed)
+        self._present()
         if asked(old, new):
             self.ring()  # your turn (or a claim): heard even with the window behind another
             if gave_way:
@@ -408,10 +504,7 @@ class ZhuojiApp(App[int]):
         if self._reveal_timer is not None:
             self._reveal_timer.stop()
             self._reveal_timer = None
-        for screen in self.screen_stack:
-            show = getattr(screen, "show", None)
-            if show is not None:
-                show(self.view)
+        self._present()
         if open_sheet:
             self.open_settlement()
 
@@ -430,30 +523,20 @@ class ZhuojiApp(App[int]):
 
     def name_cells(self) -> int:
         """The most cells a name takes on a sheet: `NAME_CELLS`, more on a wide screen."""
-        return NAME_CELLS if self.size.width < 110 else WIDE_NAME_CELLS
+        return name_cells(self.size.width)
 
-    def _names(self, dealer: int | None = None) -> Callable[[int], str]:
-        """Seat names for the sheets: cut to `name_cells()` with an ellipsis (never split across
-        lines), `*` for the player, and with the round's `dealer` the seat's wind first, so two
-        names cut alike are still told apart."""
-        from client_tui.board import WINDS, fit
+    def _names(self, dealer: int | None = None, view: View | None = None) -> Callable[[int], str]:
+        """Seat names for the sheets of `view` (the live one by default): `render.seat_names`
+        at this screen's width."""
+        return seat_names(view or self.view, self.lang, self.name_cells(), dealer)
 
-        view = self.view
-        winds = WINDS[self.lang.code]
-        cells = self.name_cells()
-
-        def name(seat: int) -> str:
-            n = fit(view.name_of(seat), cells)
-            if seat == view.seat:
-                n += "*"
-            return n if dealer is None else f"{winds[(seat - dealer) % 4]} {n}"
-
-        return name
-
-    def open_settlement(self, res: ResultV | None = None) -> None:
+    def open_settlement(self, res: ResultV | None = None, *, view: View | None = None) -> None:
         """Show a round's settlement sheet, the last round's by default (replacing an older
-        sheet)."""
-        res = res or self.view.result
+        sheet); `view`: the table it is of, when not the live one (a replayed round: no wait, no
+        "ready for the next round")."""
+        live = view is None or view is self.view
+        view = view or self.view
+        res = res or view.result
         if res is None:
             self.refuse(self.lang.t("why_no_sheet"))
             return
@@ -461,12 +544,14 @@ class ZhuojiApp(App[int]):
         from client_tui.screens.sheets import SheetScreen, body_width, sheet_renderable
         from client_tui.sheet import build_sheet
 
-        sheet = build_sheet(res, rules_for(self.view))
-        body = sheet_renderable(
-            sheet, self._names(res.dealer), self.lang, self.ascii, body_width(self.size.width)
-        )
+        sheet = build_sheet(res, rules_for(view))
+        names = self._names(res.dealer, view)
+        body = sheet_renderable(sheet, names, self.lang, self.ascii, body_width(self.size.width))
         if self._sheet_open():
             self.pop_screen()
+        if not live:
+            self.push_screen(SheetScreen(body, self.lang.t("close_hint"), name="settlement"))
+            return
         self.push_screen(
             SheetScreen(body, self.settlement_hint(), name="settlement", status=self.sheet_status),
             self._sheet_closed,
@@ -518,49 +603,12 @@ class ZhuojiApp(App[int]):
         return True
 
     def vote_line(self) -> str:
-        """The open vote to end the match in words: who proposed, who agreed, who is waited
-        for, the countdown, and the keys; "" when there is none."""
-        v, t = self.view, self.lang.t
-        vote = v.end_vote
-        if vote is None:
-            return ""
-        name = self._names()
-        agreed = ", ".join(name(s) for s in range(4) if vote.voters[s] and vote.agreed[s])
-        waiting = ", ".join(name(s) for s in range(4) if vote.voters[s] and not vote.agreed[s])
-        left = 0 if vote.deadline_at is None else max(0, math.ceil(vote.deadline_at - self.clock()))
-        line = t(
-            "vote_open",
-            name=name(vote.proposer),
-            agreed=agreed or "—",
-            waiting=waiting or "—",
-            s=left,
-        )
-        if v.seat is not None and vote.agreed[v.seat]:
-            return line + " · " + t("vote_you_agreed")
-        if v.seat is not None:
-            return line + " · " + t("vote_keys")
-        return line
+        """The open vote to end the match in words: `render.vote_line`."""
+        return vote_line(self.view, self._names(), self.lang, self.clock())
 
     def wait_line(self) -> str:
-        """The wait between rounds (or for a rematch) in words: the countdown and who is still
-        reading; "" when there is none."""
-        v, w, t = self.view, self.view.wait, self.lang.t
-        if w is None:
-            return ""
-        names = ", ".join(self._names()(s) for s in range(4) if not w.ready[s])
-        if w.rematch:
-            return t("rematch_wait", names=names or "—")
-        if w.deadline_at is None:
-            head = t("next_round_wait", n=w.round_no)
-        else:
-            left = max(0, math.ceil(w.deadline_at - self.clock()))
-            head = t("next_round_in", n=w.round_no, s=left)
-        if not names:
-            return head
-        line = head + " · " + t("still_reading", names=names)
-        if v.seat is not None and w.ready[v.seat]:
-            line += " · " + t("you_are_ready")
-        return line
+        """The wait between rounds (or for a rematch) in words: `render.wait_line`."""
+        return wait_line(self.view, self._names(), self.lang, self.clock())
 
     def _sheet_closed(self, ready: bool | None) -> None:
         if ready:
@@ -569,30 +617,44 @@ class ZhuojiApp(App[int]):
             self._summary_pending = False
             self.open_summary()
 
-    def open_history(self) -> None:
-        """`r`: every round of the match; the one picked opens its settlement sheet."""
+    def open_history(self, view: View | None = None) -> None:
+        """`r`: every round of the match (of `view`, a replay's, or the live one); the one
+        picked opens its settlement sheet, `v` replays the live match once it is over."""
         from client_tui.screens.history import REPLAY, HistoryScreen
 
-        history = self.view.history
+        view = view or self.view
+        history = view.history
         if not history:
             self.refuse(self.lang.t("why_no_history"))
             return
 
         def picked(index: int | None) -> None:
             if index == REPLAY:
-                if self.view.match_end is None or self.view.table_id is None:
+                if view is not self.view:
+                    self.refuse(self.lang.t("why_replaying"))
+                elif self.view.match_end is None or self.view.table_id is None:
                     self.refuse(self.lang.t("why_replay_later"))
                 else:
                     self.ask_rounds(self.view.table_id)
             elif index is not None and 0 <= index < len(history):
-                self.open_settlement(history[index])
+                self.open_settlement(history[index], view=view)
 
-        self.push_screen(HistoryScreen(history, self._names(), self.lang), picked)
+        self.push_screen(HistoryScreen(history, self._names(view=view), self.lang), picked)
 
     # ----- browsing a finished match's rounds -----
 
     def ask_rounds(self, table: str, token: str | None = None) -> None:
-        """Ask the server for a finished match's rounds (`rounds` opens the browser)."""
+        """Open a finished match's rounds: from the host's database when this process hosts the
+        server (`load_rounds`), else asked of the server (`rounds` opens the browser)."""
+        if self.load_rounds is not None:
+            try:
+                tapes = self.load_rounds(table)
+            except (OSError, ValueError) as err:  # an unreadable database: the server's copy
+                self.log.warning(f"the host's rounds of {table} could not be read: {err}")
+                tapes = []
+            if tapes:
+                self._open_tapes(tapes)
+                return
         if self.send(GetRounds(table=table, token=token)):
             self.notify(self.lang.t("rp_asking"), timeout=3, markup=False)
 
@@ -617,31 +679,28 @@ class ZhuojiApp(App[int]):
         """Open the replay browser on a server's `rounds`; the live view waits behind it and
         comes back, brought up to date, when the browser closes."""
         from client_tui.replay import tapes_from_rounds
-        from client_tui.screens.replay import ReplayScreen
 
         tapes = tapes_from_rounds(msg)
         if not tapes:
             self.refuse(self.lang.t("rp_no_rounds"))
             return
-        if self.live_view is None:
-            self.live_view = self.view
-        self.push_screen(ReplayScreen(tapes), self._browsed)
+        self._open_tapes(tapes)
 
-    def _browsed(self, _: None) -> None:
-        live, self.live_view = self.live_view, None
-        if live is None:
-            return
-        self.view = live
-        mode = self._wanted_mode(live)
-        if mode != self.current_mode:
-            self.switch_mode(mode)
-        for screen in self.screen_stack:
-            show = getattr(screen, "show", None)
-            if show is not None:
-                show(live)
+    def _open_tapes(self, tapes: list[RoundTape]) -> None:
+        """The replay browser over the table or the lobby: it keeps its own view (the live one
+        goes on behind it) and is told only how to draw."""
+        from client_tui.screens.replay import ReplayScreen
+
+        screen = ReplayScreen(tapes, exporter=self.exporter)
+        screen.configure(self.lang, self.ascii, self.clock, self.play_mode)
+        self.push_screen(screen)
 
     def open_records(self, table: str | None = None) -> None:
-        """The Records screen (client_tui.screens.records); `table`: a match just played."""
+        """The Records screen (client_tui.screens.records); `table`: a match just played. Its
+        module (and textual-plotext's plots) is imported when it is first opened, not at the
+        start of every `zhuoji play` (issue 26)."""
+        from client_tui.screens.records import RecordsScreen
+
         self.push_screen(RecordsScreen(self.lang.code, table=table))
 
     def open_summary(self) -> None:
@@ -679,7 +738,7 @@ class ZhuojiApp(App[int]):
 
     def mid_match(self) -> bool:
         """Seated at a match that has not ended: leaving hands the seat to the bot."""
-        v = self.live_view or self.view
+        v = self.view
         return (
             v.seat is not None
             and v.table is not None
@@ -736,10 +795,7 @@ class ZhuojiApp(App[int]):
 
     def action_toggle_tiles(self) -> None:
         self.ascii = not self.ascii
-        for screen in self.screen_stack:
-            show = getattr(screen, "show", None)
-            if show is not None:
-                show(self.view)
+        self._present()
 
     def action_quit_app(self) -> None:
         """`q`: quit; mid-match, only after saying what happens to the seat."""

@@ -7,13 +7,16 @@ table). Each tile carries one mark cell: `↗` a tile someone took (碰/杠/胡;
 through), `•` the 报听 discard (also underlined); the newest discard at the table is shown
 reversed.
 
->>> from client_tui.view import DiscardV, RoundV
->>> r = RoundV(round_no=1, dealer=0, streak=0, base=1,
-...            discards=(tuple(DiscardV(t) for t in "1m 2m 3m 4m 5m 6m 7m".split()), (), (), ()))
+>>> from rules.options import GUIYANG
+>>> from rules.record import DiscardRecord
+>>> from rules.round import Round
+>>> from rules.view import view_of
+>>> r = view_of(Round.deal(GUIYANG, seed=1, dealer=2), None)
+>>> r = r._replace(discards=(tuple(DiscardRecord(k) for k in range(7)), (), (), ()))
 >>> print(pond_text(r, 0, ascii=True).plain)
 1m  2m  3m  4m  5m  6m
 7m
->>> wind(RoundV(round_no=1, dealer=2, streak=0, base=1), 3, Lang("zh"))
+>>> wind(r, 3, Lang("zh"))
 '南'
 """
 
@@ -28,7 +31,8 @@ from rich.text import Text
 
 from client_tui import tiles as tl
 from client_tui.i18n import Lang
-from client_tui.view import MeldV, RoundV, View
+from client_tui.view import LastAction, View
+from rules.view import MeldSeen, SeatView
 
 DIM = Style(color="grey50")
 NEWEST = Style(reverse=True, bold=True)
@@ -42,7 +46,7 @@ WINDS = {"zh": "东南西北", "en": "ESWN"}
 MELD_NAMES = {"pong": "碰", "ming": "杠", "an": "暗杠", "bu": "补杠"}
 
 
-def wind(r: RoundV | None, seat: int, lang: Lang) -> str:
+def wind(r: SeatView | None, seat: int, lang: Lang) -> str:
     """The seat's wind this round: the dealer is 东 (E), then 南 西 北 in play order."""
     dealer = r.dealer if r is not None else 0
     return WINDS[lang.code][(seat - dealer) % 4]
@@ -83,7 +87,7 @@ def feeder(view: View, other: int, lang: Lang) -> str:
     return lang.t(("me", "xiajia", "duijia", "shangjia")[(other - view.seat) % 4])
 
 
-def meld_text(view: View, seat: int, m: MeldV, ascii: bool, lang: Lang) -> Text:
+def meld_text(view: View, seat: int, m: MeldSeen, ascii: bool, lang: Lang) -> Text:
     """A meld: `碰五筒×3←对家` — the kind, the tile (`▒▒` an unseen 暗杠), and for a claimed one
     whose discard it was, named as the reader's table labels that seat (`feeder`)."""
     out = Text(MELD_NAMES.get(m.kind, m.kind), style=DIM)
@@ -115,26 +119,26 @@ def melds_lines(view: View, seat: int, ascii: bool, lang: Lang, width: int) -> l
     return lines
 
 
-def claimers(r: RoundV) -> dict[tuple[int, str], int]:
+def claimers(r: SeatView) -> dict[tuple[int, int], int]:
     """Who took each claimed discard, by (discarder, tile): the seat whose meld (or win) came
     from that discarder with that tile. Two seats cannot both claim one kind from one seat (that
     takes five of it), so the pair names the claim."""
-    out: dict[tuple[int, str], int] = {}
+    out: dict[tuple[int, int], int] = {}
     for seat, row in enumerate(r.melds):
         for m in row:
             if m.from_seat is not None and m.tile is not None:
                 out[(m.from_seat, m.tile)] = seat
-    for w in r.winners:
+    for w in r.wins:
         if w.from_seat is not None and w.tile is not None:
             out.setdefault((w.from_seat, w.tile), w.seat)
     return out
 
 
-def newest_discard(r: RoundV) -> tuple[int, int] | None:
-    """The latest discard at the table as (seat, index in its row), when the view knows it."""
+def newest_discard(r: SeatView, last: LastAction | None) -> tuple[int, int] | None:
+    """The latest discard at the table as (seat, index in its row), when the view knows it
+    (`last`: the latest move, `View.last`)."""
     if r.phase in ("claim",) and r.claim_from is not None and r.discards[r.claim_from]:
         return r.claim_from, len(r.discards[r.claim_from]) - 1
-    last = r.last
     if last is not None and last.kind in ("discarded", "claimed") and r.discards[last.seat]:
         seat = last.seat
         if last.kind == "claimed":
@@ -147,7 +151,7 @@ def newest_discard(r: RoundV) -> tuple[int, int] | None:
     return None
 
 
-def pond_cell(r: RoundV, seat: int, i: int, ascii: bool, newest: bool) -> Text:
+def pond_cell(r: SeatView, seat: int, i: int, ascii: bool, newest: bool) -> Text:
     """One discard and its mark cell."""
     d = r.discards[seat][i]
     face = tl.text(d.tile, ascii, dim=d.claimed, strike=d.claimed, underline=d.declared)
@@ -167,12 +171,20 @@ def pond_cell(r: RoundV, seat: int, i: int, ascii: bool, newest: bool) -> Text:
     return t
 
 
-def pond_text(r: RoundV, seat: int, *, ascii: bool, per_row: int = POND_ROW) -> Text:
-    """The seat's discards in rows of `per_row`, in discard order (`·` for none yet)."""
+def pond_text(
+    r: SeatView,
+    seat: int,
+    *,
+    ascii: bool,
+    per_row: int = POND_ROW,
+    last: LastAction | None = None,
+) -> Text:
+    """The seat's discards in rows of `per_row`, in discard order (`·` for none yet); `last`
+    (the latest move) marks the newest discard."""
     row = r.discards[seat]
     if not row:
         return Text("·", style=DIM)
-    newest = newest_discard(r)
+    newest = newest_discard(r, last)
     lines = []
     for start in range(0, len(row), per_row):
         line = Text()
@@ -185,44 +197,80 @@ def pond_text(r: RoundV, seat: int, *, ascii: bool, per_row: int = POND_ROW) -> 
     return out
 
 
-def pond_faces(r: RoundV, seat: int, *, ascii: bool, per_row: int = POND_ROW) -> Text:
-    """The pond drawn as tiles, for a large screen: each row of six as two lines of faces (rank
-    over suit) and a line of marks under them (`↗` taken, also greyed; `•` the 报听 discard;
-    `▲` the newest discard, also reversed)."""
+BOX_CELLS = 5
+"""The cells a boxed tile takes, the space after it included."""
+
+
+def pond_boxes(
+    r: SeatView,
+    seat: int,
+    *,
+    ascii: bool,
+    per_row: int = POND_ROW,
+    last: LastAction | None = None,
+) -> Text:
+    """The pond drawn as standing tiles, for a large screen (about 150x45 up): three rows a
+    tile, rank over suit between two sides and the base, whose first cell carries the mark
+    (`↗` taken, also greyed and struck; `•` the 报听 discard, also underlined; `▲` the newest,
+    also reversed).
+
+    >>> from rules.options import GUIYANG
+    >>> from rules.record import DiscardRecord
+    >>> from rules.round import Round
+    >>> from rules.view import view_of
+    >>> r = view_of(Round.deal(GUIYANG, seed=1), 0)
+    >>> r = r._replace(discards=((DiscardRecord(4), DiscardRecord(26, claimed=True)), (), (), ()))
+    >>> print(pond_boxes(r, 0, ascii=False).plain)
+    │五│ │九│
+    │万│ │条│
+    └──┘ └↗─┘
+    """
     row = r.discards[seat]
     if not row:
         return Text("·", style=DIM)
-    newest = newest_discard(r)
+    newest = newest_discard(r, last)
     lines: list[Text] = []
     for start in range(0, len(row), per_row):
-        top, bottom, marks = Text(), Text(), Text()
+        top, bottom, base = Text(), Text(), Text()
         for i in range(start, min(len(row), start + per_row)):
             d = row[i]
             rank, suit = tl.face(d.tile, ascii)
             if d.claimed:
                 face = Style(color="grey50", bgcolor="#3a3a3a", strike=True)
             else:
-                face = Style(color=tl.SUIT_COLOURS[d.tile[1]], bgcolor=tl.FACE_BG, bold=True)
+                face = Style(color=tl.colour(d.tile), bgcolor=tl.FACE_BG, bold=True)
             if newest == (seat, i):
                 face += Style(reverse=True)
             if d.declared:
                 face += Style(underline=True)
-            top.append(rank, style=face)
-            bottom.append(suit, style=face)
-            top.append(" ")
-            bottom.append(" ")
+            edge = DIM if d.claimed else Style(color="#b8b0a0")
+            for line, glyph in ((top, rank), (bottom, suit)):
+                line.append("│", style=edge)
+                line.append(glyph, style=face)
+                line.append("│ ", style=edge)
+            base.append("└", style=edge)
             if d.claimed:
-                marks.append((TAKEN_MARK if not ascii else "^") + "  ", style=DIM)
+                base.append((TAKEN_MARK if not ascii else "^") + "─", style=DIM)
             elif d.declared:
-                marks.append((DECLARED_MARK if not ascii else "*") + "  ", style=DECLARED_STYLE)
+                base.append(DECLARED_MARK if not ascii else "*", style=DECLARED_STYLE)
+                base.append("─", style=edge)
             elif newest == (seat, i):
-                marks.append(("▲" if not ascii else "^") + "  ", style=Style(color="#ffe08a"))
+                base.append("▲" if not ascii else "^", style=Style(color="#ffe08a", bold=True))
+                base.append("─", style=edge)
             else:
-                marks.append("   ")
-        lines += [top, bottom, marks]
+                base.append("──", style=edge)
+            base.append("┘ ", style=edge)
+        for line in (top, bottom, base):
+            line.rstrip()
+        lines += [top, bottom, base]
     out = Text("\n").join(lines)
     out.no_wrap = True
     return out
+
+
+def boxes_per_row(cells: int) -> int:
+    """How many boxed tiles a pond row holds in `cells` (six to twelve)."""
+    return max(POND_ROW, min(12, (cells + 1) // BOX_CELLS))
 
 
 def pond_width(ascii: bool, per_row: int = POND_ROW) -> int:
@@ -260,10 +308,10 @@ def centre_text(
     if r is None:
         return out
     if t is not None:
-        out.append(lang.t("round", n=r.round_no, of=t.rounds), style=Style(bold=True))
+        out.append(lang.t("round", n=view.round_no, of=t.rounds), style=Style(bold=True))
         out.append(" ")
     out.append(lang.t("wall", n=r.wall_left), style=Style(bold=True, color="#f0c040"))
-    out.append(" " + lang.t("base", n=r.base), style=DIM)
+    out.append(" " + lang.t("base", n=view.round_base), style=DIM)
     out.append("\n")
     streak = " " + lang.t("streak", n=r.streak) if r.streak else ""
     out.append(lang.t("dealer") + " ", style=DIM)

@@ -1,7 +1,7 @@
 """Hints for the player: the strong bot's three best moves for the prompt on screen, worded here
 from the rules core's structured hints (`rules.players.hints.top_moves`).
 
-The hints are computed on the client from the seat's own view (`RoundV.seat_view`, what the
+The hints are computed on the client from the seat's own view (`View.round`, the rules core's `SeatView`: what the
 server has shown this seat), so they reveal nothing the player could not work out; the table's
 `hints` option (RULES.md §10) turns the key off, and the server enforces nothing (any client may
 analyse its own view as it likes).
@@ -34,10 +34,9 @@ def hint_view(view: View) -> SeatView | str:
         return "why_hints_off"
     if view.seat is None:
         return "why_watching"
-    prompt, r = view.prompt, view.round
-    if prompt is None or prompt.answered or r is None or r.seat_view is None:
+    prompt, sv = view.prompt, view.round
+    if prompt is None or prompt.answered or sv is None:
         return "why_no_hint"
-    sv = r.seat_view
     if prompt.is_claim:
         claims = tuple(a for a in ("hu", "pong", "gang") if prompt.offers(a))
         return sv._replace(offered=claims)

@@ -474,6 +474,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "state_voted": ("投票解散", "ended by vote"),
     "history": ("牌局记录", "rounds"),
     "why_replay_later": ("比赛结束后才能回放", "the match can be replayed once it is over"),
+    "why_replaying": ("已在回放这场比赛", "this match is being replayed already"),
     "history_title": (
         "本场每一局（Enter 查看结算，v 回放，Esc 关闭）",
         "Every round of the match (Enter opens its sheet, v replays, Esc closes)",

@@ -2,8 +2,8 @@
 
 Pure: no I/O, no clock (the arrival time `at` is passed in), no Textual. Server frames are the
 protocol models (`protocol.messages`); the client's own happenings are `client_tui.local`. The
-round itself moves by the rules core's `rules.view.reduce` (each frame read back as a rules event
-by `protocol.events.seen_event`); `shown` writes that view out as the display value `RoundV`. Table
+round itself is the rules core's `rules.view.SeatView`, moved by `rules.view.reduce` (each frame
+read back as a rules event by `protocol.events.seen_event`), and kept nowhere else. Table
 events are applied once each: a frame whose `seq` the view already has is a duplicate (a replay
 after a reconnect) and changes nothing.
 
@@ -23,20 +23,16 @@ from client_tui.local import Acted, Connecting, ConnectionClosed, ConnectionLost
 from client_tui.view import (
     Choice,
     ConnStatus,
-    DiscardV,
     LastAction,
     MatchEndV,
-    MeldV,
     Notice,
     PromptV,
     ResultV,
-    RoundV,
     SeatV,
     TableV,
     View,
     VoteV,
     WaitV,
-    WinV,
 )
 from protocol.events import seen_event, snapshot_view
 from protocol.fairdeal import check_deal
@@ -58,7 +54,6 @@ from protocol.messages import (
     Prompt,
     RoundEnded,
     RoundStarted,
-    RoundView,
     SeatStatus,
     ServerMessage,
     Snapshot,
@@ -69,9 +64,8 @@ from protocol.messages import (
     Welcome,
 )
 from rules.options import RuleOptions
-from rules.round import Phase as RulesPhase
-from rules.tiles import NUM_KINDS, parse_tile, tile_name
-from rules.view import Leak, SeatView, start
+from rules.tiles import parse_tile
+from rules.view import Leak, start
 from rules.view import reduce as reduce_view
 
 Message = ServerMessage | LocalMessage
@@ -217,6 +211,8 @@ def _left_table(view: View) -> View:
         round_seq=0,
         names=("", "", "", ""),
         round=None,
+        last=None,
+        commitment=None,
         prompt=None,
         result=None,
         history=(),
@@ -239,7 +235,8 @@ def _snapshot(view: View, m: Snapshot) -> View:
     if m.table != view.table_id:
         return view
     info = table_v(m.info)
-    rnd = round_v(m.round, m.seat, _rules(info)) if m.round is not None else None
+    rv = m.round
+    rnd = snapshot_view(rv, m.seat, _rules(info)) if rv is not None else None
     # The snapshot does not say which event the round last moved on: the next prompt decides.
     return replace(
         view,
@@ -248,6 +245,10 @@ def _snapshot(view: View, m: Snapshot) -> View:
         seq=m.seq,
         round_seq=0,
         round=rnd,
+        round_no=rv.round_no if rv is not None else view.round_no,
+        round_base=rv.base if rv is not None else view.round_base,
+        commitment=rv.commitment if rv is not None else None,
+        last=None,
         prompt=None,
         end_vote=None,  # an open vote's `end_vote` follows the snapshot
         scores=info.scores,
@@ -257,74 +258,10 @@ def _snapshot(view: View, m: Snapshot) -> View:
     )
 
 
-def round_v(rv: RoundView, viewer: int | None, opts: RuleOptions) -> RoundV:
-    """A snapshot's round as a view value."""
-    base = RoundV(
-        round_no=rv.round_no,
-        dealer=rv.dealer,
-        streak=rv.streak,
-        base=rv.base,
-        commitment=rv.commitment,
-    )
-    return shown(snapshot_view(rv, viewer, opts), base)
-
-
 def _rules(table: TableV | None) -> RuleOptions:
     """The table's rules, which the round's seat view is started with (and which the client then
     reads from that view: `client_tui.analysis.rules_for`)."""
     return options_for(table)
-
-
-NAMES = tuple(tile_name(k) for k in range(NUM_KINDS))
-
-
-def _names(counts: Sequence[int]) -> tuple[str, ...]:
-    return tuple(name for name, n in zip(NAMES, counts, strict=True) for _ in range(n))
-
-
-def shown(sv: SeatView, r: RoundV) -> RoundV:
-    """`r` with the round's fields written from the rules view `sv` (tiles in notation)."""
-    drawn = sv.drawn if sv.phase is RulesPhase.TURN or sv.phase is RulesPhase.OVER else None
-    return replace(
-        r,
-        phase=sv.phase.value,
-        turn=sv.turn,
-        wall_left=sv.wall_left,
-        hand=None if sv.hand is None else _names(sv.hand),
-        drawn=None if drawn is None else NAMES[drawn],
-        hand_sizes=sv.hand_sizes,
-        melds=tuple(
-            tuple(
-                MeldV(m.kind, None if m.tile is None else NAMES[m.tile], m.from_seat, m.dou)
-                for m in row
-            )
-            for row in sv.melds
-        ),
-        discards=tuple(
-            tuple(DiscardV(NAMES[d.tile], d.claimed, d.declared) for d in row)
-            for row in sv.discards
-        ),
-        declared=sv.declared,
-        claim_tile=None if sv.claim_tile is None else NAMES[sv.claim_tile],
-        claim_from=sv.claim_from,
-        winners=tuple(
-            WinV(
-                w.seat,
-                w.how,
-                None if w.tile is None else NAMES[w.tile],
-                w.from_seat,
-                w.pattern,
-                tuple(w.bonuses),
-                w.void,
-                tuple(NAMES[k] for k in w.hand),
-            )
-            for w in sv.wins
-        ),
-        exhausted=sv.exhausted,
-        flip=None if sv.flip is None else NAMES[sv.flip],
-        hands=None if sv.hands is None else tuple(_names(h) for h in sv.hands),
-        seat_view=sv,
-    )
 
 
 def _prompt(view: View, m: Prompt, at: float) -> View:
@@ -394,10 +331,9 @@ def _table_event(view: View, m: Any) -> View:
         )
     if isinstance(m, AutoPlayed):
         prompt = None if m.seat == view.seat else view.prompt
-        rnd = view.round
-        if rnd is not None:
-            rnd = replace(rnd, last=LastAction("auto_played", m.seat, None, m.reason))
-        return replace(view, prompt=prompt, round=rnd)
+        if view.round is None:
+            return replace(view, prompt=prompt)
+        return replace(view, prompt=prompt, last=LastAction("auto_played", m.seat, None, m.reason))
     # A round event: the state moved on, so any prompt is answered or void (a new one follows).
     view = replace(view, prompt=None, round_seq=m.seq)
     if isinstance(m, RoundStarted):
@@ -410,72 +346,64 @@ def _table_event(view: View, m: Any) -> View:
             sv = start(_rules(view.table), view.seat, deal)
         except Leak:
             return view  # a deal showing a spectator a hand: not ours to keep
-        rnd = shown(
-            sv,
-            RoundV(
-                round_no=m.round_no,
-                dealer=m.dealer,
-                streak=m.streak,
-                base=m.base,
-                commitment=m.commitment,
-            ),
-        )
         dealt = tuple(m.hand) if m.hand is not None and view.seat is not None else None
-        return replace(view, round=rnd, table=table, dealt=dealt, wait=None)
-    if view.round is None:
-        return view
+        return replace(
+            view,
+            round=sv,
+            round_no=m.round_no,
+            round_base=m.base,
+            commitment=m.commitment,
+            last=None,
+            table=table,
+            dealt=dealt,
+            wait=None,
+        )
     r = view.round
+    if r is None:
+        return view
+    event = seen_event(m)
+    if event is None:
+        return view
+    try:
+        sv = reduce_view(r, event)
+    except (Leak, ValueError, StopIteration):
+        if not isinstance(m, RoundEnded):
+            return view  # a frame that does not fit the round as we have it changes nothing
+        sv = r  # the round's result is kept all the same
+    view = replace(view, round=sv, last=_last(view.last, m, view.seat))
     if isinstance(m, RoundEnded):
         fair = None
-        if r.commitment is not None:  # the fair deal: does the reveal open the commitment?
+        if view.commitment is not None:  # the fair deal: does the reveal open the commitment?
             reveal = m.deal.model_dump() if m.deal is not None else None
             fair = not check_deal(
-                r.commitment, reveal, dealer=r.dealer, seat=view.seat, hand=view.dealt
+                view.commitment, reveal, dealer=r.dealer, seat=view.seat, hand=view.dealt
             )
-        weekday = r.seat_view.weekday if r.seat_view is not None else None
         res = ResultV(
-            r.round_no, m.result, tuple(m.scores), r.dealer, r.winners, r.discards, fair, weekday
+            view.round_no, m.result, tuple(m.scores), r.dealer, r.discards, fair, r.weekday
         )
         table = view.table
         if table is not None:
             table = replace(table, scores=tuple(m.scores))
-        # Everything is shown once the round is over: every hand, and the 暗杠 tiles.
-        over = _round_event(r, m, view.seat)
         return replace(
-            view,
-            round=over,
-            result=res,
-            history=view.history + (res,),
-            scores=tuple(m.scores),
-            table=table,
+            view, result=res, history=view.history + (res,), scores=tuple(m.scores), table=table
         )
-    return replace(view, round=_round_event(r, m, view.seat))
+    return view
 
 
-def _round_event(r: RoundV, m: Any, me: int | None) -> RoundV:
-    event = seen_event(m)
-    if r.seat_view is None or event is None:
-        return r
-    try:
-        sv = reduce_view(r.seat_view, event)
-    except (Leak, ValueError, StopIteration):
-        return r  # a frame that does not fit the round as we have it changes nothing
-    return shown(sv, replace(r, last=_last(r, m, me)))
-
-
-def _last(r: RoundV, m: Any, me: int | None) -> LastAction | None:
-    """The move the status line names."""
+def _last(last: LastAction | None, m: Any, me: int | None) -> LastAction | None:
+    """The move the status line names (tiles as kinds)."""
     if isinstance(m, Discarded):
-        return LastAction("discarded", m.seat, m.tile)
+        return LastAction("discarded", m.seat, parse_tile(m.tile))
     if isinstance(m, Claimed):
-        return LastAction("claimed", m.seat, m.tile, m.act)
+        return LastAction("claimed", m.seat, parse_tile(m.tile), m.act)
     if isinstance(m, ConcealedGang):
-        return LastAction("concealed_gang", m.seat, m.tile if m.seat == me else None)
+        tile = parse_tile(m.tile) if m.seat == me and m.tile is not None else None
+        return LastAction("concealed_gang", m.seat, tile)
     if isinstance(m, AddGangDeclared):
-        return LastAction("add_gang_declared", m.seat, m.tile)
+        return LastAction("add_gang_declared", m.seat, parse_tile(m.tile))
     if isinstance(m, AddedGang):
-        return LastAction("added_gang", m.seat, m.tile)
-    return r.last
+        return LastAction("added_gang", m.seat, parse_tile(m.tile))
+    return last
 
 
 # ----- tuple helpers -----

@@ -10,6 +10,8 @@ widgets stay thin and these can be read and tested on their own.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.style import Style
@@ -17,14 +19,24 @@ from rich.text import Text
 
 from client_tui import tiles as tl
 from client_tui.analysis import Readiness
-from client_tui.board import fit, melds_lines, pond_faces, pond_text, pond_width, wind
+from client_tui.board import (
+    WINDS,
+    boxes_per_row,
+    fit,
+    melds_lines,
+    pond_boxes,
+    pond_text,
+    pond_width,
+    wind,
+)
 from client_tui.i18n import Lang
 from client_tui.option_form import summary
-from client_tui.view import MeldV, RoundV, TableV, View
+from client_tui.view import TableV, View
 from client_tui.wins import extra_bonuses
 from protocol.messages import printable
 from rules.chickens import weekday_kinds
-from rules.tiles import tile_name
+from rules.round import Phase
+from rules.view import SeatView
 
 HAND_KEYS = "1234567890-=[]"
 """The key that discards the tile at each hand position (the drawn tile takes the last one)."""
@@ -35,6 +47,11 @@ BADGE_OFF = Style(color="white", bgcolor="#b03030", bold=True)
 BADGE_DEALER = Style(color="black", bgcolor="#d8c8a0", bold=True)
 BADGE_DECLARED = Style(color="white", bgcolor="#7040a0", bold=True)
 TURN_MARK = Style(color="#f0c040", bold=True)
+READY_MARK = Style(color="green", bold=True)
+CURSOR_MARK = Style(color="#ffe08a", bold=True)
+HAND_LINES = 4
+"""The lines the hand takes; `HAND_LINES_BIG` with boxed tiles (a screen of about 150x45 up)."""
+HAND_LINES_BIG = 6
 
 
 def plain(text: str, style: Style | str = "") -> Text:
@@ -65,18 +82,6 @@ def relation(view: View, seat: int, lang: Lang) -> str:
 
 def signed(n: int) -> str:
     return f"+{n}" if n > 0 else str(n)
-
-
-def meld_text(m: MeldV, ascii: bool, lang: Lang) -> Text:
-    """A meld inline: `碰[五筒×3]`, `杠[▒▒×4]` face down (the table's own lines say whose
-    discard a claimed meld was: `client_tui.board.meld_text`)."""
-    names = {"pong": "碰", "ming": "杠", "an": "暗杠", "bu": "补杠"}
-    out = Text(names.get(m.kind, m.kind), style=DIM)
-    out.append("[")
-    out.append_text(tl.text(m.tile, ascii))
-    n = 3 if m.kind == "pong" else 4
-    out.append(f"×{n}]", style=DIM)
-    return out
 
 
 def bot_tag(level: str | None, lang: Lang) -> str:
@@ -162,18 +167,19 @@ def end_line(view: View, seat: int, ascii: bool, lang: Lang, width: int = 200) -
     r = view.round
     if r is None:
         return None
-    won = next((w for w in r.winners if w.seat == seat), None)
+    won = next((w for w in r.wins if w.seat == seat), None)
     if won is not None:
         head = Text(
             f"{lang.t('winner')} {lang.word(won.pattern)}",
             style=Style(bold=True, color="#f0c040"),
         )
-        return packed([head, tl.grouped(won.hand, ascii)], width, sep=" ")
+        hand = [tl.notation(k) for k in won.hand]
+        return packed([head, tl.grouped(hand, ascii)], width, sep=" ")
     if r.hands is not None and seat != view.seat:
         # The round is over: every hand is shown.
         out = Text()
         out.append(lang.t("hand_revealed") + " ", style=DIM)
-        out.append_text(tl.grouped(r.hands[seat], ascii))
+        out.append_text(tl.grouped(tl.names(r.hands[seat]), ascii))
         return out
     return None
 
@@ -197,7 +203,7 @@ def seat_text(view: View, seat: int, ascii: bool, lang: Lang, width: int = 80) -
     if end is not None:
         lines += [Text("   ").append_text(ln) for ln in end.split("\n")]
     per_row = 12 if pond_width(ascii, 12) + 3 <= width else 6
-    for ln in pond_text(r, seat, ascii=ascii, per_row=per_row).split("\n"):
+    for ln in pond_text(r, seat, ascii=ascii, per_row=per_row, last=view.last).split("\n"):
         lines.append(Text("   ").append_text(ln))
     text = Text("\n").join(lines)
     text.no_wrap = True
@@ -206,7 +212,7 @@ def seat_text(view: View, seat: int, ascii: bool, lang: Lang, width: int = 80) -
 
 
 def panel_text(
-    view: View, seat: int, ascii: bool, lang: Lang, width: int, *, faces: bool = False
+    view: View, seat: int, ascii: bool, lang: Lang, width: int, *, big: bool = False
 ) -> Text:
     """One seat on the table layout, in `width` cells: its first line, its melds (whose discard
     each claimed one was), the winning or revealed hand at the end, and its pond in rows of six."""
@@ -227,7 +233,10 @@ def panel_text(
         end = end_line(view, seat, ascii, lang, width)
         if end is not None:
             lines += end.split("\n")
-        pond = pond_faces(r, seat, ascii=ascii) if faces else pond_text(r, seat, ascii=ascii)
+        if big:  # standing tiles, as many to a row as the panel holds
+            pond = pond_boxes(r, seat, ascii=ascii, per_row=boxes_per_row(width), last=view.last)
+        else:
+            pond = pond_text(r, seat, ascii=ascii, last=view.last)
         lines += pond.split("\n")
     out = Text("\n").join(lines)
     out.no_wrap = True
@@ -235,9 +244,81 @@ def panel_text(
     return out
 
 
-def discards_text(r: RoundV, seat: int, ascii: bool) -> Text:
-    """The seat's discards in order on one line (`client_tui.board.pond_text` lays them in rows)."""
-    return pond_text(r, seat, ascii=ascii, per_row=max(1, len(r.discards[seat])))
+NAME_CELLS = 10
+"""The most cells a name takes on a sheet (the rest is cut, with an ellipsis)."""
+WIDE_NAME_CELLS = 16
+"""… on a screen 110 columns wide or more."""
+
+
+def name_cells(width: int) -> int:
+    """The most cells a name takes on a sheet `width` columns wide."""
+    return NAME_CELLS if width < 110 else WIDE_NAME_CELLS
+
+
+def seat_names(
+    view: View, lang: Lang, cells: int, dealer: int | None = None
+) -> Callable[[int], str]:
+    """Seat names for the sheets: cut to `cells` with an ellipsis (never split across lines),
+    `*` for the player, and with the round's `dealer` the seat's wind first, so two names cut
+    alike are still told apart.
+
+    >>> seat_names(View(seat=1, names=("阿明", "Bea", "", "")), Lang("en"), 10, dealer=1)(1)
+    'E Bea*'
+    """
+    winds = WINDS[lang.code]
+
+    def name(seat: int) -> str:
+        n = fit(view.name_of(seat), cells)
+        if seat == view.seat:
+            n += "*"
+        return n if dealer is None else f"{winds[(seat - dealer) % 4]} {n}"
+
+    return name
+
+
+def wait_line(view: View, name: Callable[[int], str], lang: Lang, now: float) -> str:
+    """The wait between rounds (or for a rematch) in words: the countdown (at `now`) and who is
+    still reading; "" when there is none."""
+    w, t = view.wait, lang.t
+    if w is None:
+        return ""
+    names = ", ".join(name(s) for s in range(4) if not w.ready[s])
+    if w.rematch:
+        return t("rematch_wait", names=names or "—")
+    if w.deadline_at is None:
+        head = t("next_round_wait", n=w.round_no)
+    else:
+        left = max(0, math.ceil(w.deadline_at - now))
+        head = t("next_round_in", n=w.round_no, s=left)
+    if not names:
+        return head
+    line = head + " · " + t("still_reading", names=names)
+    if view.seat is not None and w.ready[view.seat]:
+        line += " · " + t("you_are_ready")
+    return line
+
+
+def vote_line(view: View, name: Callable[[int], str], lang: Lang, now: float) -> str:
+    """The open vote to end the match in words: who proposed, who agreed, who is waited for,
+    the countdown (at `now`), and the keys; "" when there is none."""
+    t, vote = lang.t, view.end_vote
+    if vote is None:
+        return ""
+    agreed = ", ".join(name(s) for s in range(4) if vote.voters[s] and vote.agreed[s])
+    waiting = ", ".join(name(s) for s in range(4) if vote.voters[s] and not vote.agreed[s])
+    left = 0 if vote.deadline_at is None else max(0, math.ceil(vote.deadline_at - now))
+    line = t(
+        "vote_open",
+        name=name(vote.proposer),
+        agreed=agreed or "—",
+        waiting=waiting or "—",
+        s=left,
+    )
+    if view.seat is not None and vote.agreed[view.seat]:
+        return line + " · " + t("vote_you_agreed")
+    if view.seat is not None:
+        return line + " · " + t("vote_keys")
+    return line
 
 
 def options_summary(t: TableV, lang: Lang) -> str:
@@ -254,12 +335,12 @@ def header_text(view: View, lang: Lang, ascii: bool) -> Text:
     t = view.table
     r = view.round
     if r is not None and t is not None:
-        out.append(lang.t("round", n=r.round_no, of=t.rounds), style=Style(bold=True))
+        out.append(lang.t("round", n=view.round_no, of=t.rounds), style=Style(bold=True))
         out.append(" · " + lang.t("dealer") + " " + view.name_of(r.dealer))
         if r.streak:
             out.append(" " + lang.t("streak", n=r.streak))
         out.append(" · " + lang.t("wall", n=r.wall_left))
-        out.append(" · " + lang.t("base", n=r.base))
+        out.append(" · " + lang.t("base", n=view.round_base))
         if view.seat is not None:  # where the reader sits this round
             out.append(f" · {lang.t('you')} {wind(r, view.seat, lang)}", style=Style(bold=True))
         today = weekday_chickens(r)
@@ -279,13 +360,10 @@ def header_text(view: View, lang: Lang, ascii: bool) -> Text:
     return out
 
 
-def weekday_chickens(r: RoundV) -> list[str]:
-    """This deal's 星期鸡 tiles (`xingqiji` and the day `round_started` said), from the seat
+def weekday_chickens(r: SeatView) -> list[int]:
+    """This deal's 星期鸡 tile kinds (`xingqiji` and the day `round_started` said), from the seat
     view: empty without them."""
-    sv = r.seat_view
-    if sv is None:
-        return []
-    return [tile_name(k) for k in weekday_kinds(sv.opts, sv.weekday)]
+    return list(weekday_kinds(r.opts, r.weekday))
 
 
 def conn_badge(view: View, lang: Lang) -> Text:
@@ -358,9 +436,9 @@ def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
     if r is None:
         return parts
     if r.phase == "over":
-        for w in r.winners:
+        for w in r.wins:
             name = view.name_of(w.seat)
-            tile = tl.label(w.tile, ascii) if w.tile else ""
+            tile = tl.label(w.tile, ascii) if w.tile is not None else ""
             pattern = lang.word(w.pattern)
             if w.how == "zimo":
                 line = lang.t("won_zimo", name=name, pattern=pattern)
@@ -379,7 +457,7 @@ def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
             parts.append(Text(lang.t("exhausted"), style=Style(bold=True)))
         parts.append(Text(lang.t("round_over"), style=DIM))
         return parts
-    last = r.last
+    last = view.last
     if (
         r.phase in ("claim", "rob")
         and last is not None
@@ -388,7 +466,7 @@ def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
         last = None  # the claim line below says it
     if last is not None:
         name = view.name_of(last.seat)
-        tile = tl.label(last.tile, ascii) if last.tile else ""
+        tile = tl.label(last.tile, ascii) if last.tile is not None else ""
         if last.kind == "discarded":
             line = lang.t("last_discarded", name=name, tile=tile)
         elif last.kind == "claimed":
@@ -405,7 +483,7 @@ def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
             parts.append(Text(line, style=DIM))
     if r.phase == "turn" and r.turn != view.seat:
         parts.append(Text(lang.t("turn_of", name=view.name_of(r.turn))))
-    elif r.phase in ("claim", "rob") and r.claim_from is not None and r.claim_tile:
+    elif r.phase in ("claim", "rob") and r.claim_from is not None and r.claim_tile is not None:
         key = "claim_window" if r.phase == "claim" else "rob_window"
         tile = tl.label(r.claim_tile, ascii)
         parts.append(Text(lang.t(key, name=view.name_of(r.claim_from), tile=tile)))
@@ -413,7 +491,7 @@ def last_parts(view: View, lang: Lang, ascii: bool) -> list[Text]:
 
 
 def waits_text(
-    ready: Readiness | None, lang: Lang, ascii: bool, *, after: str | None = None
+    ready: Readiness | None, lang: Lang, ascii: bool, *, after: tl.Tile | None = None
 ) -> Text:
     """`听 一条 平胡1 剩3 · 四条 …` and whether discard wins are allowed (通行证) or 自摸 only."""
     out = Text()
@@ -439,18 +517,12 @@ def waits_text(
     return out
 
 
-def keep_ready_text(marks: frozenset[str], lang: Lang, ascii: bool) -> Text:
-    """`• 打这些牌可以听牌：…` — the discards that leave the hand ready."""
+def keep_ready_text(marks: frozenset[int], lang: Lang, ascii: bool) -> Text:
+    """`• 打这些牌可以听牌：…` — the discards (tile kinds) that leave the hand ready."""
     out = Text("• " if not ascii else "* ", style=Style(color="green", bold=True))
     out.append(lang.t("keep_ready") + " ", style=DIM)
-    out.append_text(tl.tiles_text(sorted(marks, key=_kind), ascii))
+    out.append_text(tl.tiles_text(sorted(marks), ascii))
     return out
-
-
-def _kind(tile: str) -> int:
-    from rules.tiles import parse_tile
-
-    return parse_tile(tile)
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,66 +534,91 @@ class HandSlot:
     index: int
 
 
-def hand_tiles(r: RoundV) -> tuple[str, ...]:
-    """The viewer's hand in display order: sorted, the drawn tile taken out and put last."""
-    hand = list(r.hand or ())
-    if r.drawn is not None and r.drawn in hand:
+def drawn_tile(r: SeatView) -> int | None:
+    """The tile the viewer just drew, shown apart, while its turn (or the round's end) lasts."""
+    return r.drawn if r.phase is Phase.TURN or r.phase is Phase.OVER else None
+
+
+def hand_tiles(r: SeatView) -> tuple[int, ...]:
+    """The viewer's hand as tile kinds in display order: sorted, the drawn tile taken out and put
+    last."""
+    if r.hand is None:
+        return ()
+    hand = [k for k, n in enumerate(r.hand) for _ in range(n)]
+    drawn = drawn_tile(r)
+    if drawn is not None and drawn in hand:
         # The sorted hand holds the drawn tile; show one copy of it apart, at the end.
-        hand.remove(r.drawn)
-        hand.append(r.drawn)
+        hand.remove(drawn)
+        hand.append(drawn)
     return tuple(hand)
 
 
 def hand_text(
-    r: RoundV,
+    r: SeatView,
     me: int,
     *,
     ascii: bool,
     cursor: int | None,
-    marks: frozenset[str],
+    marks: frozenset[int],
     playable: bool,
     lang: Lang,
+    big: bool = False,
 ) -> tuple[Text, list[HandSlot]]:
     """The hand as four lines: keys, two face lines (rank over suit), and a marker line (▲ the
     cursor, • a tile whose discard keeps the hand ready). The drawn tile stands apart; own melds
-    follow on the right."""
+    follow on the right. `big` (a screen of about 150x45 up): each tile a box of four lines
+    (`HAND_LINES_BIG` in all), so the hand reads like tiles standing on the table."""
     tiles = hand_tiles(r)
-    drawn_apart = r.drawn is not None and bool(tiles)
-    keys, top, bottom, mark = Text(), Text(), Text(), Text()
+    drawn_apart = drawn_tile(r) is not None and bool(tiles)
+    keys, cap, top, bottom, base, mark = (Text() for _ in range(6))
+    faces = (cap, top, bottom, base) if big else (top, bottom)
+    lines = (keys, *faces, mark)
+    cell = 5 if big else 3  # a tile's cells, the space after it included
     slots: list[HandSlot] = []
     x = 1
-    for line in (keys, top, bottom, mark):
+    for line in lines:
         line.append(" ")
     for i, tile in enumerate(tiles):
         if drawn_apart and i == len(tiles) - 1:
-            for line in (keys, top, bottom, mark):
+            for line in lines:
                 line.append("  ")
             x += 2
         rank, suit = tl.face(tile, ascii)
         selected = cursor == i
         bg = "#ffe08a" if selected else tl.FACE_BG
-        face_style = Style(color=tl.SUIT_COLOURS[tile[1]], bgcolor=bg, bold=True)
-        keys.append(
-            (HAND_KEYS[i] if i < len(HAND_KEYS) else " ") + " ",
-            style=DIM if not playable else Style(color="cyan"),
-        )
-        top.append(rank, style=face_style)
-        bottom.append(suit, style=face_style)
-        top.append(" ")
-        bottom.append(" ")
-        keys.append(" ")
+        face_style = Style(color=tl.colour(tile), bgcolor=bg, bold=True)
+        key = HAND_KEYS[i] if i < len(HAND_KEYS) else " "
+        key_style = DIM if not playable else Style(color="cyan")
+        if big:
+            edge = Style(color="#ffe08a", bold=True) if selected else Style(color="#b8b0a0")
+            keys.append(f" {key}   ", style=key_style)
+            cap.append("┌──┐ ", style=edge)
+            for line, glyph in ((top, rank), (bottom, suit)):
+                line.append("│", style=edge)
+                line.append(glyph, style=face_style)
+                line.append("│ ", style=edge)
+            base.append("└──┘ ", style=edge)
+        else:
+            keys.append(key + " ", style=key_style)
+            keys.append(" ")
+            top.append(rank, style=face_style)
+            bottom.append(suit, style=face_style)
+            top.append(" ")
+            bottom.append(" ")
+        if big:
+            mark.append(" ")
         if selected:
-            mark.append("▲ " if not ascii else "^ ", style=Style(color="#ffe08a", bold=True))
+            mark.append("▲ " if not ascii else "^ ", style=CURSOR_MARK)
         elif tile in marks:
-            mark.append("• " if not ascii else "* ", style=Style(color="green", bold=True))
+            mark.append("• " if not ascii else "* ", style=READY_MARK)
         else:
             mark.append("  ")
-        mark.append(" ")
-        slots.append(HandSlot(x, x + 2, i))
-        x += 3
+        mark.append("  " if big else " ")
+        slots.append(HandSlot(x, x + cell - 1, i))
+        x += cell
     melds = r.melds[me]
     if melds:
-        for line in (keys, top, bottom, mark):
+        for line in lines:
             line.append("   ")
         for m in melds:
             n = 3 if m.kind == "pong" else 4
@@ -529,22 +626,30 @@ def hand_text(
             if m.from_seat is not None:  # whose discard it was
                 kind += "←" + lang.t(("me", "xiajia", "duijia", "shangjia")[(m.from_seat - me) % 4])
             label = Text(kind)
-            label.truncate(3 * n, overflow="ellipsis")
-            keys.append(label.plain + " " * max(0, 3 * n - label.cell_len) + " ", style=DIM)
+            label.truncate(cell * n, overflow="ellipsis")
+            keys.append(label.plain + " " * max(0, cell * n - label.cell_len) + " ", style=DIM)
             for _ in range(n):
                 if m.tile is None:
-                    top.append("▒▒", style=DIM)
-                    bottom.append("▒▒", style=DIM)
+                    rank = suit = "▒▒"
+                    st = DIM
                 else:
                     rank, suit = tl.face(m.tile, ascii)
-                    st = Style(color=tl.SUIT_COLOURS[m.tile[1]], bgcolor="#d8d0bc", bold=True)
+                    st = Style(color=tl.colour(m.tile), bgcolor="#d8d0bc", bold=True)
+                if big:
+                    cap.append("┌──┐ ", style=DIM)
+                    for line, glyph in ((top, rank), (bottom, suit)):
+                        line.append("│", style=DIM)
+                        line.append(glyph, style=st)
+                        line.append("│ ", style=DIM)
+                    base.append("└──┘ ", style=DIM)
+                else:
                     top.append(rank, style=st)
                     bottom.append(suit, style=st)
-                top.append(" ")
-                bottom.append(" ")
-            top.append(" ")
-            bottom.append(" ")
-    out = Text("\n").join([keys, top, bottom, mark])
+                    top.append(" ")
+                    bottom.append(" ")
+            for line in faces:
+                line.append(" ")
+    out = Text("\n").join(list(lines))
     out.no_wrap = True  # a narrow terminal crops the row; wrapping would scramble the columns
     out.overflow = "crop"
     return out, slots

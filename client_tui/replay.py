@@ -231,8 +231,8 @@ def view_at(tape: RoundTape, step: int, viewpoint: Viewpoint) -> View:
     hands = []
     for seat in range(4):
         own = _view(tape, step, seat).round
-        hands.append(own.hand if own is not None and own.hand is not None else ())
-    return replace(view, round=replace(view.round, hands=tuple(hands)))
+        hands.append(own.hand if own is not None and own.hand is not None else (0,) * 27)
+    return replace(view, round=view.round._replace(hands=tuple(hands)))
 
 
 def export_script(tape: RoundTape, step: int) -> dict[str, Any]:

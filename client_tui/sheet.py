@@ -362,7 +362,9 @@ def _hand_rows(
         discarded: tuple[str, ...] = ()
         if chickens_rule != "chuan" and len(res.discards) == 4:
             discarded = tuple(
-                d.tile for d in res.discards[seat] if not d.claimed and d.tile in mine
+                tile_name(d.tile)
+                for d in res.discards[seat]
+                if not d.claimed and tile_name(d.tile) in mine
             )
         tiles = list(hands[seat])
         win = next((w for w in winners if w.seat == seat), None)

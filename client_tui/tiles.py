@@ -1,6 +1,9 @@
 """How a tile looks: CJK text (`一万`, `幺鸡` for 1s) or ASCII notation (`1m`), with suit colours.
 
->>> label("1s", ascii=False), label("1s", ascii=True), label("5p", ascii=False)
+A tile is given in notation (`"5p"`) or as a kind 0–26 (`rules.tiles`: how the round is kept,
+`rules.view.SeatView`); the words are made here, where it is drawn.
+
+>>> label("1s", ascii=False), label("1s", ascii=True), label(13, ascii=False)
 ('幺鸡', '1s', '五筒')
 >>> face("9m", ascii=False), face("9m", ascii=True)
 (('九', '万'), ('9m', '  '))
@@ -12,10 +15,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.style import Style
 from rich.text import Text
 
-from rules.tiles import parse_tile, tile_zh
+from rules.tiles import NUM_KINDS, parse_tile, tile_name, tile_zh
+
+Tile = str | int
+"""A tile in notation (`"5p"`) or as a kind (0–26)."""
 
 SUITS = "mps"
 SUIT_ZH = {"m": "万", "p": "筒", "s": "条"}
@@ -27,26 +35,51 @@ HIDDEN_BG = "#4a6d5a"
 CHICKENS = frozenset({"1s", "8p"})
 
 
-def label(tile: str, ascii: bool) -> str:
+NAMES = tuple(tile_name(k) for k in range(NUM_KINDS))
+
+
+def notation(tile: Tile) -> str:
+    """The tile in notation: `13` → `5p`."""
+    return NAMES[tile] if isinstance(tile, int) else tile
+
+
+def names(counts: tuple[int, ...] | list[int]) -> tuple[str, ...]:
+    """A hand of counts per kind as tiles in notation, sorted.
+
+    >>> names([2] + [0] * 17 + [1] + [0] * 8)
+    ('1m', '1m', '1s')
+    """
+    return tuple(name for name, n in zip(NAMES, counts, strict=True) for _ in range(n))
+
+
+def colour(tile: Tile) -> str:
+    """The tile's suit colour."""
+    return SUIT_COLOURS[notation(tile)[1]]
+
+
+def label(tile: Tile, ascii: bool) -> str:
     """The tile's name as shown: `幺鸡`/`五筒`, or `1s`/`5p` in ASCII mode."""
+    tile = notation(tile)
     return tile if ascii else tile_zh(parse_tile(tile))
 
 
-def face(tile: str, ascii: bool) -> tuple[str, str]:
+def face(tile: Tile, ascii: bool) -> tuple[str, str]:
     """Two lines of two cells for a tile face: rank above suit, or the notation above a blank."""
+    tile = notation(tile)
     if ascii:
         return tile, "  "
     zh = tile_zh(parse_tile(tile))
     return zh[0], zh[1]
 
 
-def style(tile: str, *, dim: bool = False, bold: bool = False) -> Style:
+def style(tile: Tile, *, dim: bool = False, bold: bool = False) -> Style:
     """The suit colour (bold for the standing chickens 幺鸡 and 乌骨鸡)."""
+    tile = notation(tile)
     return Style(color=SUIT_COLOURS[tile[1]], dim=dim, bold=bold or tile in CHICKENS)
 
 
 def text(
-    tile: str | None,
+    tile: Tile | None,
     ascii: bool,
     *,
     dim: bool = False,
@@ -60,7 +93,7 @@ def text(
     return Text(label(tile, ascii), style=s)
 
 
-def tiles_text(tiles: list[str] | tuple[str, ...], ascii: bool, sep: str = " ") -> Text:
+def tiles_text(tiles: Sequence[Tile], ascii: bool, sep: str = " ") -> Text:
     """Several tiles in a row."""
     out = Text()
     for i, t in enumerate(tiles):

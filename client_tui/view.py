@@ -5,22 +5,23 @@ Everything here is a frozen dataclass holding tuples, so a view can be compared,
 and handed to any widget without a copy. Tiles are in notation (`"5p"`); seats are 0–3 in play
 order; `None` for a tile means "not visible to this viewer" (an opponent's 暗杠).
 
+The round itself is not copied here: `View.round` is the rules core's `rules.view.SeatView`
+(tiles as kinds 0–26, hands as counts), moved by `rules.view.reduce`; the strings a person reads
+are made where they are drawn (`client_tui.render`, `client_tui.board`).
+
 >>> View().status
 'idle'
->>> RoundV(round_no=1, dealer=0, streak=0, base=1).hand_sizes
-(0, 0, 0, 0)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from rules.record import DiscardRecord
 from rules.view import SeatView
 
 ConnStatus = Literal["idle", "connecting", "connected", "reconnecting", "closed"]
-Phase = Literal["turn", "claim", "rob", "over"]
-
 EMPTY4: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
@@ -82,74 +83,15 @@ class MeldV:
 
 
 @dataclass(frozen=True, slots=True)
-class DiscardV:
-    """A tile in a discard row: `claimed` once someone took it, `declared` for 报听/天听."""
-
-    tile: str
-    claimed: bool = False
-    declared: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class WinV:
-    """A win as announced (`how` zimo/discard/rob); `hand` is the winner's revealed hand."""
-
-    seat: int
-    how: str
-    tile: str | None
-    from_seat: int | None
-    pattern: str
-    bonuses: tuple[str, ...] = ()
-    void: bool = False
-    hand: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class LastAction:
     """The latest move at the table, for the status line: `kind` is a round event type
     (`discarded`, `claimed`, `concealed_gang`, `add_gang_declared`, `added_gang`, `drew`) or
-    `auto_played`."""
+    `auto_played`; `tile` is a tile kind (0–26), as the rules core counts them."""
 
     kind: str
     seat: int
-    tile: str | None = None
+    tile: int | None = None
     act: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RoundV:
-    """The round in play, as this viewer may see it.
-
-    `hand` is the viewer's own concealed hand, sorted, the drawn tile included (None for a
-    spectator); `drawn` is the tile just drawn (shown apart). Once the round is over, `hands` holds
-    every seat's hand and `melds` every 暗杠's tile, as `round_ended` reveals them. The round's
-    fields are written from `seat_view` (`rules.view.SeatView`); `last`, `round_no`, `base` and
-    `commitment` are the client's own."""
-
-    round_no: int
-    dealer: int
-    streak: int
-    base: int
-    phase: Phase = "turn"
-    turn: int = 0
-    wall_left: int = 0
-    hand: tuple[str, ...] | None = None
-    drawn: str | None = None
-    hand_sizes: tuple[int, ...] = EMPTY4
-    melds: tuple[tuple[MeldV, ...], ...] = ((), (), (), ())
-    discards: tuple[tuple[DiscardV, ...], ...] = ((), (), (), ())
-    declared: tuple[bool, ...] = (False, False, False, False)
-    claim_tile: str | None = None
-    claim_from: int | None = None
-    winners: tuple[WinV, ...] = ()
-    exhausted: bool = False
-    flip: str | None = None
-    last: LastAction | None = None
-    hands: tuple[tuple[str, ...], ...] | None = None
-    commitment: str | None = None  # the fair-deal commitment sent at the deal
-    # The rules core's view this display is written from (`client_tui.reducer.shown`): the round
-    # moves by `rules.view.reduce`; not compared (a snapshot's view knows less than the events').
-    seat_view: SeatView | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +130,7 @@ class PromptV:
 @dataclass(frozen=True, slots=True)
 class ResultV:
     """A finished round: the settlement dict (`rules.settle.Settlement.to_dict()` with the
-    revealed hands and melds), the match scores after it, and the wins and discard rows the
+    revealed hands and melds), the match scores after it, and the discard rows the
     client saw (a seat's unclaimed discards count among its chickens). `fair` is the fair-deal
     check: the revealed deal opens the commitment and holds this seat's dealt hand (None: not
     checked, no commitment was seen)."""
@@ -197,8 +139,7 @@ class ResultV:
     result: dict[str, Any]
     scores: tuple[int, ...]
     dealer: int = 0
-    winners: tuple[WinV, ...] = ()
-    discards: tuple[tuple[DiscardV, ...], ...] = ()
+    discards: tuple[tuple[DiscardRecord, ...], ...] = ()
     fair: bool | None = None
     weekday: int | None = None  # the day of the deal (the 星期鸡), as `round_started` said
 
@@ -300,7 +241,13 @@ class View:
     seq: int = 0
     round_seq: int = 0
     names: tuple[str, ...] = ("", "", "", "")
-    round: RoundV | None = None
+    round: SeatView | None = None  # the round in play, as this viewer may see it
+    # What the client keeps of the round beside its seat view: its number and 底分 and the
+    # fair-deal commitment (from `round_started`), and the latest move, for the status line.
+    round_no: int = 0
+    round_base: int = 1
+    commitment: str | None = None
+    last: LastAction | None = None
     dealt: tuple[str, ...] | None = None  # this seat's hand as dealt, for the fair-deal check
     prompt: PromptV | None = None
     result: ResultV | None = None
@@ -310,6 +257,12 @@ class View:
     wait: WaitV | None = None  # between rounds, or for a rematch
     end_vote: VoteV | None = None  # a vote to end the match (解散), while it is open
     notice: Notice | None = None
+
+    @property
+    def waiting_on_me(self) -> bool:
+        """Between rounds, and the next round waits for this player's `next_round`."""
+        w = self.wait
+        return w is not None and not w.rematch and self.seat is not None and not w.ready[self.seat]
 
     @property
     def watching(self) -> bool:

@@ -449,7 +449,8 @@ class Server:
                 self._error(conn, codes.HELLO_FIRST, "send hello first", None)
                 conn.close(Close.BAD_HELLO, "no hello")
             else:
-                rate.take()
+                # `hello` takes no token: the burst docs/PROTOCOL.md promises is for what
+                # follows it (one hello per connection; connections are capped per address).
                 messages.inc()
                 conn.received_at = loop.time()
                 self.handle_frame(conn, first)
@@ -616,6 +617,11 @@ class Server:
             self._register(conn)  # a seat taken before the key was known becomes its player's
             table.post(Resume(conn, key, msg.token, msg.last_seq))
 
+    def seated(self, conn: Conn) -> None:
+        """`TableHost.seated`: the player's key is stored once they sit down (a `take_seat`
+        refused, or a `watch`, stores nothing; a seat handed to a spectator stores theirs)."""
+        self._register(conn)
+
     def _register(self, conn: Conn) -> None:
         """The connection's player sits down (creates a table, takes a seat, takes one back):
         a new player key is stored now, before the table reads `conn.player`."""
@@ -752,15 +758,17 @@ class Server:
         if table is None:
             self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
             return
-        if isinstance(msg, TakeSeat):
-            self._register(conn)
         stored = table.core.s.password_hash
+        if stored is not None and self._owns_away_seat(conn, msg, table):
+            # Their key is the stronger proof: a player taking back their own away seat is
+            # not asked the password (nor held up by a lock others' wrong guesses set).
+            stored = None
         if stored is None or msg.password is None:
             # No password, or none given (`bad_password` from the table): nothing to hash.
             conn.joining = table
             table.post(Join(conn, msg, stored is None))
             return
-        why = self.passwords.refusal(table.id, conn.address)
+        why = self.passwords.admit(table.id, conn.address)
         if why is not None:
             self._error(conn, codes.TOO_MANY_ATTEMPTS, why, msg.type)
             return
@@ -779,6 +787,19 @@ class Server:
                     self._error(conn, codes.UNKNOWN_TABLE, f"no table {msg.table}", msg.type)
 
         self._background(check_then_join(), f"password-{conn.id}")
+
+    @staticmethod
+    def _owns_away_seat(conn: Conn, msg: TakeSeat | Watch, table: Table) -> bool:
+        """`msg` takes back an away seat of a started match played under `conn`'s player key."""
+        if not isinstance(msg, TakeSeat) or conn.player is None:
+            return False
+        core = table.core
+        claim = core.seats.claim(conn.player, None, msg.seat)
+        return (
+            core.state == "playing"
+            and claim.seat is not None
+            and core.seats[claim.seat].player == conn.player
+        )
 
     def _get_rounds(self, conn: Conn, msg: GetRounds) -> None:
         """A finished match's rounds for one of its players, read from the database in a thread
@@ -870,7 +891,13 @@ class Server:
         if not conn.closed:
             self._send(conn, frame)
 
-    def rematch(self, old: Table, settings: Settings, seats: tuple[RematchSeat[Conn], ...]) -> None:
+    def rematch(
+        self,
+        old: Table,
+        settings: Settings,
+        seats: tuple[RematchSeat[Conn], ...],
+        watchers: tuple[tuple[Conn, str | None], ...] = (),
+    ) -> None:
         """Every player at a finished table asked to play again: a new table with the same
         settings (a new seed) takes the same seats and starts its match."""
         table_id = str(self.next_table)
@@ -880,7 +907,9 @@ class Server:
         for seat in seats:
             if seat.member is not None:
                 seat.member.joining = table  # its messages wait for the new table
-        table.post(OpenRematch(seats))
+        for member, _ in watchers:
+            member.joining = table  # a spectator follows the table to its rematch
+        table.post(OpenRematch(seats, watchers))
         log.info("table %s: rematch at table %s", old.id, table_id)
 
     def lobby(self) -> list[dict[str, Any]]:

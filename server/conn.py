@@ -4,10 +4,13 @@ Sending never waits. Frames go into the `Outbox`, which at the next turn of the 
 each connection's frames into its transport buffer in one write (one system call for the two or
 three frames a table step sends each seat), without waiting for the socket to drain. So a table
 never stalls on a slow reader: the slow client falls behind alone, and once more than
-`MAX_BUFFERED` bytes wait for it, it is closed (4003) and may reconnect for a snapshot. A frame
-several connections get alike is encoded once (`send_many`), and framed once (`text_frame`: a
-server's websocket frames are unmasked, and the server negotiates no extension, so the bytes on
-the wire are the same for every connection).
+`MAX_BUFFERED` bytes wait for it, nothing more is sent and it is closed (4003) and may reconnect
+for a snapshot. TCP keeps order, so the close frame comes after what the client has not read
+yet: a client that does not read it within the close timeout (5 s) is dropped without it, and
+sees 1006 (docs/PROTOCOL.md, Close codes). A frame several connections get alike is encoded
+once (`send_many`), and framed once (`text_frame`: a server's websocket frames are unmasked,
+and the server negotiates no extension, so the bytes on the wire are the same for every
+connection).
 
 The server's own bots have no connection: their tables play them (`server.table.core`).
 """
@@ -169,6 +172,10 @@ class Outbox:
                 chunks.append(frame)
             if chunks:
                 transport.write(b"".join(chunks))
+            if transport.get_write_buffer_size() > MAX_BUFFERED:
+                # Too far behind: closed now, not at its next frame (there may be none). The
+                # close frame waits behind what was written; see `WsConn.writable`.
+                conn.close(Close.TOO_SLOW, "too far behind; reconnect for a snapshot")
 
 
 def text_frame(data: bytes) -> bytes:

@@ -28,11 +28,15 @@ class PasswordGate:
     def _keys(table: str, address: str) -> tuple[tuple[str, str], tuple[str, str]]:
         return ("table", table), ("address", address)
 
-    def refusal(self, table: str, address: str) -> str | None:
-        """Why a guess at `table` from `address` is refused now without being tried (too many
-        lately, on the table or from the address), or None."""
-        wait = self.guesses.wait(self._keys(table, address), self.clock())
+    def admit(self, table: str, address: str) -> str | None:
+        """Count a guess at `table` from `address` now, or say why it is refused without being
+        tried (too many lately, on the table or from the address). Counted here, when the
+        guess arrives, not when its hash starts on a thread: a burst of guesses in one turn
+        of the loop must not all pass the check before any of them counts."""
+        keys, now = self._keys(table, address), self.clock()
+        wait = self.guesses.wait(keys, now)
         if wait <= 0:
+            self.guesses.start(keys, now)
             return None
         self._log(table, address)
         return (
@@ -41,10 +45,9 @@ class PasswordGate:
         )
 
     async def check(self, password: str, stored: str, table: str, address: str) -> bool:
-        """Whether `password` opens the table whose password hash is `stored`: counted as a
-        guess, the hash worked out on a thread."""
+        """Whether `password` opens the table whose password hash is `stored`, for a guess
+        `admit` counted: the hash worked out on a thread."""
         keys = self._keys(table, address)
-        self.guesses.start(keys, self.clock())
         right = await asyncio.to_thread(password_matches, password, stored)
         if right:
             self.guesses.right(keys)

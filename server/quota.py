@@ -18,6 +18,7 @@ created, closed or not:
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
@@ -46,7 +47,8 @@ class TableQuota:
         if self.open_count[address] <= 0:
             del self.open_count[address]
         if made + self.window > now:
-            self.recent.setdefault(address, deque()).append(made)
+            # in order of making (tables close in any order): `count` drops the oldest first
+            bisect.insort(self.recent.setdefault(address, deque()), made)
 
     def count(self, address: str, now: float) -> int:
         """The tables that count against `address` at `now`."""

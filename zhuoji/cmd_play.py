@@ -161,8 +161,10 @@ def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from client_tui.app import ZhuojiApp
+    from client_tui.screens.replay import export_to
     from client_tui.seats import SeatStore
     from protocol.messages import CreateTable
+    from zhuoji import replay_db
     from zhuoji.play import LocalServerError
     from zhuoji.play_resume import PLAY_TABLE, close_unfinished, default_play_db, play_key
 
@@ -219,6 +221,10 @@ def run(args: argparse.Namespace) -> int:
                 resume=resume,
                 player_key=player_key_or_exit(),
                 bot_level=args.bots,
+                # This process hosts the server: the replay (`r` then `v`) reads the rounds whole
+                # from its database, so every viewpoint and the export work (issue 23).
+                load_rounds=lambda table: replay_db.tapes(server.db, table),
+                exporter=export_to(Path(".")),
             )
             return app.run() or 0
         finally:

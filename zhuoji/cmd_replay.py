@@ -47,9 +47,13 @@ def _load(args: argparse.Namespace) -> Any:
     if args.db:
         if not args.table or not args.round_no:
             raise ScriptError("--db needs --table and --round")
+        from server.storage.errors import StorageError
         from server.storage.reads import load_round_script
 
-        return load_round_script(args.db, args.table, args.round_no)
+        try:
+            return load_round_script(args.db, args.table, args.round_no)
+        except StorageError as err:  # not a database, or a damaged one
+            raise ScriptError(f"cannot read {args.db}: {err}") from None
     if not args.script:
         raise ScriptError("name a deal script file (or --db with --table and --round)")
     try:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -13,11 +11,10 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Static
 
 from client_tui import render as rd
+from client_tui.i18n import Lang
+from client_tui.intents import OpenSheet, PickPlayed, Presented, Refused, Request, TakeBack
 from client_tui.view import TableV, View
 from protocol.messages import CreateTable, ListTables, TakeSeat, Watch
-
-if TYPE_CHECKING:
-    from client_tui.app import ZhuojiApp
 
 
 class LobbyScreen(Screen[None]):
@@ -45,14 +42,24 @@ class LobbyScreen(Screen[None]):
     #lobby-keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self, lang: Lang | None = None, play_mode: str = "join", *, has_key: bool = False
+    ) -> None:
         super().__init__()
         self._rows: tuple[tuple[TableV, ...], frozenset[str]] | None = None
         self._clamped: tuple[int, int] | None = None  # a page past the last, asked about
+        # State down (`present`): the view, and the listed tables where this client holds a
+        # seat (its token is saved). What the player asks for goes up as an intent.
+        self.lang = lang or Lang("en")
+        self.play_mode = play_mode
+        self.has_key = has_key  # a player key: a started match's away seat may be taken back
+        self.view = View()
+        self.mine: frozenset[str] = frozenset()
 
-    @property
-    def zapp(self) -> ZhuojiApp:
-        return self.app  # type: ignore[return-value]
+    def present(self, view: View, mine: frozenset[str] = frozenset()) -> None:
+        """The lobby's new state, drawn at once."""
+        self.view, self.mine = view, mine
+        self.show(view)
 
     def compose(self) -> ComposeResult:
         yield Static(id="lobby-header")
@@ -71,7 +78,7 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        t = self.zapp.lang.t
+        t = self.lang.t
         for key in (
             # What a player acts on first (state and "your seat", round, who sits); the option
             # list last, so a narrow terminal cuts it, never the marker (issue 23).
@@ -95,17 +102,18 @@ class LobbyScreen(Screen[None]):
             self.query_one(f"#{bid}", Button).label = t(key)
         self.query_one("#lobby-keys", Static).update(self.keys_text())
         self.set_interval(3.0, self._poll_tables)
-        self.show(self.zapp.view)
+        self.post_message(Presented())
+        self.show(self.view)
         table.focus()
 
     def on_screen_resume(self) -> None:
-        self.show(self.zapp.view)
+        self.show(self.view)
         self._poll_tables()
 
     def show(self, view: View) -> None:
         if not self.is_mounted:
             return
-        lang = self.zapp.lang
+        lang = self.lang
         header = Text(f"zhuoji · {view.url}  ")
         header.append_text(rd.conn_text(view, lang))
         if view.my_name:
@@ -160,14 +168,14 @@ class LobbyScreen(Screen[None]):
     def _show_rules(self) -> None:
         """Under the list, the highlighted table's preset and every override, wrapped: a narrow
         terminal cuts the options column, never this (issue 23)."""
-        tables = self.zapp.view.tables
+        tables = self.view.tables
         row = self.query_one(DataTable).cursor_row
         line = self.query_one("#lobby-rules", Static)
         if not tables or not 0 <= row < len(tables):
             line.update("")
             return
         t = tables[row]
-        lang = self.zapp.lang
+        lang = self.lang
         text = rd.plain(f"{t.name} · {lang.t('preset_' + t.preset)}")
         if t.options:
             text.append(" (" + rd.options_summary(t, lang) + ")")
@@ -178,24 +186,18 @@ class LobbyScreen(Screen[None]):
 
     def my_tables(self) -> frozenset[str]:
         """The listed tables where this client holds a seat (its token is saved)."""
-        store = self.zapp.seats
-        if store is None:
-            return frozenset()
-        url = self.zapp.url
-        return frozenset(t.id for t in self.zapp.view.tables if store.get(url, t.id) is not None)
+        return self.mine
 
     def _take_back(self, t: TableV) -> bool:
         """Return to the seat this client holds at `t`, if it holds one."""
-        store = self.zapp.seats
-        saved = store.get(self.zapp.url, t.id) if store is not None else None
-        if saved is None:
+        if t.id not in self.mine:
             return False
-        self.zapp.take_back(saved)
+        self.post_message(TakeBack(t.id))
         return True
 
     def keys_text(self) -> Text:
         """The lobby's keys, in bold, for the key bar at the bottom."""
-        t = self.zapp.lang.t
+        t = self.lang.t
         parts = [
             ("c", t("btn_create")),
             ("j", t("btn_join")),
@@ -224,8 +226,8 @@ class LobbyScreen(Screen[None]):
 
     def _why_not_sit(self, t: TableV | None) -> str | None:
         """Why `j` cannot seat the player at `t` (None: it can try)."""
-        lang = self.zapp.lang
-        if self.zapp.view.status != "connected":
+        lang = self.lang
+        if self.view.status != "connected":
             return lang.t("why_lobby_busy")
         if t is None:
             return lang.t("why_no_table")
@@ -242,16 +244,16 @@ class LobbyScreen(Screen[None]):
     def _my_away_seat(self, t: TableV) -> int | None:
         """A seat of the started match at `t` with my name and nobody at it (the server gives
         it back only to the player key it was played under: without one, nothing to try)."""
-        if self.zapp.player_key is None:
+        if not self.has_key:
             return None
-        me = self.zapp.view.my_name
+        me = self.view.my_name
         for i, s in enumerate(t.seats):
             if s.kind == "human" and s.name == me and not s.connected:
                 return i
         return None
 
     def selected(self) -> TableV | None:
-        tables = self.zapp.view.tables
+        tables = self.view.tables
         row = self.query_one(DataTable).cursor_row
         if 0 <= row < len(tables):
             return tables[row]
@@ -269,54 +271,54 @@ class LobbyScreen(Screen[None]):
         t = self.selected()
         if t is not None and not self._take_back(t):
             mine = t.state == "playing" and self._my_away_seat(t) is not None
-            if (t.state == "waiting" or mine) and self.zapp.play_mode != "watch":
+            if (t.state == "waiting" or mine) and self.play_mode != "watch":
                 self.action_sit()
             else:
                 self.action_watch()
 
     def _poll_tables(self) -> None:
         # The timer runs on while a table is on screen: ask only while the lobby is shown.
-        if self.zapp.view.status == "connected" and self.zapp.current_mode == "lobby":
-            self._ask(self.zapp.view.tables_page)
+        if self.view.status == "connected" and self.is_current:
+            self._ask(self.view.tables_page)
 
     def _ask(self, page: int) -> None:
         """The lobby's page `page` (the server sends a page of rows at a time)."""
-        self.zapp.send(ListTables(page=max(0, page)), quiet=True)
+        self.post_message(Request(ListTables(page=max(0, page)), quiet=True))
 
     def action_page(self, step: int) -> None:
         """`]` / `[`: the next or the previous page of the lobby."""
-        view = self.zapp.view
+        view = self.view
         page = min(max(0, view.tables_page + step), view.tables_pages - 1)
         if view.status == "connected" and page != view.tables_page:
             self._ask(page)
 
     def action_played(self) -> None:
-        self.zapp.pick_played()
+        self.post_message(PickPlayed())
 
     def action_records(self) -> None:
-        self.zapp.open_records()
+        self.post_message(OpenSheet("records"))
 
     def action_refresh(self) -> None:
         """`r`: list the tables now (or say why it cannot)."""
-        if self.zapp.view.status != "connected":
-            self.zapp.refuse(self.zapp.lang.t("why_lobby_busy"))
+        if self.view.status != "connected":
+            self.post_message(Refused(self.lang.t("why_lobby_busy")))
             return
         self._clear_why()
         self._poll_tables()
 
     def action_create(self) -> None:
-        if self.zapp.view.status != "connected":
-            self.zapp.refuse(self.zapp.lang.t("why_lobby_busy"))
+        if self.view.status != "connected":
+            self.post_message(Refused(self.lang.t("why_lobby_busy")))
             return
         self._clear_why()
         from client_tui.screens.forms import CreateTableScreen
 
         def done(msg: CreateTable | None) -> None:
             if msg is not None:
-                self.zapp.send(msg)
+                self.post_message(Request(msg))
 
-        name = f"{self.zapp.view.my_name or 'zhuoji'}"[:32]
-        self.app.push_screen(CreateTableScreen(self.zapp.lang, name), done)
+        name = f"{self.view.my_name or 'zhuoji'}"[:32]
+        self.app.push_screen(CreateTableScreen(self.lang, name), done)
 
     def action_sit(self) -> None:
         t = self.selected()
@@ -324,7 +326,7 @@ class LobbyScreen(Screen[None]):
             return
         why = self._why_not_sit(t)
         if why is not None or t is None:
-            self.zapp.refuse(why or "")
+            self.post_message(Refused(why or ""))
             return
         self._clear_why()
         from client_tui.screens.forms import SeatScreen
@@ -332,26 +334,26 @@ class LobbyScreen(Screen[None]):
         def done(choice: tuple[int | None, str | None] | None) -> None:
             if choice is not None and t is not None:
                 seat, password = choice
-                self.zapp.send(TakeSeat(table=t.id, seat=seat, password=password))
+                self.post_message(Request(TakeSeat(table=t.id, seat=seat, password=password)))
 
-        self.app.push_screen(SeatScreen(self.zapp.lang, t), done)
+        self.app.push_screen(SeatScreen(self.lang, t), done)
 
     def action_watch(self) -> None:
         t = self.selected()
-        if self.zapp.view.status != "connected":
-            self.zapp.refuse(self.zapp.lang.t("why_lobby_busy"))
+        if self.view.status != "connected":
+            self.post_message(Refused(self.lang.t("why_lobby_busy")))
             return
         if t is None:
-            self.zapp.refuse(self.zapp.lang.t("why_no_table"))
+            self.post_message(Refused(self.lang.t("why_no_table")))
             return
         self._clear_why()
         if not t.has_password:
-            self.zapp.send(Watch(table=t.id))
+            self.post_message(Request(Watch(table=t.id)))
             return
         from client_tui.screens.forms import SeatScreen
 
         def done(choice: tuple[int | None, str | None] | None) -> None:
             if choice is not None and t is not None:
-                self.zapp.send(Watch(table=t.id, password=choice[1]))
+                self.post_message(Request(Watch(table=t.id, password=choice[1])))
 
-        self.app.push_screen(SeatScreen(self.zapp.lang, t, watch=True), done)
+        self.app.push_screen(SeatScreen(self.lang, t, watch=True), done)

@@ -11,7 +11,7 @@ time, `p` the preset, PgUp / PgDn the page, Esc closes it.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,10 +21,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
+from client_tui.intents import Request
 from protocol.messages import GetRecords, MatchLine, Period, PlayerRecord, Preset, Records
-
-if TYPE_CHECKING:
-    from client_tui.app import ZhuojiApp
 
 PRESETS: tuple[Preset | None, ...] = (None, "guiyang", "chuan", "anshun")
 PERIODS = ("tonight", "month", "all")
@@ -119,10 +117,6 @@ class RecordsScreen(ModalScreen[None]):
         text = WORDS[key][0 if self.zh else 1]
         return text.format(**fields) if fields else text
 
-    @property
-    def zapp(self) -> ZhuojiApp:
-        return self.app  # type: ignore[return-value]
-
     def compose(self) -> ComposeResult:
         with Vertical(id="rec-box"):
             yield Static(id="rec-head")
@@ -149,9 +143,8 @@ class RecordsScreen(ModalScreen[None]):
 
     def ask(self) -> None:
         self._head(self.w("asking"))
-        self.zapp.send(
-            GetRecords(period=self.period, preset=self.preset, page=self.page, table=self.table)
-        )
+        ask = GetRecords(period=self.period, preset=self.preset, page=self.page, table=self.table)
+        self.post_message(Request(ask))
 
     def action_period(self, period: str) -> None:
         self.period, self.page = cast(Period, period), 0

@@ -12,19 +12,16 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.widgets import Static
 
+from client_tui.intents import Note, OpenSheet, Presented
 from client_tui.replay import ALL, RoundTape, Viewpoint, export_script, view_at
 from client_tui.screens.table import TableScreen
-
-if TYPE_CHECKING:
-    from client_tui.app import ZhuojiApp
-    from client_tui.view import View
+from client_tui.view import View
 
 Exporter = Callable[[RoundTape, int, dict[str, object]], Path]
 """Writes an exported deal script and says where (the command line picks the folder)."""
@@ -71,19 +68,16 @@ class ReplayScreen(TableScreen):
         self.exporter = exporter
 
     @property
-    def zapp(self) -> ZhuojiApp:
-        return self.app  # type: ignore[return-value]
-
-    @property
     def tape(self) -> RoundTape:
         return self.tapes[self.index]
 
     def on_mount(self) -> None:
         self._load()
         self.set_interval(0.25, self._tick)
+        self.post_message(Presented())  # how to draw (the language, the tiles) comes down
 
     def on_screen_resume(self) -> None:
-        self.show(self.zapp.view)
+        self.show(self.shown)
 
     def _track_clocks(self, view: View) -> None:
         """No clocks in a replay: a recorded move's clock is over, and one that ran on the
@@ -91,7 +85,8 @@ class ReplayScreen(TableScreen):
         self.clocks = None
 
     def _load(self) -> None:
-        """Build the view at the current step and show it (the app's view is the replay's)."""
+        """Build the view at the current step and show it (the replay's own: the live table's
+        view goes on in the app, untouched)."""
         view = view_at(self.tape, self.step, self.viewpoint)
         if self.index:  # the rounds before, for `r` and the scores
             history = tuple(
@@ -100,19 +95,16 @@ class ReplayScreen(TableScreen):
                 if (r := view_at(t, t.last, None).result) is not None
             )
             view = replace(view, history=history + view.history)
-        self.zapp.view = view
-        self.show(view)
+        self.present(view)
 
     # ----- what the screen shows besides the table -----
 
-    DEFAULT_CSS = """
-    ReplayScreen #keys { height: 2; }
-    """
+    CSS_PATH = ["table.tcss", "replay.tcss"]  # type: ignore[assignment]
 
     def _show_keys(self, view: object) -> None:
         """Two lines at the bottom: where the replay is, then its keys (short enough for 80
         columns)."""
-        t = self.zapp.lang.t
+        t = self.lang.t
         tape = self.tape
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(t("rp_round", n=tape.round_no, total=tape.rounds), style="bold")
@@ -135,7 +127,7 @@ class ReplayScreen(TableScreen):
         self.query_one("#keys", Static).update(out)
 
     def _viewpoint_name(self) -> str:
-        t = self.zapp.lang.t
+        t = self.lang.t
         if self.tape.seat is not None:
             return t("rp_view_seat", name=self.tape.names[self.tape.seat])
         if self.viewpoint == ALL:
@@ -154,10 +146,10 @@ class ReplayScreen(TableScreen):
     def action_step(self, delta: int) -> None:
         target = self.step + delta
         if target < 0:
-            self.zapp.refuse(self.zapp.lang.t("rp_at_start"))
+            self._refuse(self.lang.t("rp_at_start"))
             return
         if target > self.tape.last:
-            self.zapp.refuse(self.zapp.lang.t("rp_at_end"))
+            self._refuse(self.lang.t("rp_at_end"))
             return
         self.step = target
         self._load()
@@ -169,7 +161,7 @@ class ReplayScreen(TableScreen):
     def action_round(self, delta: int) -> None:
         target = self.index + delta
         if not 0 <= target < len(self.tapes):
-            self.zapp.refuse(self.zapp.lang.t("rp_first_round" if delta < 0 else "rp_last_round"))
+            self._refuse(self.lang.t("rp_first_round" if delta < 0 else "rp_last_round"))
             return
         self.index, self.step = target, 0
         self._load()
@@ -177,32 +169,32 @@ class ReplayScreen(TableScreen):
     def action_viewpoint(self) -> None:
         views = self.tape.viewpoints
         if len(views) == 1:
-            self.zapp.refuse(self.zapp.lang.t("rp_own_view_only"))
+            self._refuse(self.lang.t("rp_own_view_only"))
             return
         i = views.index(self.viewpoint) if self.viewpoint in views else -1
         self.viewpoint = views[(i + 1) % len(views)]
         self._load()
 
     def action_export(self) -> None:
-        t = self.zapp.lang.t
+        t = self.lang.t
         if self.tape.script is None:
-            self.zapp.refuse(t("rp_own_view_only"))
+            self._refuse(t("rp_own_view_only"))
             return
         if self.exporter is None:
-            self.zapp.refuse(t("rp_export_failed", why="-"))
+            self._refuse(t("rp_export_failed", why="-"))
             return
         try:
             path = self.exporter(self.tape, self.step, export_script(self.tape, self.step))
         except OSError as err:
-            self.zapp.refuse(t("rp_export_failed", why=err.strerror or err))
+            self._refuse(t("rp_export_failed", why=err.strerror or err))
             return
-        self.zapp.notify(t("rp_exported", path=str(path)), timeout=6, markup=False)
+        self.post_message(Note(t("rp_exported", path=str(path))))
 
     def action_settlement(self) -> None:
-        self.zapp.open_settlement()
+        self.post_message(OpenSheet("settlement", view=self.view))
 
     def action_history(self) -> None:
-        self.zapp.open_history()
+        self.post_message(OpenSheet("history", view=self.view))
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from client_tui import tiles as tl
 from client_tui.i18n import Lang
+from client_tui.intents import NewMatch
 from client_tui.render import signed
 from client_tui.screens.history import outcome_text
 from client_tui.sheet import HandRow, Sheet, payment_note
@@ -383,9 +384,7 @@ class SheetScreen(ModalScreen[bool]):
         if answer is not None and answer(False):  # `n` refuses an open vote to end the match
             return
         if self.name == "summary":
-            again = getattr(self.app, "new_match", None)
-            if again is not None:
-                again()
+            self.post_message(NewMatch())
 
 
 def summary_renderable(

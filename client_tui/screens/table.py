@@ -4,7 +4,8 @@ just happened, and the moves the server offers, one key each."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Callable
 
 from rich.style import Style
 from rich.text import Text
@@ -20,20 +21,33 @@ from client_tui import render as rd
 from client_tui import tiles as tl
 from client_tui.analysis import options_for, ready_discards, rules_for, waits_after, waits_now
 from client_tui.clocks import SeatClocks
-from client_tui.view import Choice, PromptV, View
+from client_tui.i18n import Lang
+from client_tui.intents import (
+    AnswerEnd,
+    AskEnd,
+    Claim,
+    Discard,
+    EndReveal,
+    LeaveTable,
+    NewMatch,
+    OpenSheet,
+    Presented,
+    ReadyForNext,
+    Refused,
+    Request,
+)
+from client_tui.view import PromptV, View
 from client_tui.widgets import Chip, HandView
-
-if TYPE_CHECKING:
-    from client_tui.app import ZhuojiApp
-
+from rules.tiles import parse_tile, tile_name
 
 WHY_SECONDS = 5.0
 """How long the status line says why a key did nothing."""
 WHY_STYLE = Style(color="#ff8060", bold=True)
 WIDE = (100, 30)
 """The least terminal size (columns, rows) for the table layout."""
-FACES = (150, 50)
-"""The least terminal size for discards drawn as tiles (two lines a tile, as the hand)."""
+BIG = (150, 45)
+"""The least terminal size for tiles drawn as boxes, the hand and the discards (issue 23: at
+200x60 most of the screen was empty and the hand small at the bottom left)."""
 
 
 class TableScreen(Screen[None]):
@@ -61,40 +75,7 @@ class TableScreen(Screen[None]):
         Binding("o", "hand_seat", "hand seat", show=False),
     ]
 
-    DEFAULT_CSS = """
-    TableScreen { layout: vertical; }
-    #header { height: 1; background: $panel; padding: 0 1; }
-    #banner { height: auto; padding: 0 1; background: $warning 30%; display: none; }
-    #room { height: auto; padding: 1 2; display: none; }
-    #room-buttons { height: auto; margin-top: 1; }
-    #room-buttons Button { margin-right: 2; }
-    #game { height: 1fr; }
-    #seats { height: 1fr; overflow-y: auto; scrollbar-size-vertical: 1; }
-    #board { height: 1fr; display: none; overflow: hidden hidden; }
-    #board-top, #board-bottom { height: auto; align-horizontal: center; }
-    #board-mid { height: 1fr; min-height: 8; align: center middle; }
-    .wseat { height: auto; width: auto; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    .seat, #w-centre, #header, #status { text-wrap: nowrap; text-overflow: ellipsis; }
-    .wseat.-turn { background: $boost; }
-    #w-left, #w-right { margin: 0 2; }
-    #w-centre {
-        width: 30; height: auto; padding: 0 1;
-        border: round $primary 60%;
-    }
-    #center { height: auto; min-height: 1; }
-    .seat { height: auto; padding: 0 1; margin-bottom: 1; }
-    #seats.-tight .seat { margin-bottom: 0; }
-    .seat.-turn { background: $boost; }
-    #hand { margin: 0 1; }
-    #waits { height: auto; padding: 0 1; }
-    #hints { height: auto; padding: 0 1; display: none; }
-    #status { height: auto; padding: 0 1; }
-    #actions { height: 1; padding: 0 1; margin-bottom: 0; }
-    #actions.-asked { background: $warning 35%; }
-    #hand.-asked { background: $warning 12%; }
-    #clock { width: auto; padding: 0 1; }
-    #keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
-    """
+    CSS_PATH = "table.tcss"
 
     def __init__(self) -> None:
         super().__init__()
@@ -102,15 +83,52 @@ class TableScreen(Screen[None]):
         self.declare = False
         self._why: tuple[str, float] | None = None  # why a key did nothing, and until when
         self._chips: tuple[tuple[str, str, str, bool], ...] = ()
-        self._drawn_key: tuple[int, int, str | None] | None = None
+        self._drawn_key: tuple[int, int, int | None] | None = None
         self.bot_level = "normal"  # the level `a` / `+` adds (`v` cycles it)
         self._hints: tuple[int, Text] | None = None  # the hints shown, for the prompt (seq)
         self.wide = False  # the table layout (about 100x30 and up), else the compact list
+        self.big = False  # tiles drawn as boxes (about 150x45 and up)
         self.clocks: SeatClocks | None = None
+        # State down: what the app hands this screen (`present`, `configure`). The screen reads
+        # nothing of the app and calls nothing in it; what the player asks for goes up as an
+        # intent (`client_tui.intents`).
+        self.view = View()  # the table as it stands: what a key acts on
+        self.shown = View()  # what is drawn: the finished round while it is held, else `view`
+        self.reveal_until: float | None = None  # while the round is held: when its sheet opens
+        self.lang = Lang("en")
+        self.ascii = False
+        self.clock: Callable[[], float] = time.monotonic
+        self.play_mode = "join"
+
+    def configure(
+        self, lang: Lang, ascii: bool, clock: Callable[[], float], play_mode: str
+    ) -> None:
+        """How to draw (language, tiles), the clock deadlines are read on, and the client's
+        mode (`zhuoji play` offers a new match to anyone)."""
+        self.lang, self.ascii, self.clock, self.play_mode = lang, ascii, clock, play_mode
+
+    def present(
+        self,
+        view: View,
+        *,
+        shown: View | None = None,
+        reveal_until: float | None = None,
+    ) -> None:
+        """The table's new state (`shown`: what is drawn, when it is not `view`), drawn at once."""
+        self.view, self.shown = view, shown if shown is not None else view
+        self.reveal_until = reveal_until
+        self.show(self.shown)
 
     @property
-    def zapp(self) -> ZhuojiApp:
-        return self.app  # type: ignore[return-value]
+    def held(self) -> bool:
+        """The finished round is held on the table (any key opens its sheet)."""
+        return self.reveal_until is not None
+
+    def reveal_left(self) -> float | None:
+        """Seconds until the sheet opens, while the hands are revealed."""
+        if self.reveal_until is None:
+            return None
+        return max(0.0, self.reveal_until - self.clock())
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
@@ -153,19 +171,23 @@ class TableScreen(Screen[None]):
     def on_mount(self) -> None:
         self.set_interval(0.25, self._tick)
         self._layout()
-        self.show(self.zapp.displayed)
+        self.post_message(Presented())  # the app hands down the state to show
+        self.show(self.shown)
 
     def on_screen_resume(self) -> None:
-        self.show(self.zapp.displayed)
+        self.show(self.shown)
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout()
-        self.show(self.zapp.displayed)
+        self.show(self.shown)
 
     def _layout(self) -> None:
         """The table layout on screens of about 100x30 and up, else the compact list."""
         w, h = self.size
         self.wide = w >= WIDE[0] and h >= WIDE[1]
+        self.big = w >= BIG[0] and h >= BIG[1]
+        hand = self.query_one(HandView)
+        hand.styles.height = rd.HAND_LINES_BIG if self.big else rd.HAND_LINES
         self.query_one("#board").display = self.wide
         self.query_one("#seats").display = not self.wide
         self.query_one("#seats").set_class(h < WIDE[1], "-tight")  # no blank lines to spare
@@ -173,14 +195,15 @@ class TableScreen(Screen[None]):
     # ----- rendering -----
 
     def hand(self) -> tuple[str, ...]:
-        r = self.zapp.view.round
-        return rd.hand_tiles(r) if r is not None and r.hand is not None else ()
+        """The player's hand in display order, in notation (the tiles a move names)."""
+        r = self.view.round
+        return tuple(map(tile_name, rd.hand_tiles(r))) if r is not None else ()
 
     def show(self, view: View) -> None:
         """Render `view` (the app calls this after every change)."""
         if not self.is_mounted:
             return
-        lang, ascii = self.zapp.lang, self.zapp.ascii
+        lang, ascii = self.lang, self.ascii
         self.query_one("#header", Static).update(rd.header_text(view, lang, ascii))
         banner = rd.banner_text(view, lang)
         self.query_one("#banner", Static).display = banner is not None
@@ -195,7 +218,7 @@ class TableScreen(Screen[None]):
         self._show_keys(view)
 
     def _show_room(self, view: View) -> None:
-        lang = self.zapp.lang
+        lang = self.lang
         t = view.table
         assert t is not None
         out = Text(
@@ -234,11 +257,11 @@ class TableScreen(Screen[None]):
     def _clock_of(self, seat: int) -> Text:
         """A seat's clock for the centre: the prompt's deadline for the player's own, else the
         estimate of `client_tui.clocks` for the seat on turn, else its bank left."""
-        view, lang = self.zapp.view, self.zapp.lang
+        view, lang = self.view, self.lang
         c = self.clocks
         if c is None or not c.running:
             return Text()
-        now = self.zapp.clock()
+        now = self.clock()
         prompt = view.prompt
         left: float | None
         if seat == view.seat and prompt is not None and not prompt.answered:
@@ -262,11 +285,11 @@ class TableScreen(Screen[None]):
         ):
             self.clocks = SeatClocks.start(t.turn_seconds, t.bank_seconds)
         turn = r.turn if r.phase == "turn" else None
-        self.clocks = self.clocks.moved(turn=turn, round_no=r.round_no, at=self.zapp.clock())
+        self.clocks = self.clocks.moved(turn=turn, round_no=view.round_no, at=self.clock())
 
     def _show_board(self, view: View) -> None:
         """The table layout: 对家 on top, 上家 left, the centre, 下家 right, the player below."""
-        lang, ascii = self.zapp.lang, self.zapp.ascii
+        lang, ascii = self.lang, self.ascii
         r = view.round
         # 下家, 对家, 上家, 本家; a spectator sees the first seat (0) at the bottom, as if sat there.
         order = rd.seat_order(view) if view.seat is not None else [1, 2, 3, 0]
@@ -276,24 +299,24 @@ class TableScreen(Screen[None]):
         if centre.styles.width is None or centre.styles.width.value != inner + 4:
             centre.styles.width = inner + 4
         side = max(20, (width - inner - 4) // 2 - 6)
-        faces = self.size.height >= FACES[1] and width >= FACES[0]
+        big = self.big
         for wid, seat in zip(("w-right", "w-top", "w-left", "w-me"), order, strict=True):
             panel = self.query_one(f"#{wid}", Static)
             cells = side if wid in ("w-left", "w-right") else width - 4
-            panel.update(rd.panel_text(view, seat, ascii, lang, cells, faces=faces))
+            panel.update(rd.panel_text(view, seat, ascii, lang, cells, big=big))
             panel.set_class(r is not None and r.phase == "turn" and r.turn == seat, "-turn")
         self._show_centre(view)
 
     def _show_centre(self, view: View) -> None:
         """The centre alone (the clocks move every tick; the seats only with the view)."""
-        lang, ascii = self.zapp.lang, self.zapp.ascii
+        lang, ascii = self.lang, self.ascii
         inner = 24 if self.size.width < 110 else 28
         last = rd.last_text(view, lang, ascii)
         text = board.centre_text(view, lang, ascii, self._clock_of, last, inner)
         self.query_one("#w-centre", Static).update(text)
 
     def _show_game(self, view: View) -> None:
-        lang, ascii = self.zapp.lang, self.zapp.ascii
+        lang, ascii = self.lang, self.ascii
         r = view.round
         self._track_clocks(view)
         if self.wide:
@@ -319,19 +342,18 @@ class TableScreen(Screen[None]):
         prompt = view.prompt
         my_turn = prompt is not None and not prompt.is_claim
         # A new draw puts the cursor on the drawn tile: the usual discard is the one just drawn.
-        key = (r.round_no, len(r.discards[view.seat]), r.drawn)
+        key = (view.round_no, len(r.discards[view.seat]), rd.drawn_tile(r))
         if my_turn and key != self._drawn_key:
             self._drawn_key = key
             self.cursor = len(tiles) - 1
         if tiles:
             self.cursor = max(0, min(self.cursor, len(tiles) - 1))
-        opts = rules_for(view)
-        marks: frozenset[str] = frozenset()
+        marks: frozenset[int] = frozenset()
         if my_turn and prompt is not None:
             marks = (
-                frozenset(prompt.tiles_for("ready"))
+                frozenset(parse_tile(t) for t in prompt.tiles_for("ready"))
                 if self.declare
-                else ready_discards(opts, r, view.seat)
+                else ready_discards(r)
             )
         text, slots = rd.hand_text(
             r,
@@ -341,17 +363,18 @@ class TableScreen(Screen[None]):
             marks=marks,
             playable=my_turn,
             lang=lang,
+            big=self.big,
         )
         hand_widget.show(text, slots)
         if my_turn and tiles:
             tile = tiles[self.cursor]
-            after = waits_after(opts, r, view.seat, tile)
+            after = waits_after(r, tile)
             if after is None and marks:
                 waits.update(rd.keep_ready_text(marks, lang, ascii))
             else:
                 waits.update(rd.waits_text(after, lang, ascii, after=tile))
         elif r.phase != "over":
-            waits.update(rd.waits_text(waits_now(opts, r, view.seat), lang, ascii))
+            waits.update(rd.waits_text(waits_now(r), lang, ascii))
         else:
             waits.update("")
         self._show_status(view)
@@ -371,10 +394,10 @@ class TableScreen(Screen[None]):
 
     def _show_status(self, view: View) -> None:
         """What just happened, and why the last key did nothing (while that is fresh)."""
-        parts = rd.last_parts(view, self.zapp.lang, self.zapp.ascii)
-        left = self.zapp.reveal_left()
+        parts = rd.last_parts(view, self.lang, self.ascii)
+        left = self.reveal_left()
         if left is not None:
-            hint = self.zapp.lang.t("reveal_hint", s=math.ceil(left))
+            hint = self.lang.t("reveal_hint", s=math.ceil(left))
             parts.append(Text(hint, style=rd.TURN_MARK))
         if self._why is not None:
             parts.append(Text(f"✗ {self._why[0]}", style=WHY_STYLE))
@@ -382,7 +405,7 @@ class TableScreen(Screen[None]):
         self.query_one("#status", Static).update(rd.packed(parts, self.size.width - 2))
 
     def _show_actions(self, view: View) -> None:
-        lang, ascii = self.zapp.lang, self.zapp.ascii
+        lang, ascii = self.lang, self.ascii
         chips: list[tuple[str, str, str, bool]] = []
         prompt = view.prompt
         if prompt is not None and not prompt.answered:
@@ -425,8 +448,8 @@ class TableScreen(Screen[None]):
         self._tick()
 
     def _show_keys(self, view: View) -> None:
-        lang = self.zapp.lang
-        parts = [("t", lang.t("tile_mode_cjk") if self.zapp.ascii else lang.t("tile_mode_ascii"))]
+        lang = self.lang
+        parts = [("t", lang.t("tile_mode_cjk") if self.ascii else lang.t("tile_mode_ascii"))]
         if view.seat is not None:
             parts.append(("a", lang.t("auto")))
             asked = view.prompt is not None and not view.prompt.answered
@@ -440,7 +463,7 @@ class TableScreen(Screen[None]):
             parts.append(("r", lang.t("history")))
         if view.match_end is not None:
             parts.append(("m", lang.t("final")))
-            if view.seat is not None or self.zapp.play_mode == "play":
+            if view.seat is not None or self.play_mode == "play":
                 parts.append(("n", lang.t("new_match")))
         parts += [("?", lang.t("help")), ("l", lang.t("btn_leave")), ("q", lang.t("btn_quit"))]
         # Keys in bold, two spaces apart; on a narrow screen one space, and each label its
@@ -462,36 +485,39 @@ class TableScreen(Screen[None]):
         """The clock: seconds left for the prompt, red in the last five."""
         if not self.is_mounted:
             return
-        view = self.zapp.view
-        if self._why is not None and self.zapp.clock() >= self._why[1]:
+        view = self.view
+        if self._why is not None and self.clock() >= self._why[1]:
             self._why = None
             if self.query_one("#game").display:
                 self._show_status(view)
         if self.query_one("#game").display:
-            if self.zapp.held is not None:
-                self._show_status(self.zapp.displayed)  # the reveal counts down
-            if self.wide and self.zapp.displayed.round is not None:
-                self._show_centre(self.zapp.displayed)  # so do the clocks
+            if self.held:
+                self._show_status(self.shown)  # the reveal counts down
+            if self.wide and self.shown.round is not None:
+                self._show_centre(self.shown)  # so do the clocks
         clock = self.query_one("#clock", Static)
         prompt = view.prompt
         if view.end_vote is not None:  # a vote to end the match: the countdown, who agreed
-            vote = Text(self.zapp.vote_line(), style="bold yellow")
+            names = rd.seat_names(view, self.lang, rd.name_cells(self.size.width))
+            line = rd.vote_line(view, names, self.lang, self.clock())
+            vote = Text(line, style="bold yellow")
             if prompt is not None and prompt.deadline_at is not None and not prompt.answered:
-                left = max(0.0, prompt.deadline_at - self.zapp.clock())
-                vote.append("  ⏱ " + self.zapp.lang.t("clock", s=math.ceil(left)), style="bold")
+                left = max(0.0, prompt.deadline_at - self.clock())
+                vote.append("  ⏱ " + self.lang.t("clock", s=math.ceil(left)), style="bold")
             clock.update(vote)
             return
         if view.wait is not None and prompt is None:  # between rounds
-            line = self.zapp.wait_line()
-            if self.zapp.waiting_on_me():
-                line += " · " + self.zapp.lang.t("enter_ready")
+            names = rd.seat_names(view, self.lang, rd.name_cells(self.size.width))
+            line = rd.wait_line(view, names, self.lang, self.clock())
+            if view.waiting_on_me:
+                line += " · " + self.lang.t("enter_ready")
             clock.update(Text(line, style="bold"))
             return
         if prompt is None or prompt.deadline_at is None or prompt.answered:
             clock.update("")
             return
-        left = max(0.0, prompt.deadline_at - self.zapp.clock())
-        lang = self.zapp.lang
+        left = max(0.0, prompt.deadline_at - self.clock())
+        lang = self.lang
         text = Text(
             "⏱ " + lang.t("clock", s=math.ceil(left)), style="bold red" if left <= 5 else "bold"
         )
@@ -500,10 +526,10 @@ class TableScreen(Screen[None]):
     # ----- input -----
 
     def on_key(self, event: events.Key) -> None:
-        if self.zapp.held is not None:
+        if self.held:
             event.stop()  # any key, while the hands are revealed, opens the sheet
             event.prevent_default()
-            self.zapp.end_reveal()
+            self.post_message(EndReveal())
             return
         ch = event.character
         if ch and ch in rd.HAND_KEYS and event.key not in ("space",):
@@ -513,7 +539,7 @@ class TableScreen(Screen[None]):
                 self.cursor = index
                 self.action_discard()
             elif self.hand():
-                self._refuse(self.zapp.lang.t("why_no_tile", k=ch))
+                self._refuse(self.lang.t("why_no_tile", k=ch))
             else:
                 self._refuse(self._why_not("discard"))
 
@@ -523,7 +549,7 @@ class TableScreen(Screen[None]):
             self.action_discard()
         else:
             self.cursor = message.index
-            self.show(self.zapp.displayed)
+            self.show(self.shown)
 
     @on(Chip.Pressed)
     def _chip(self, message: Chip.Pressed) -> None:
@@ -557,12 +583,12 @@ class TableScreen(Screen[None]):
 
     def say_why(self, why: str) -> None:
         """Show why a key did nothing, on the status line, for a few seconds."""
-        self._why = (why, self.zapp.clock() + WHY_SECONDS)
-        self._show_status(self.zapp.view)
+        self._why = (why, self.clock() + WHY_SECONDS)
+        self._show_status(self.view)
 
     def _why_not(self, act: str) -> str:
         """Why the move `act` (discard, hu, pong, gang, pass) cannot be made now."""
-        view, t = self.zapp.view, self.zapp.lang.t
+        view, t = self.view, self.lang.t
         prompt = view.prompt
         if view.seat is None:
             return t("why_watching")
@@ -588,7 +614,7 @@ class TableScreen(Screen[None]):
 
     def _claim_keys(self, prompt: PromptV) -> str:
         """The keys of a claim prompt, for a reminder: `h 胡 · p 碰 · space 过`."""
-        t = self.zapp.lang.t
+        t = self.lang.t
         keys = [
             (k, t(act))
             for k, act in (("h", "hu"), ("k", "gang"), ("p", "pong"), ("space", "pass"))
@@ -599,7 +625,7 @@ class TableScreen(Screen[None]):
     def _why_no_declare(self) -> str:
         """Why `b` (报听) cannot be used now: RULES.md §8.4 — with the first discard, before any
         claim, where the rules have it, and only when a discard leaves the hand ready."""
-        view, t = self.zapp.view, self.zapp.lang.t
+        view, t = self.view, self.lang.t
         prompt, r, seat = view.prompt, view.round, view.seat
         if seat is None:
             return t("why_watching")
@@ -618,7 +644,7 @@ class TableScreen(Screen[None]):
         return t("why_declare_not_ready")
 
     def _refuse(self, why: str) -> None:
-        self.zapp.refuse(why)
+        self.post_message(Refused(why))
 
     # ----- actions -----
 
@@ -628,17 +654,17 @@ class TableScreen(Screen[None]):
             self._refuse(self._why_not("discard"))
             return
         self.cursor = (self.cursor + delta) % len(tiles)
-        self.show(self.zapp.displayed)
+        self.show(self.shown)
 
     def action_discard(self) -> None:
-        view = self.zapp.view
+        view = self.view
         prompt = view.prompt
         tiles = self.hand()
         if view.table is not None and view.table.state == "waiting" and view.round is None:
             self.action_start()
             return
-        if prompt is None and self.zapp.waiting_on_me():
-            self.zapp.ready_for_next()  # Enter between rounds: ready for the next one
+        if prompt is None and view.waiting_on_me:
+            self.post_message(ReadyForNext())  # Enter between rounds: ready for the next one
             return
         if prompt is None or prompt.is_claim or prompt.answered or not tiles:
             self._refuse(self._why_not("discard"))
@@ -646,18 +672,18 @@ class TableScreen(Screen[None]):
         tile = tiles[max(0, min(self.cursor, len(tiles) - 1))]
         if self.declare and prompt.offers("ready", tile):
             self.declare = False
-            self.zapp.act(Choice("ready", tile))
+            self.post_message(Discard(tile, declare=True))
         elif prompt.offers("discard", tile):
-            self.zapp.act(Choice("discard", tile))
+            self.post_message(Discard(tile))
         else:
             self._refuse(self._why_not("discard"))
 
     def _claim(self, act: str) -> None:
-        prompt = self.zapp.view.prompt
+        prompt = self.view.prompt
         if prompt is None or prompt.answered or not prompt.offers(act):
             self._refuse(self._why_not(act))
             return
-        self.zapp.act(Choice(act))
+        self.post_message(Claim(act))
 
     def action_hu(self) -> None:
         self._claim("hu")
@@ -669,80 +695,85 @@ class TableScreen(Screen[None]):
         self._claim("pass")
 
     def action_gang(self, tile: str | None = None) -> None:
-        prompt = self.zapp.view.prompt
+        prompt = self.view.prompt
         if prompt is None or prompt.answered or not prompt.offers("gang"):
             self._refuse(self._why_not("gang"))
             return
         tiles = prompt.tiles_for("gang")
         if prompt.is_claim or not tiles:
-            self.zapp.act(Choice("gang"))
+            self.post_message(Claim("gang"))
             return
         if tile in tiles:
-            self.zapp.act(Choice("gang", tile))
+            self.post_message(Claim("gang", tile))
             return
         hand = self.hand()
         here = hand[self.cursor] if hand and self.cursor < len(hand) else None
         if len(tiles) == 1 or here in tiles:
-            self.zapp.act(Choice("gang", here if here in tiles else tiles[0]))
+            self.post_message(Claim("gang", here if here in tiles else tiles[0]))
             return
         from client_tui.screens.forms import ChoiceScreen
 
         def chosen(tile: str | None) -> None:
             if tile is not None:
-                self.zapp.act(Choice("gang", tile))
+                self.post_message(Claim("gang", tile))
 
-        labels = [(t, f"{self.zapp.lang.t('gang')} {tl.label(t, self.zapp.ascii)}") for t in tiles]
-        self.app.push_screen(ChoiceScreen(self.zapp.lang.t("choose_gang"), labels), chosen)
+        labels = [(t, f"{self.lang.t('gang')} {tl.label(t, self.ascii)}") for t in tiles]
+        self.app.push_screen(ChoiceScreen(self.lang.t("choose_gang"), labels), chosen)
 
     def action_declare(self) -> None:
-        prompt = self.zapp.view.prompt
+        prompt = self.view.prompt
         if prompt is None or prompt.answered or not prompt.tiles_for("ready"):
             self._refuse(self._why_no_declare())
             return
         self.declare = not self.declare
         self._chips = ()
-        self.show(self.zapp.displayed)
+        self.show(self.shown)
 
     def action_auto(self) -> None:
-        view = self.zapp.view
+        view = self.view
         if view.seat is None or view.table is None:
-            self._refuse(self.zapp.lang.t("why_watching"))
+            self._refuse(self.lang.t("why_watching"))
             return
         if view.table.state == "waiting":
             self.action_add_bot()
             return
         from protocol.messages import Auto
 
-        self.zapp.send(Auto(on=not view.table.seats[view.seat].auto))
+        self.post_message(Request(Auto(on=not view.table.seats[view.seat].auto)))
 
     def action_settlement(self) -> None:
-        self.zapp.open_settlement()
+        self.post_message(OpenSheet("settlement"))
 
     def action_summary(self) -> None:
-        self.zapp.open_summary()
+        self.post_message(OpenSheet("summary"))
 
     def action_history(self) -> None:
-        self.zapp.open_history()
+        self.post_message(OpenSheet("history"))
 
     def action_leave(self) -> None:
-        self.zapp.leave_table()
+        self.post_message(LeaveTable())
 
     def action_new_match(self) -> None:
-        if self.zapp.answer_end(False):  # `n` refuses an open vote to end the match
+        if self.view.end_vote is not None and self.view.seat is not None:
+            self.post_message(AnswerEnd(False))  # `n` refuses an open vote to end the match
             return
-        self.zapp.new_match()
+        self.post_message(NewMatch())
 
     def action_propose_end(self) -> None:
-        self.zapp.propose_end()
+        self.post_message(AskEnd())
 
     def action_vote_end(self, agree: bool) -> None:
-        if not self.zapp.answer_end(agree):
-            self._refuse(self.zapp.lang.t("why_vote_none"))
+        if self.view.end_vote is None or self.view.seat is None:
+            self._refuse(self.lang.t("why_vote_none"))
+            return
+        self.post_message(AnswerEnd(agree))
 
     def action_records(self) -> None:
         """战绩: after the match, with its line (each player's rating change) first."""
-        view = self.zapp.view
-        self.zapp.open_records(view.table_id if view.match_end is not None else None)
+        view = self.view
+        self.post_message(
+            OpenSheet("records", table=view.table_id if view.match_end is not None else None)
+        )
 
     @staticmethod
     def _away_seats(view: View) -> list[tuple[int, str | None]]:
@@ -755,7 +786,7 @@ class TableScreen(Screen[None]):
     def action_hand_seat(self) -> None:
         """`o`, the table's creator: hand an away seat to a spectator by their name (a player
         back on another machine watches first; the server checks the rest)."""
-        view, t = self.zapp.view, self.zapp.lang.t
+        view, t = self.view, self.lang.t
         if view.seat != 0:
             self._refuse(t("why_watching" if view.seat is None else "why_not_creator"))
             return
@@ -768,13 +799,13 @@ class TableScreen(Screen[None]):
 
         def done(choice: tuple[int, str] | None) -> None:
             if choice is not None:
-                self.zapp.send(HandSeat(seat=choice[0], to=choice[1]))
+                self.post_message(Request(HandSeat(seat=choice[0], to=choice[1])))
 
-        self.app.push_screen(HandSeatScreen(self.zapp.lang, away), done)
+        self.app.push_screen(HandSeatScreen(self.lang, away), done)
 
     def _before_start(self) -> bool:
         """Seated at a table that has not started; else say why (bots, start: the room's)."""
-        view, t = self.zapp.view, self.zapp.lang.t
+        view, t = self.view, self.lang.t
         if view.seat is None:
             self._refuse(t("why_watching"))
             return False
@@ -788,7 +819,7 @@ class TableScreen(Screen[None]):
             return
         from protocol.messages import AddBot
 
-        self.zapp.send(AddBot(level=self.bot_level))  # type: ignore[arg-type]
+        self.post_message(Request(AddBot(level=self.bot_level)))  # type: ignore[arg-type]
 
     def action_bot_level(self) -> None:
         """`v`: the level of the next bot added: normal → strong → easy → normal."""
@@ -796,7 +827,7 @@ class TableScreen(Screen[None]):
             return
         order = ("normal", "strong", "easy")
         self.bot_level = order[(order.index(self.bot_level) + 1) % len(order)]
-        self.show(self.zapp.view)
+        self.show(self.shown)
 
     def action_hints(self) -> None:
         """`i`: the strong bot's three best moves for the prompt on screen, each with its value
@@ -804,13 +835,13 @@ class TableScreen(Screen[None]):
         (a few hundred milliseconds on a busy machine), the panel saying so meanwhile."""
         from client_tui.hints import hint_view
 
-        view = self.zapp.view
+        view = self.view
         why = hint_view(view)
         if isinstance(why, str):
-            self._refuse(self.zapp.lang.t(why))
+            self._refuse(self.lang.t(why))
             return
         assert view.prompt is not None
-        self._hints = (view.prompt.seq, Text(self.zapp.lang.t("hints_thinking"), style="dim"))
+        self._hints = (view.prompt.seq, Text(self.lang.t("hints_thinking"), style="dim"))
         self.show(view)
         self._work_out_hints(view)
 
@@ -819,7 +850,7 @@ class TableScreen(Screen[None]):
         from client_tui.hints import hints_for, hints_text
 
         got = hints_for(view)
-        lang, ascii = self.zapp.lang, self.zapp.ascii
+        lang, ascii = self.lang, self.ascii
         text = Text(lang.t(got)) if isinstance(got, str) else hints_text(got, lang, ascii)
         assert view.prompt is not None
         self.app.call_from_thread(self._hints_ready, view.prompt.seq, text)
@@ -828,29 +859,29 @@ class TableScreen(Screen[None]):
         """The hints worked out for the prompt `seq`: shown if that prompt is still open."""
         if self._hints is not None and self._hints[0] == seq:
             self._hints = (seq, text)
-            self.show(self.zapp.view)
+            self.show(self.shown)
 
     def action_remove_bot(self) -> None:
         if not self._before_start():
             return
-        view = self.zapp.view
+        view = self.view
         assert view.table is not None
         from protocol.messages import RemoveBot
 
         bots = [i for i, s in enumerate(view.table.seats) if s.kind == "bot"]
         if not bots:
-            self._refuse(self.zapp.lang.t("why_no_bot"))
+            self._refuse(self.lang.t("why_no_bot"))
             return
-        self.zapp.send(RemoveBot(seat=bots[-1]))
+        self.post_message(Request(RemoveBot(seat=bots[-1])))
 
     def action_start(self) -> None:
-        view = self.zapp.view
+        view = self.view
         if view.seat is None:
-            self._refuse(self.zapp.lang.t("why_watching"))
+            self._refuse(self.lang.t("why_watching"))
             return
         if view.table is not None and view.table.seated < 4:
-            self._refuse(self.zapp.lang.t("why_start_seats"))
+            self._refuse(self.lang.t("why_start_seats"))
             return
         from protocol.messages import Start
 
-        self.zapp.send(Start())
+        self.post_message(Request(Start()))

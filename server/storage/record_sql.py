@@ -40,7 +40,17 @@ def ops_of(records: Iterable[Record]) -> list[Op]:
 
 
 def _ops(record: Record) -> list[Op]:
+    # The records of every move first (a `match` tries its cases in order).
     match record:
+        case EventLogged(table_id, round_no, event, at):
+            return [op_insert_event(table_id, round_no, event, at)]
+        case ActionPlayed():
+            a = record
+            return [
+                op_insert_action(
+                    a.table_id, a.round_no, a.idx, a.seat, a.act, a.tile, a.phase, a.auto, a.at
+                )
+            ]
         case TableCreated():
             row = {
                 "id": record.id,
@@ -92,15 +102,6 @@ def _ops(record: Record) -> list[Op]:
             return op_end_round(table_id, round_no, result, net, scores, at)
         case RoundTallied(table_id, dealer, streak, declared, result, seats, at):
             return round_record_ops(table_id, dealer, streak, declared, result, seats, at)
-        case ActionPlayed():
-            a = record
-            return [
-                op_insert_action(
-                    a.table_id, a.round_no, a.idx, a.seat, a.act, a.tile, a.phase, a.auto, a.at
-                )
-            ]
-        case EventLogged(table_id, round_no, event, at):
-            return [op_insert_event(table_id, round_no, event, at)]
         case PlayerJoined(pid, digest, name, at):
             return [op_insert_player(pid, digest, name, at)]
         case PlayerRenamed(pid, name, at):

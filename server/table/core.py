@@ -105,7 +105,7 @@ from server.table.projection import (
     view_for,
 )
 from server.table.rounds import RoundBook, weekday_of
-from server.table.seating import AutoReason, Seats, SeatState
+from server.table.seating import AutoReason, Members, Seats, SeatState
 from server.table.settings import Settings, Timing
 from server.table.vote import EndVote
 from server.table.window import ClaimWindow, HeldAnswer
@@ -137,7 +137,7 @@ class TableCore(Generic[M]):
         self._new_token = tokens
         self._new_salt = salts
         self.seats: Seats[M] = Seats()  # who sits where, and their tokens
-        self.members: dict[M, int | None] = {}  # who is at the table: seat, or None (watching)
+        self.members: Members[M] = Members()  # who is at the table: seat, or None (watching)
         self.state = "waiting"  # waiting | playing | finished | abandoned
         self.events = EventLog(table_id)  # the numbered events (`seq`), the last kept
         # The seq of the last round event: the decision the round waits on. A prompt quotes it,
@@ -162,7 +162,6 @@ class TableCore(Generic[M]):
         self.window: ClaimWindow[Action] = ClaimWindow(settings.claim_min_ms / 1000)
         # Spectators come and go unstored: a coalesced count frame (`spectators`).
         self.spectator_count = SpectatorCount()
-        self.watcher_names: dict[M, str | None] = {}
         self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         # Between rounds (`between`): the round to come starts when no seat holds it up, or at
         # `next_round_at` (None: no limit); after the match, the rematch vote.
@@ -237,7 +236,7 @@ class TableCore(Generic[M]):
 
     @property
     def spectators(self) -> list[M]:
-        return [m for m, seat in self.members.items() if seat is None]
+        return self.members.spectators
 
     def info(self) -> dict[str, Any]:
         """The table header (protocol `TableInfo`)."""
@@ -257,25 +256,18 @@ class TableCore(Generic[M]):
         return self.s.pace(self.timing)
 
     def next_wakeup(self) -> float | None:
-        """When the core next has something to do by itself (call `tick` then), or None."""
-        times: list[float] = []
-        due = self.pacer.due(self._now)
-        if due is not None:
-            times.append(due)
-        if self.linger_until is not None:
-            times.append(self.linger_until)
+        """When the core next has something to do by itself (call `tick` then), or None: the
+        earliest of its parts' deadlines (a paused or frozen table has only its own)."""
+        times = [t for t in (self.pacer.due(self._now), self.linger_until) if t is not None]
         if self.frozen:
             return min(times, default=None)
         if self.state == "playing":
             times += self.idle.wakeups()
             if self.idle.paused:
                 return min(times, default=None)
-        if self.state == "playing":
             times += self.between.wakeups(self.seats, self._now)
             times += self.vote.wakeups(self.seats, self._now)
-        for seat in self.seats:
-            if seat.kind == "bot" and not seat.bot_here and seat.bot_arrives is not None:
-                times.append(seat.bot_arrives)
+        times += self.seats.arrivals()
         for index in self._prompted():
             times += [t for t in self._seat_deadlines(index) if t is not None]
         if self.spectator_count.due is not None:
@@ -336,25 +328,33 @@ class TableCore(Generic[M]):
             self._error(member, codes.BAD_PASSWORD, "wrong password for this table", msg.type)
             return
         if isinstance(msg, Watch):
-            cap = self.timing.spectators
-            if cap and len(self.spectators) >= cap:
-                self._error(
-                    member,
-                    codes.SPECTATORS_FULL,
-                    f"this table has {cap} spectators already (the server's limit): try later",
-                    msg.type,
-                )
-                return
-            self._wake(now)
-            self.members[member] = None
-            self.watcher_names[member] = name
-            self.outbox.emit(Bind(member, None))
-            self._spectators_changed(now)
-            self._welcome(member, None, None)
-            return
-        if self.state != "waiting":
+            self._watch(member, name, now)
+        elif self.state != "waiting":
             self._take_back(member, name, msg, now)
+        else:
+            self._reserve(member, name, msg, now)
+
+    def _watch(self, member: M, name: str | None, now: float) -> None:
+        """A spectator comes in (a paused table wakes: someone is there), unless the table
+        has as many as the server allows."""
+        cap = self.timing.spectators
+        if cap and len(self.spectators) >= cap:
+            self._error(
+                member,
+                codes.SPECTATORS_FULL,
+                f"this table has {cap} spectators already (the server's limit): try later",
+                "watch",
+            )
             return
+        self._wake(now)
+        self.members.watch(member, name)
+        self.outbox.emit(Bind(member, None))
+        self._spectators_changed(now)
+        self._welcome(member, None, None)
+
+    def _reserve(self, member: M, name: str | None, msg: TakeSeat, now: float) -> None:
+        """`take_seat` before the start: the seat asked for (or the first free one) is the
+        member's, with a new token."""
         index = self._free_seat(member, msg.seat, msg.type)
         if index is None:
             return
@@ -405,36 +405,34 @@ class TableCore(Generic[M]):
         index = self._seated(member, msg.type)
         if index is None:
             return
-        if index != 0:
-            self._error(
-                member, codes.NOT_CREATOR, "only the table's creator (seat 0) may do that", msg.type
-            )
-            return
-        if self.state != "playing":
-            self._error(member, codes.NOT_PLAYING, "the match is not being played", msg.type)
-            return
-        seat = self.seats[msg.seat]
-        if seat.kind != "human" or seat.member is not None:
-            self._error(
-                member, codes.SEAT_NOT_AWAY, f"seat {msg.seat} is not an away player's", msg.type
-            )
-            return
-        named = [m for m, n in self.watcher_names.items() if n == msg.to]
-        if len(named) != 1:
-            why = "no spectator" if not named else f"{len(named)} spectators"
-            self._error(
-                member,
-                codes.NO_SUCH_SPECTATOR,
-                f"{why} of this table is called {msg.to!r}: they watch it first",
-                msg.type,
-            )
+        named = self.members.named(msg.to)
+        refused = self._hand_refusal(index, msg.seat, msg.to, len(named))
+        if refused is not None:
+            self._error(member, *refused, msg.type)
             return
         newcomer = named[0]
         # The seat is the newcomer's now: the old key, like the old token, takes nothing back.
+        seat = self.seats[msg.seat]
         seat.name, seat.player = msg.to, getattr(newcomer, "player", None)
+        self.vote.reseated(msg.seat)
         self._seat_member(newcomer, msg.seat, now)
         self._spectators_changed(now)
         self._table_changed(now)
+
+    def _hand_refusal(self, by: int, index: int, to: str, found: int) -> tuple[str, str] | None:
+        """Why seat `by` may not hand seat `index` to the spectator called `to` (`found`: how
+        many spectators are called so): an error code and its message, or None."""
+        if by != 0:
+            return codes.NOT_CREATOR, "only the table's creator (seat 0) may do that"
+        if self.state != "playing":
+            return codes.NOT_PLAYING, "the match is not being played"
+        if self.seats[index].kind != "human" or self.seats[index].member is not None:
+            return codes.SEAT_NOT_AWAY, f"seat {index} is not an away player's"
+        if found != 1:
+            why = "no spectator" if not found else f"{found} spectators"
+            message = f"{why} of this table is called {to!r}: they watch it first"
+            return codes.NO_SUCH_SPECTATOR, message
+        return None
 
     def _free_seat(self, member: M, wanted: int | None, ref: str) -> int | None:
         """The seat asked for, or the first free one; None (and an error) if there is none."""
@@ -476,6 +474,15 @@ class TableCore(Generic[M]):
             self._error(member, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
             return self._done()
         self._wake(now)
+        self._reseat(member, index)
+        self._catch_up(member, index, token, last_seq)
+        self._came_back(index, now)
+        self._maybe_rematch()  # the last one who had asked is back
+        return self._done()
+
+    def _reseat(self, member: M, index: int) -> None:
+        """A seat's token came back on `member`: the connection it had is replaced, and a
+        seat taken before its player had a key becomes that player's."""
         seat = self.seats[index]
         old = seat.member
         if old is not None and old != member:
@@ -493,21 +500,18 @@ class TableCore(Generic[M]):
             # over an upgrade) is theirs from now on, in the store as in the records.
             seat.player = player
             self.outbox.emit(Write([self._seats_record()]))
-        fresh = seat.fresh_since(last_seq)
+
+    def _catch_up(self, member: M, index: int, token: str, last_seq: int | None) -> None:
+        """`joined`, then the events after `last_seq` if the log still holds them, else a
+        snapshot; then the wait between rounds, if any."""
+        fresh = self.seats[index].fresh_since(last_seq)
         missed = self.events.since(last_seq) if fresh and last_seq is not None else None
-        catch_up = missed is not None
-        self.tally["resume:events" if catch_up else "resume:snapshot"] += 1
-        how: Literal["events", "snapshot"] = "events" if catch_up else "snapshot"
+        how: Literal["events", "snapshot"] = "snapshot" if missed is None else "events"
+        self.tally["resume:" + how] += 1
         self.outbox.to(member, frames.joined(self.id, self.seq, index, token, how))
-        if missed is not None:
-            for event in missed:
-                self.outbox.view(member, index, event)
-        else:
-            self.outbox.view(member, index, self._snapshot())
+        for item in [self._snapshot()] if missed is None else missed:
+            self.outbox.view(member, index, item)
         self._send_wait((member,))
-        self._came_back(index, now)
-        self._maybe_rematch()  # the last one who had asked is back
-        return self._done()
 
     def _came_back(self, index: int, now: float) -> None:
         """A seat is taken again (its player, or a server bot): 托管 ends unless asked for, and
@@ -521,8 +525,7 @@ class TableCore(Generic[M]):
         """Forget where a member was (before it takes another place here)."""
         if member in self.members and self.members[member] is None:
             self._spectators_changed(self._now)
-        self.watcher_names.pop(member, None)
-        place = self.members.pop(member, None)
+        place = self.members.leave(member)
         if place is not None and self.seats[place].member == member:
             self.seats[place].member = None
 
@@ -531,8 +534,7 @@ class TableCore(Generic[M]):
         self._begin(now, wall)
         if member not in self.members:
             return self._done()
-        index = self.members.pop(member)
-        self.watcher_names.pop(member, None)
+        index = self.members.leave(member)
         self.outbox.emit(Unbind(member))
         if index is None:
             if left:
@@ -704,25 +706,11 @@ class TableCore(Generic[M]):
         index = self._seated(member, msg.type)
         if index is None:
             return
-        r = self.round
-        if self.state != "playing" or r is None or r.phase is Phase.OVER:
-            self._error(member, codes.NOT_PLAYING, "no round is being played", msg.type)
+        refused = self._act_refusal(index, msg.seq)
+        if refused is not None:
+            self._error(member, *refused, msg.type)
             return
         seat = self.seats[index]
-        if msg.seq == seat.clock.answered_seq:
-            self._error(member, codes.DUPLICATE, f"you already answered {msg.seq}", msg.type)
-            return
-        if msg.seq != self.decision_seq:
-            self._error(
-                member,
-                codes.STALE,
-                f"that answers {msg.seq}; the move asked now is {self.decision_seq}",
-                msg.type,
-            )
-            return
-        if index not in self._asked():
-            self._error(member, codes.NOTHING_TO_DO, "nothing is asked of you now", msg.type)
-            return
         action = Action(index, msg.act, None if msg.tile is None else parse_tile(msg.tile))
         answered = self.decision_seq
         self._shown.clear()
@@ -739,6 +727,20 @@ class TableCore(Generic[M]):
         # timed (the metrics) only if an event showed it: a pass in a claim window is not.
         self.outbox.emit(Accepted(member, shown=index in self._shown))
 
+    def _act_refusal(self, index: int, seq: int) -> tuple[str, str] | None:
+        """Why seat `index` may not answer decision `seq` now (an error code and its
+        message), or None: it may, if the move is legal."""
+        r = self.round
+        if self.state != "playing" or r is None or r.phase is Phase.OVER:
+            return codes.NOT_PLAYING, "no round is being played"
+        if seq == self.seats[index].clock.answered_seq:
+            return codes.DUPLICATE, f"you already answered {seq}"
+        if seq != self.decision_seq:
+            return codes.STALE, f"that answers {seq}; the move asked now is {self.decision_seq}"
+        if index not in self._asked():
+            return codes.NOTHING_TO_DO, "nothing is asked of you now"
+        return None
+
     # ----- inputs: time -----
 
     def tick(self, now: float, *, wall: float | None = None) -> list[Effect]:
@@ -754,11 +756,8 @@ class TableCore(Generic[M]):
             return self._done()
         if self.frozen or self._idle(now):
             return self._done()
-        for index, seat in enumerate(self.seats):
-            arrives = seat.bot_arrives
-            if seat.kind == "bot" and arrives is not None and arrives <= now + EARLY:
-                seat.bot_arrives, seat.bot_here = None, True
-                self._came_back(index, now)
+        for index in self.seats.arrived(now):
+            self._came_back(index, now)
         due = self.spectator_count.due
         if due is not None and due <= now + EARLY:
             self._send_spectators(now)
@@ -786,47 +785,66 @@ class TableCore(Generic[M]):
             self.outbox.paced([Send(tuple(self.members), frame)], event=False)
 
     def _moves_due(self, now: float) -> None:
-        """Seats whose clock ran out get the policy's move (and 托管, on their turn); bots
-        whose time came play their move; a held claim window past its middle gets the 托管
-        seats' answers, and closes at its end."""
+        """What is due in the round at `now`: the machine's answers in a held claim window
+        past its middle, the moves of seats whose clock ran out and of bots whose time came,
+        and the window's close at its end."""
         r = self.round
         if r is None or r.phase is Phase.OVER or self.state != "playing":
             return
-        moved = False
-        if r.phase in WINDOW_PHASES and self.window.timed():
-            if self.window.middle() <= now + EARLY:
-                for index in self._asked():
-                    if self.round is not r or r.phase not in WINDOW_PHASES:
-                        break  # the window closed (it was no longer held)
-                    if index in self._asked() and self._plays_at_once(index):
-                        self._answer_at_once(index, now)
-                        moved = True
-        for index in list(self._asked()):
-            if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
-                continue
-            seat = self.seats[index]
-            if seat.clock.prompted_seq != self.decision_seq:
-                continue
-            deadline, bot_at = self._seat_deadlines(index)
-            if deadline is not None and deadline <= now + EARLY:
-                reason: AutoReason = "disconnected" if not seat.connected else "timeout"
-                if r.phase is Phase.TURN:
-                    if not seat.auto:
-                        seat.auto = True
-                        self._seat_changed(index, now)
-                else:
-                    # Not 托管 (announced): a claim window's timeout would tell who was asked.
-                    seat.quiet_auto = True
-                self._play_policy(index, reason, now)
-                moved = True
-            elif bot_at is not None and bot_at <= now + EARLY:
-                self._play_bot(index, now)
-                moved = True
+        moved = self._machine_answers(r, now)
+        moved = self._clocks_due(r, now) or moved
         if self.round is r and r.phase in WINDOW_PHASES and self.window.due(now):
             self._close_window(now)
             moved = True
         if moved:
             self._advance(now)
+
+    def _machine_answers(self, r: Round, now: float) -> bool:
+        """A held claim window past its middle: the seats the server answers for (托管, quiet
+        托管, away) give their answers. Whether any did."""
+        if r.phase not in WINDOW_PHASES or not self.window.timed():
+            return False
+        if self.window.middle() > now + EARLY:
+            return False
+        moved = False
+        for index in self._asked():
+            if self.round is not r or r.phase not in WINDOW_PHASES:
+                break  # the window closed (it was no longer held)
+            if index in self._asked() and self._plays_at_once(index):
+                self._answer_at_once(index, now)
+                moved = True
+        return moved
+
+    def _clocks_due(self, r: Round, now: float) -> bool:
+        """Seats prompted whose clock ran out are played for; bots whose time came play.
+        Whether any moved."""
+        moved = False
+        for index in list(self._asked()):
+            if self.round is not r or r.phase is Phase.OVER or index not in self._asked():
+                continue
+            if self.seats[index].clock.prompted_seq != self.decision_seq:
+                continue
+            deadline, bot_at = self._seat_deadlines(index)
+            if deadline is not None and deadline <= now + EARLY:
+                self._timed_out(index, r.phase is Phase.TURN, now)
+                moved = True
+            elif bot_at is not None and bot_at <= now + EARLY:
+                self._play_bot(index, now)
+                moved = True
+        return moved
+
+    def _timed_out(self, index: int, turn: bool, now: float) -> None:
+        """A seat's clock ran out: the policy moves for it, and on its `turn` it is put in
+        托管 (announced). In a claim window it is not: that would tell who was asked; its
+        claims are answered for it until it moves again (`quiet_auto`)."""
+        seat = self.seats[index]
+        reason: AutoReason = "disconnected" if not seat.connected else "timeout"
+        if not turn:
+            seat.quiet_auto = True
+        elif not seat.auto:
+            seat.auto = True
+            self._seat_changed(index, now)
+        self._play_policy(index, reason, now)
 
     def _close_window(self, now: float) -> None:
         """The claim window's minimum is over: the answers held are played, in order, and a
@@ -1248,16 +1266,28 @@ class TableCore(Generic[M]):
                 self.members.pop(mover, None)
                 self.outbox.emit(Unbind(mover))
             seat.member, seat.away = None, False
+        # The spectators follow the table to its rematch (issue 23: a watcher was left behind
+        # on the finished table); they are welcomed there as spectators.
+        watchers = tuple((m, self.members.names.get(m)) for m in self.spectators)
+        for m, _ in watchers:
+            self._leave_place(m)
+            self.outbox.emit(Unbind(m))
         self.between.votes.clear()
-        self.outbox.emit(StartRematch(self.s, tuple(seats)))
+        self.outbox.emit(StartRematch(self.s, tuple(seats), watchers))
         self._remove_if_idle()
 
     def rematch(
-        self, seats: list[RematchSeat[M]], now: float, *, wall: float | None = None
+        self,
+        seats: list[RematchSeat[M]],
+        now: float,
+        *,
+        wall: float | None = None,
+        watchers: tuple[tuple[M, str | None], ...] = (),
     ) -> list[Effect]:
         """A new table for a rematch (`StartRematch`): the row is stored, the seats are taken
         as they were (each player gets `joined` with a new token; 托管 is off: they asked to
-        play), and the match starts."""
+        play), the old table's spectators watch it (`joined` without a seat), and the match
+        starts."""
         self._begin(now, wall)
         self.outbox.emit(Write([self.s.created(self.id, self.seed, self._wall)]))
         tokens: list[tuple[M, int, str]] = []
@@ -1277,6 +1307,11 @@ class TableCore(Generic[M]):
             tokens.append((was.member, index, token))
         for member, index, token in tokens:
             self._welcome(member, index, token)
+        for member, name in watchers:
+            self.members.watch(member, name)
+            self.outbox.emit(Bind(member, None))
+            self._spectators_changed(now)
+            self._welcome(member, None, None)
         self._start_match(now)
         return self._done()
 

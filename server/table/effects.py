@@ -89,10 +89,12 @@ class Remove:
 class StartRematch(Generic[M]):
     """Every player asked to play again: the server opens a new table with these `settings`
     and seats (`RematchSeat`, seats 0–3) and hands it to `TableCore.rematch`. The members are
-    no longer at this table (they were unbound just before)."""
+    no longer at this table (they were unbound just before), nor are its spectators
+    (`watchers`, with their names): they follow the table to its rematch and watch it there."""
 
     settings: Settings
     seats: tuple[RematchSeat[M], ...]
+    watchers: tuple[tuple[M, str | None], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

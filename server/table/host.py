@@ -47,6 +47,11 @@ class TableHost(Protocol[Table]):
 
     def drop_token(self, key: str | None) -> None: ...
 
+    def seated(self, conn: Conn) -> None:
+        """`conn`'s player sits down at a seat (took one, took one back, was handed one): a
+        new player key is stored now."""
+        ...
+
     def refused(self, conn: Conn, code: str, ref: str | None, table: str | None) -> None:
         """An error frame went to `conn` (counted and logged)."""
         ...
@@ -57,6 +62,12 @@ class TableHost(Protocol[Table]):
         """The table's lobby row may have changed (`server.lobby`)."""
         ...
 
-    def rematch(self, old: Table, settings: Settings, seats: tuple[RematchSeat[Conn], ...]) -> None:
-        """Open a new table for a rematch of `old`'s seats."""
+    def rematch(
+        self,
+        old: Table,
+        settings: Settings,
+        seats: tuple[RematchSeat[Conn], ...],
+        watchers: tuple[tuple[Conn, str | None], ...] = (),
+    ) -> None:
+        """Open a new table for a rematch of `old`'s seats, watched by its spectators."""
         ...

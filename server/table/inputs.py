@@ -97,9 +97,11 @@ class Command(Generic[M]):
 
 @dataclass(frozen=True, slots=True)
 class OpenRematch(Generic[M]):
-    """This new table is a rematch of another's seats (`StartRematch`)."""
+    """This new table is a rematch of another's seats (`StartRematch`), watched by the old
+    table's spectators (`watchers`, with their names)."""
 
     seats: tuple[RematchSeat[M], ...]
+    watchers: tuple[tuple[M, str | None], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

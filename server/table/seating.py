@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 from protocol import codes
-from server.table.clock import SeatClock
+from server.table.clock import EARLY, SeatClock
 
 M = TypeVar("M", bound=Hashable)
 SEATS = 4
@@ -274,7 +274,61 @@ class Seats(list[SeatState[M]]):
     def token_keys(self) -> list[str | None]:
         return [s.token_key for s in self]
 
+    def arrivals(self) -> list[float]:
+        """When the server's bots added and not yet seated take their seats."""
+        return [
+            s.bot_arrives
+            for s in self
+            if s.kind == "bot" and not s.bot_here and s.bot_arrives is not None
+        ]
+
+    def arrived(self, now: float) -> list[int]:
+        """The bots whose time to take their seat has come, seated now."""
+        seated = []
+        for index, seat in enumerate(self):
+            arrives = seat.bot_arrives
+            if seat.kind == "bot" and arrives is not None and arrives <= now + EARLY:
+                seat.bot_arrives, seat.bot_here = None, True
+                seated.append(index)
+        return seated
+
     def shift(self, seconds: float, *, arrivals: bool) -> None:
         """Every seat's deadlines move `seconds` later (see `SeatState.shift`)."""
         for seat in self:
             seat.shift(seconds, arrival=arrivals)
+
+
+class Members(dict[M, int | None]):
+    """Who is at the table: each member's seat, or None for a spectator (a dict), and the
+    names the spectators gave (the creator hands an away seat to one by name).
+
+    >>> at: Members[str] = Members()
+    >>> at["c0"] = 0
+    >>> at.watch("w1", "阿明"); at.watch("w2", None)
+    >>> at.spectators, at.named("阿明")
+    (['w1', 'w2'], ['w1'])
+    >>> at.leave("w1"), at.leave("c0"), at.leave("nobody"), at.spectators
+    (None, 0, None, ['w2'])
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: dict[M, str | None] = {}  # the spectators' names
+
+    @property
+    def spectators(self) -> list[M]:
+        return [m for m, seat in self.items() if seat is None]
+
+    def watch(self, member: M, name: str | None) -> None:
+        self[member] = None
+        self.names[member] = name
+
+    def named(self, name: str | None) -> list[M]:
+        """The spectators called `name`."""
+        return [m for m, n in self.names.items() if n == name and self.get(m, 0) is None]
+
+    def leave(self, member: M) -> int | None:
+        """The member is no longer at the table: the seat it had (None: it watched, or was
+        not here)."""
+        self.names.pop(member, None)
+        return self.pop(member, None)

@@ -86,7 +86,8 @@ class _Move(NamedTuple):
 
 
 def dumps(frame: BaseModel | dict[str, Any]) -> str:
-    """One frame's JSON, validated against its protocol model (`protocol.frames.encode`)."""
+    """One frame's JSON (`protocol.frames.encode`: a model as built by its builder, a logged
+    dict as it is, validated against its model where `ZHUOJI_CHECK_FRAMES` is set: the tests)."""
     return frames.encode(frame)
 
 
@@ -283,7 +284,13 @@ class Table:
             self._lobby_check()
             if budget is not None:
                 self._charge(budget, metered, time.perf_counter() - began, effects)
-            self._arm_timer()
+                armed = time.perf_counter()
+                self._arm_timer()
+                # Its next wakeup's reckoning is its cost too: into the round's, for the next
+                # round's rate (charged now, it would tell what the step decided).
+                self._meter.round_cost += time.perf_counter() - armed
+            else:
+                self._arm_timer()
 
     def _charge(self, budget: CpuShare, metered: bool, took: float, effects: list[Effect]) -> None:
         """Charge a step to the share of the tables nobody is at, if this is one (or was when
@@ -333,7 +340,7 @@ class Table:
                 effects = core.gone(member, now, left=False, wall=wall)
             case Leave(member):
                 effects = core.gone(member, now, left=True, wall=wall)
-            case OpenRematch(seats):
+            case OpenRematch(seats, watchers):
                 # A player whose connection closed meanwhile comes back with 托管 (no token).
                 kept = [
                     RematchSeat(s.name, s.kind, None, s.level)
@@ -344,7 +351,10 @@ class Table:
                 for s in seats:
                     if s.member is not None and s.member.joining is self:
                         s.member.joining = None
-                effects = core.rematch(kept, now, wall=wall)
+                here = tuple((m, n) for m, n in watchers if not m.closed and m.joining is self)
+                for m, _ in here:
+                    m.joining = None
+                effects = core.rematch(kept, now, wall=wall, watchers=here)
             case Resumed():
                 log.info(
                     "table %s: match resumed at seq %d (round %d of %d)",
@@ -399,6 +409,8 @@ class Table:
                 await self._write(effect.records)
             elif isinstance(effect, Bind):
                 effect.member.table, effect.member.seat = self, effect.seat
+                if effect.seat is not None:
+                    self.server.seated(effect.member)
             elif isinstance(effect, Unbind):
                 if effect.member.table is self:
                     effect.member.table = effect.member.seat = None
@@ -415,7 +427,7 @@ class Table:
             elif isinstance(effect, Remove):
                 self.server.remove_table(self)
             elif isinstance(effect, StartRematch):
-                self.server.rematch(self, effect.settings, effect.seats)
+                self.server.rematch(self, effect.settings, effect.seats, effect.watchers)
 
     async def _write(self, records: list[Record]) -> None:
         """The one way the table reaches the store; raises if the write was refused. During a

@@ -159,6 +159,12 @@ class EndVote:
             self._close("refused", now, refused_by=seat)
         return None
 
+    def reseated(self, seat: int) -> None:
+        """`seat` has a new player (handed by the creator): what its last player agreed to is
+        not theirs, so they are asked afresh."""
+        if self.vote is not None:
+            self.vote.agreed.discard(seat)
+
     def update(self, seats: Sequence[Voter], now: float) -> Outcome | None:
         """After every input: who must agree now; the outcome if the vote ended by it."""
         vote = self.vote

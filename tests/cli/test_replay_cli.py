@@ -80,6 +80,15 @@ def test_missing_file() -> None:
     assert "cannot read" in done.stderr
 
 
+def test_a_file_that_is_not_a_database_gets_one_line_error(tmp_path: Path) -> None:
+    db = tmp_path / "notes.db"
+    db.write_text("these are my notes, not a zhuoji database " * 20)
+    done = replay("--db", str(db), "--table", "1", "--round", "1", "--json")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert f"cannot read {db}: file is not a database" in done.stderr
+
+
 def test_draw_discard_plays_the_round_out() -> None:
     """guiyang_11's deal with its last discard dropped and `then: draw-discard`: seat 3 then
     discards the 6p it drew and the round ends as in the scenario (荒庄, seat 1 ready)."""

@@ -55,3 +55,15 @@ def test_a_subcommand_imports_its_own_module_only() -> None:
     assert sorted(m for m in modules if m.startswith("zhuoji.cmd_")) == ["zhuoji.cmd_replay"]
     # a replay plays rules and prints text: no terminal app, no server, no network
     assert not heavy(modules, "rules.hand", "pydantic", "protocol", "client_tui")
+
+
+def test_the_client_app_imports_the_records_screen_only_when_it_opens() -> None:
+    """`zhuoji play` imports the client app before its table shows; the Records screen and
+    textual-plotext's plots wait until the screen is first opened."""
+    probe = "import sys, client_tui.app; print(sorted(m for m in sys.modules if 'plotext' in m"
+    probe += " or m == 'client_tui.screens.records'))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"

@@ -5,14 +5,30 @@ from __future__ import annotations
 import pytest
 
 from client_tui.analysis import options_for, readiness, ready_discards, waits_after, waits_now
-from client_tui.view import DiscardV, MeldV, RoundV, TableV
-from rules.tiles import parse_tiles, tile_name
+from client_tui.view import TableV
+from rules.patterns import Meld
+from rules.record import DiscardRecord
+from rules.round import Round
+from rules.tiles import parse_tile, parse_tiles, tile_name, to_counts
+from rules.view import MeldSeen, SeatView, view_of
 
 UNSEEN_ALL = [4] * 27
 
 
-def hand_of(text: str) -> tuple[str, ...]:
-    return tuple(tile_name(k) for k in parse_tiles(text))
+def hand_of(text: str) -> tuple[int, ...]:
+    """A hand in notation as counts per kind, as the seat view holds it."""
+    return tuple(to_counts(parse_tiles(text)))
+
+
+def meld(kind: str, tile: str, from_seat: int | None = None, dou: str | None = None) -> Meld:
+    """A meld written in notation, as the rules core holds it."""
+    return Meld(kind, parse_tile(tile), from_seat, dou)  # type: ignore[arg-type]
+
+
+def seat_view(hand: str, **kw: object) -> SeatView:
+    """Seat 0's view of a dealt round, with its hand (and anything else) set."""
+    sv = view_of(Round.deal(options_for(None), seed=1, dealer=0), 0)
+    return sv._replace(hand=hand_of(hand), **kw)
 
 
 @pytest.mark.parametrize(
@@ -24,27 +40,27 @@ def hand_of(text: str) -> tuple[str, ...]:
         (
             "guiyang",
             "456789m23s55p",
-            [MeldV("an", "1m", None, "men")],
+            [meld("an", "1m", None, "men")],
             [("1s", "平胡", 1, True), ("4s", "平胡", 1, True)],
         ),
         # A 碰 is not a pass.
         (
             "guiyang",
             "456789m23s55p",
-            [MeldV("pong", "1m", 2)],
+            [meld("pong", "1m", 2)],
             [("1s", "平胡", 1, False), ("4s", "平胡", 1, False)],
         ),
         # anshun: a 点豆 is no pass; a 转弯豆 is.
         (
             "anshun",
             "456789m23s55p",
-            [MeldV("ming", "1m", 2, "dian")],
+            [meld("ming", "1m", 2, "dian")],
             [("1s", "平胡", 1, False), ("4s", "平胡", 1, False)],
         ),
         (
             "anshun",
             "456789m23s55p",
-            [MeldV("bu", "1m", 2, "zhuanwan")],
+            [meld("bu", "1m", 2, "zhuanwan")],
             [("1s", "平胡", 1, True), ("4s", "平胡", 1, True)],
         ),
         # Above 平胡 a discard win is always allowed.
@@ -81,7 +97,7 @@ def hand_of(text: str) -> tuple[str, ...]:
     ],
 )
 def test_waits_table(
-    preset: str, hand: str, melds: list[MeldV], want: list[tuple[str, str, int, bool]] | None
+    preset: str, hand: str, melds: list[Meld], want: list[tuple[str, str, int, bool]] | None
 ) -> None:
     opts = options_for(TableV(id="t", name="t", preset=preset))
     got = readiness(opts, hand_of(hand), melds, UNSEEN_ALL)
@@ -89,34 +105,35 @@ def test_waits_table(
         assert got is None
         return
     assert got is not None
-    assert [(w.tile, w.pattern, w.value, w.discard_ok) for w in got.waits] == want
+    assert [(tile_name(w.tile), w.pattern, w.value, w.discard_ok) for w in got.waits] == want
     assert got.zimo_only == (not any(w[3] for w in want))
 
 
 def test_unseen_counts_every_visible_copy_once() -> None:
-    r = RoundV(
-        round_no=1,
-        dealer=0,
-        streak=0,
-        base=1,
-        hand=hand_of("123456789m23s55p"),
-        melds=((), (MeldV("pong", "1s", 0),), (MeldV("an", None, None, "men"),), ()),
+    one_s, four_s = parse_tile("1s"), parse_tile("4s")
+    r = seat_view(
+        "123456789m23s55p",
+        melds=((), (MeldSeen("pong", one_s, 0),), (MeldSeen("an", None, None, "men"),), ()),
         # The claimed 1s is in seat 1's 碰, not counted again in seat 0's row.
-        discards=((DiscardV("1s", claimed=True),), (DiscardV("4s"),), (DiscardV("4s"),), ()),
+        discards=(
+            (DiscardRecord(one_s, claimed=True),),
+            (DiscardRecord(four_s),),
+            (DiscardRecord(four_s),),
+            (),
+        ),
     )
-    ready = waits_now(options_for(None), r, 0)
+    ready = waits_now(r)
     assert ready is not None
-    assert {w.tile: w.left for w in ready.waits} == {"1s": 1, "4s": 2}
+    assert {tile_name(w.tile): w.left for w in ready.waits} == {"1s": 1, "4s": 2}
 
 
 def test_the_discards_that_keep_the_hand_ready() -> None:
-    r = RoundV(round_no=1, dealer=0, streak=0, base=1, hand=hand_of("123456789m23s55p9s"))
-    opts = options_for(None)
-    assert ready_discards(opts, r, 0) == {"9s"}
-    after = waits_after(opts, r, 0, "9s")
-    assert after is not None and [w.tile for w in after.waits] == ["1s", "4s"]
-    assert waits_after(opts, r, 0, "5p") is None
-    assert waits_after(opts, r, 0, "7p") is None  # not in the hand
+    r = seat_view("123456789m23s55p9s", melds=((), (), (), ()))
+    assert ready_discards(r) == {parse_tile("9s")}
+    after = waits_after(r, parse_tile("9s"))
+    assert after is not None and [tile_name(w.tile) for w in after.waits] == ["1s", "4s"]
+    assert waits_after(r, parse_tile("5p")) is None
+    assert waits_after(r, parse_tile("7p")) is None  # not in the hand
 
 
 def test_bad_overrides_fall_back_to_the_preset() -> None:
@@ -128,13 +145,13 @@ def test_the_waits_follow_the_tables_house_options_as_the_rules_core_reads_them(
     """地龙 (§13.16) is a wait only where the table values it, and a wait's value is capped by
     封顶 (§13.17): the analysis asks the rules core under the table's options."""
     hand = hand_of("1m22m33p44p55s6s")
-    melds = [MeldV("pong", "1m", 2)]
+    melds = [meld("pong", "1m", 2)]
     plain = options_for(TableV(id="1", name="t"))
     assert readiness(plain, hand, melds, UNSEEN_ALL) is None
     dilong = options_for(TableV(id="1", name="t", options=(("patterns", {"dilong": 10}),)))
     got = readiness(dilong, hand, melds, UNSEEN_ALL)
     assert got is not None
-    assert [(w.tile, w.pattern, w.value, w.discard_ok) for w in got.waits] == [
+    assert [(tile_name(w.tile), w.pattern, w.value, w.discard_ok) for w in got.waits] == [
         ("6s", "地龙", 10, True)
     ]
     capped = options_for(
@@ -145,17 +162,13 @@ def test_the_waits_follow_the_tables_house_options_as_the_rules_core_reads_them(
 
 
 def test_during_a_round_the_client_reads_the_rules_of_its_seat_view() -> None:
-    from dataclasses import replace
-
     from client_tui.analysis import rules_for
     from client_tui.view import View
     from rules.options import make_options
-    from rules.round import Round
-    from rules.view import view_of
 
     table = TableV(id="1", name="t", options=(("benji", True),))
     opts = make_options("guiyang", {"benji": True, "hand_cap": 20})
     sv = view_of(Round.deal(opts, seed=3), 0)
-    view = View(table=table, round=replace(RoundV(1, 0, 0, 1), seat_view=sv))
+    view = View(table=table, round=sv)
     assert rules_for(view) is sv.opts
     assert rules_for(View(table=table)) == make_options("guiyang", {"benji": True})

@@ -17,7 +17,7 @@ from rich.console import Console
 from client_tui.i18n import HOW, ITEMS, Lang
 from client_tui.screens.sheets import sheet_renderable
 from client_tui.sheet import Sheet, build_sheet, flip_chickens, payment_words
-from client_tui.view import DiscardV, ResultV
+from client_tui.view import ResultV
 from protocol.settlement import parse_result
 from rules.kinds import BonusKind, ChickenKind, DouKind, ExtraKind, PatternKind
 from rules.options import PRESETS
@@ -44,10 +44,8 @@ def wire_result(r: Round) -> dict[str, Any]:
 def sheet_of(r: Round) -> tuple[dict[str, Any], Sheet]:
     """The sheet a client builds: the result with the revealed hands, and the discards it saw."""
     result = wire_result(r)
-    discards = tuple(
-        tuple(DiscardV(tile_name(d.tile), d.claimed, d.declared) for d in row) for row in r.discards
-    )
-    res = ResultV(1, result, tuple(result["net"]), r.dealer, (), discards)
+    discards = tuple(tuple(row) for row in r.discards)
+    res = ResultV(1, result, tuple(result["net"]), r.dealer, discards)
     return result, build_sheet(res, r.opts.chickens)
 
 

@@ -46,8 +46,7 @@ def played(options: dict[str, Any], weekday: int | None, seed: int) -> tuple[Rou
 def test_the_header_names_the_days_chickens_only_under_the_option() -> None:
     _, views = played(XQ, 3, seed=1)
     dealt = views[1]
-    assert dealt.round is not None and dealt.round.seat_view is not None
-    assert dealt.round.seat_view.weekday == 3
+    assert dealt.round is not None and dealt.round.weekday == 3
     zh = header_text(dealt, Lang("zh"), ascii=False).plain
     en = header_text(dealt, Lang("en"), ascii=True).plain
     assert "星期鸡 三万三筒三条" in zh

@@ -60,7 +60,7 @@ async def test_the_next_round_waits_for_enter_on_the_sheet_then_n_plays_again(
             await pilot.pause(0.3)
             assert table.core.between and table.core.round_no == 1, "it waits for me"
             await pilot.press("enter")
-            await until(pilot, lambda: app.view.round is not None and app.view.round.round_no == 2)
+            await until(pilot, lambda: app.view.round is not None and app.view.round_no == 2)
             assert isinstance(app.screen, TableScreen) and app.view.wait is None
             await play_to_the_sheet(pilot, app)
             await pilot.press("enter")  # the last sheet; the summary follows

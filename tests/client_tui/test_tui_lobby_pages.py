@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from client_tui.app import ZhuojiApp
+from protocol.messages import PROTOCOL_VERSION
 from server.testkit import InProcessConn, running_server
 from tests.deadline import apoll
 from tests.support import until
@@ -21,7 +22,9 @@ async def test_the_lobby_turns_its_pages_and_refreshes_the_page_it_shows(tmp_pat
         hosts = []
         for i in range(TABLES):
             conn = InProcessConn(f"10.0.0.{i}")
-            server.handle_frame(conn, json.dumps({"type": "hello", "version": 2, "name": f"p{i}"}))
+            server.handle_frame(
+                conn, json.dumps({"type": "hello", "version": PROTOCOL_VERSION, "name": f"p{i}"})
+            )
             server.handle_frame(conn, json.dumps({"type": "create_table", "name": f"桌{i:02d}"}))
             hosts.append(conn)
         await apoll(lambda: all(any('"joined"' in f for f in c.frames) for c in hosts), "made", 60)

@@ -30,7 +30,7 @@ from client_tui.widgets import HandView
 from clients.client import Client
 from protocol.messages import CreateTable
 from rules.players.bot import shanten
-from rules.tiles import parse_tile, to_counts
+from rules.tiles import parse_tile
 from server.testkit import running_server
 from tests.support import FAST, until
 
@@ -71,8 +71,8 @@ def best_discard(app: ZhuojiApp) -> str:
     best, best_s = offered[0], 99
     for tile in offered:
         hand = list(view.round.hand)
-        hand.remove(tile)
-        s = shanten(to_counts(parse_tile(t) for t in hand), n_melds)
+        hand[parse_tile(tile)] -= 1
+        s = shanten(hand, n_melds)
         if s < best_s:
             best, best_s = tile, s
     return best

@@ -22,6 +22,7 @@ from client_tui.replay_app import MatchPicker, ReplayApp, RoundPicker
 from client_tui.screens.history import HistoryScreen, outcome_text
 from client_tui.screens.replay import ReplayScreen, export_to
 from client_tui.screens.sheets import SheetScreen
+from client_tui.tiles import names
 from clients.testkit import play_to_end
 from server.testkit import running_server
 from tests.support import until
@@ -85,17 +86,18 @@ async def test_browse_a_stored_match_to_its_settlement_and_export_it(
         # The deal: from the all-hands viewpoint every seat's 13 or 14 tiles are open.
         assert screen.tape.script is not None
         dealt = screen.tape.script["hands"]
-        r = app.view.round
+        r = screen.view.round
         assert r is not None and r.hands is not None
-        assert [sorted(h) for h in r.hands] == [sorted(h) for h in dealt]
+        assert [sorted(names(h)) for h in r.hands] == [sorted(h) for h in dealt]
         await pilot.press("v")  # seat 0: only its own hand
         assert screen.viewpoint == 0
-        r = app.view.round
-        assert r is not None and sorted(r.hand or ()) == sorted(dealt[0]) and r.hands is None
+        r = screen.view.round
+        assert r is not None and r.hand is not None and r.hands is None
+        assert sorted(names(r.hand)) == sorted(dealt[0])
 
         # Forward and back one move; the start refuses a step back.
         await pilot.press("right")
-        after_one = app.view.round
+        after_one = screen.view.round
         assert screen.step == 1 and after_one is not None
         # No running clock in a replay (issue 23): a recorded turn's clock means nothing now.
         assert screen.clocks is None
@@ -107,7 +109,7 @@ async def test_browse_a_stored_match_to_its_settlement_and_export_it(
         # The end is the stored settlement.
         await pilot.press("end")
         assert screen.step == screen.tape.last
-        res = app.view.result
+        res = screen.view.result
         assert res is not None
         assert res.result["net"] == stored[0]["net"]
         assert res.result["payments"] == stored[0]["payments"]
@@ -129,9 +131,9 @@ async def test_browse_a_stored_match_to_its_settlement_and_export_it(
         # Round 2 after round 1: the history holds round 1; `r` lists it and opens its sheet.
         await pilot.press("right_square_bracket", "end")
         assert screen.tape.round_no == 2
-        res2 = app.view.result
+        res2 = screen.view.result
         assert res2 is not None and res2.result["net"] == stored[1]["net"]
-        assert [h.round_no for h in app.view.history] == [1, 2]
+        assert [h.round_no for h in screen.view.history] == [1, 2]
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
         await pilot.press("enter")
@@ -250,17 +252,19 @@ async def test_a_player_replays_a_finished_match_from_the_lobby(tmp_path: Path) 
             assert isinstance(screen, ReplayScreen)
             assert [t.round_no for t in screen.tapes] == [1, 2]
             assert screen.tape.seat == 0 and screen.tape.script is None
-            r = app.view.round
+            r = screen.view.round
             assert r is not None and r.hand is not None and r.hands is None  # own hand only
             await pilot.press("v")  # one seat's view: nothing else to switch to
-            assert screen.viewpoint != 1 and app.view.seat == 0
+            assert screen.viewpoint != 1 and screen.view.seat == 0
             await pilot.press("end")
-            res = app.view.result
+            res = screen.view.result
             assert res is not None and res.result["net"] == stored[0]["net"]
             await pilot.press("right_square_bracket", "end")
-            res = app.view.result
+            res = screen.view.result
             assert res is not None and res.result["net"] == stored[1]["net"]
             await pilot.press("escape")
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            assert app.live_view is None and app.view.round is None and app.view.seat is None
+            assert app.view.round is None and app.view.seat is None, (
+                "the replay left the view alone"
+            )
             assert app.view.status == "connected" and app.view.table_id is None

@@ -3,10 +3,10 @@ is projected for seat 0 and fed to it frame by frame, as a server would.
 
 - at 100×30 in ASCII mode: the table on the player's turn, a claim prompt, a settlement sheet;
 - the table mid-round (melds from three seats, claimed discards, a 报听 discard) at 80×24 (the
-  compact list), 120×40 (the table layout) and 200×60 (discards drawn as tiles), in zh with CJK
-  tiles and in en with ASCII tiles;
+  compact list), 120×40 (the table layout) and 200×60 (the hand and the discards drawn as
+  standing tiles, boxed), in zh with CJK tiles and in en with ASCII tiles;
 - a finished round held on the table with every hand revealed and the flip, before its sheet;
-- the settlement sheet at 80×24 in both languages.
+- the settlement sheet at 80×24, 120×40 and 200×60 in both languages.
 
 Update after a deliberate change with `pytest tests/client_tui/test_tui_snapshots.py --snapshot-update`."""
 
@@ -146,3 +146,16 @@ def test_sheet_at_80x24(snap_compare: Any, lang: str) -> None:
         assert isinstance(app.screen, SheetScreen)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (200, 60)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_sheet_at_larger_sizes(snap_compare: Any, lang: str, size: tuple[int, int]) -> None:
+    table = bot_table(MID_SEED, lambda r: False)
+    app = offline_app(lang, ascii=lang == "en")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await feed(table, prompt=False)(pilot)
+        assert isinstance(app.screen, SheetScreen)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -14,10 +14,14 @@ from client_tui.app import ZhuojiApp
 from client_tui.offline import OfflineTable
 from client_tui.screens.sheets import SheetScreen
 from client_tui.screens.table import TableScreen
-from client_tui.view import DiscardV, LastAction, MeldV, RoundV
+from client_tui.view import LastAction
+from client_tui.widgets import HandView
 from rules.options import PRESETS
 from rules.players.bot import Bot
+from rules.record import DiscardRecord
 from rules.round import Phase, Round
+from rules.tiles import parse_tile as k
+from rules.view import MeldSeen, SeatView, view_of
 
 SEED = 219  # by wall 30: melds at three seats, claimed discards, a 报听 discard
 
@@ -70,28 +74,34 @@ async def test_the_layout_follows_the_terminal_size() -> None:
         assert not screen.wide and screen.query_one("#seats").display
 
 
-def r_with(**kw: Any) -> RoundV:
-    return RoundV(round_no=1, dealer=0, streak=0, base=1, **kw)
+def r_with(**kw: Any) -> SeatView:
+    """Seat 0's view of a dealt round, with the fields given set (tiles as kinds)."""
+    sv = view_of(Round.deal(PRESETS["guiyang"], seed=1, dealer=0), 0)
+    return sv._replace(**kw)
 
 
 def test_the_pond_marks_taken_declared_and_newest() -> None:
-    row = (DiscardV("1m"), DiscardV("5p", claimed=True), DiscardV("9s", declared=True))
+    row = (
+        DiscardRecord(k("1m")),
+        DiscardRecord(k("5p"), claimed=True),
+        DiscardRecord(k("9s"), declared=True),
+    )
     r = r_with(
         discards=(row, (), (), ()),
-        melds=((), (MeldV("pong", "5p", from_seat=0),), (), ()),
-        last=LastAction("discarded", 0, "9s"),
+        melds=((), (MeldSeen("pong", k("5p"), from_seat=0),), (), ()),
     )
-    text = board.pond_text(r, 0, ascii=False)
+    last = LastAction("discarded", 0, k("9s"))
+    text = board.pond_text(r, 0, ascii=False, last=last)
     assert text.plain == "一万 五筒↗九条•"
     console = Console()
     taken = text.get_style_at_offset(console, text.plain.index("五"))
     assert taken.strike and taken.dim, "taken: struck through and dimmed, and marked ↗"
     declared = text.get_style_at_offset(console, text.plain.index("九"))
     assert declared.underline and declared.reverse, "报听 underlined; the newest reversed"
-    assert board.claimers(r) == {(0, "5p"): 1}
-    assert board.newest_discard(r) == (0, 2)
+    assert board.claimers(r) == {(0, k("5p")): 1}
+    assert board.newest_discard(r, last) == (0, 2)
     # Rows of six, in discard order.
-    many = r_with(discards=(tuple(DiscardV(f"{k}m") for k in range(1, 9)), (), (), ()))
+    many = r_with(discards=(tuple(DiscardRecord(k(f"{n}m")) for n in range(1, 9)), (), (), ()))
     assert board.pond_text(many, 0, ascii=True).plain.splitlines() == [
         "1m  2m  3m  4m  5m  6m",
         "7m  8m",
@@ -103,7 +113,7 @@ def test_a_meld_says_whose_discard_it_was() -> None:
     from client_tui.view import View
 
     view = View(seat=0)
-    m = MeldV("pong", "5p", from_seat=2)
+    m = MeldSeen("pong", k("5p"), from_seat=2)
     # Named as the reader's table labels the feeder (seat 2 sits across from seat 0), never
     # counted from the melder (from seat 1, seat 2 is its right).
     assert board.meld_text(view, 1, m, True, Lang("en")).plain == "碰5p×3←across"
@@ -165,3 +175,32 @@ async def test_a_spectator_sees_the_four_seats_around_the_centre() -> None:
         for wid, name in zip(panels, ("me", "Bot-2", "Bot-3", "Bot-4"), strict=True):
             assert name in panels[wid], (wid, panels[wid])
         assert not screen.query_one("#hand").display, "a spectator has no hand"
+
+
+async def test_a_large_terminal_draws_the_hand_and_ponds_as_standing_tiles() -> None:
+    """From about 150x45 the tiles are boxes (issue 23: at 200x60 the table was mostly empty,
+    the hand small at the bottom left); below it they stay two lines a tile."""
+    table = played(mid)
+    a = app()
+    async with a.run_test(size=(200, 60)) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        if (p := table.prompt()) is not None:
+            a.apply(p)
+        await pilot.pause()
+        screen = a.screen
+        assert isinstance(screen, TableScreen) and screen.big
+        hand = screen.query_one(HandView)
+        lines = hand.text.plain.splitlines()
+        assert hand.size.height == 6 and len(lines) == 6
+        assert lines[1].count("┌──┐") == len(screen.hand()) + 3, "the hand and a 碰, boxed"
+        pond = str(screen.query_one("#w-me").render())
+        assert "└──┘" in pond and "│" in pond
+        # A click on a boxed tile picks that tile.
+        slot = hand.slots[4]
+        await pilot.click(HandView, offset=(slot.x0 + 1, 2))
+        assert screen.cursor == 4
+        await pilot.resize_terminal(149, 60)  # below 150 columns: two lines a tile again
+        await pilot.pause()
+        assert not screen.big and hand.size.height == 4
+        assert "┌" not in hand.text.plain

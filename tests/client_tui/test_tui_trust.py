@@ -383,9 +383,9 @@ async def test_the_header_never_cuts_what_matters_for_play(lang: str, width: int
         shown = screen_line(a, 0)
         r = a.view.round
         for must in (
-            a.lang.t("round", n=r.round_no, of=8),
+            a.lang.t("round", n=a.view.round_no, of=8),
             a.lang.t("wall", n=r.wall_left),
-            a.lang.t("base", n=r.base),
+            a.lang.t("base", n=a.view.round_base),
             a.lang.t("you"),
         ):
             assert must in shown, (must, shown)

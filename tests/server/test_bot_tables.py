@@ -163,3 +163,16 @@ async def test_one_address_cannot_keep_starting_new_tables(tmp_path: Path) -> No
         assert refused["code"] == "tables_per_address"
         assert "made in the last 60 minutes" in refused["message"]
         await c.close()
+
+
+def test_tables_closed_out_of_order_stop_counting_when_their_window_ends() -> None:
+    """Table 1 made at 0 and table 2 at 3000 close in the other order: at 6500 only table 2
+    (made within the hour) still counts."""
+    q = TableQuota(window=3600.0)
+    q.opened("1", "10.0.0.5", now=0.0)
+    q.opened("2", "10.0.0.5", now=3000.0)
+    q.closed("2", now=3100.0)
+    q.closed("1", now=3200.0)
+    assert q.count("10.0.0.5", now=3500.0) == 2
+    assert q.count("10.0.0.5", now=6500.0) == 1
+    assert q.count("10.0.0.5", now=6601.0) == 0

@@ -265,10 +265,11 @@ class Claims:
 
 
 def dumps(frame: Any) -> str:
-    """A frame's JSON as the projection made it. The server's own `dumps` also validates each
-    frame against its protocol model, which refuses some leaks by itself (a `round_started`
-    with every hand); the audit judges the projection alone, so it must see them. (Frames
-    other than logged events come from the projection as models, built by their builders.)"""
+    """A frame's JSON as the projection made it. The server's own `dumps` (with
+    `ZHUOJI_CHECK_FRAMES`, as in every test) also validates each frame against its protocol
+    model, which refuses some leaks by itself (a `round_started` with every hand); the audit
+    judges the projection alone, so it must see them. (Frames other than logged events and
+    prompts come from the projection as models, built by their builders.)"""
     if isinstance(frame, dict):
         return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
     return frames.encode(frame)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.client import Client
-from protocol.messages import MAX_FRAME_BYTES, TableInfo, Tables, parse_server
+from protocol.messages import MAX_FRAME_BYTES, PROTOCOL_VERSION, TableInfo, Tables, parse_server
 from server.app import Server
 from server.lobby import Listing
 from server.testkit import InProcessConn, running_server
@@ -36,7 +36,7 @@ async def _fill(server: Server, count: int) -> list[InProcessConn]:
     hosts = []
     for i in range(count):
         conn = InProcessConn(f"10.0.{i // 200}.{i % 200}")
-        _say(server, conn, {"type": "hello", "version": 2, "name": f"玩家{i:03d}号"})
+        _say(server, conn, {"type": "hello", "version": PROTOCOL_VERSION, "name": f"玩家{i:03d}号"})
         _say(server, conn, {"type": "create_table", "name": f"周五晚上的麻将桌第{i:03d}号"})
         hosts.append(conn)
     await apoll(lambda: all(_got(c, "joined") for c in hosts), "every table made", 120)
@@ -92,7 +92,7 @@ async def test_five_hundred_tables_come_in_pages_of_at_most_16_kib_that_make_the
             encoded = server.listing.encoded
             _say(server, hosts[3], {"type": "remove_bot", "seat": 2})
             watcher = InProcessConn("10.9.0.1")
-            _say(server, watcher, {"type": "hello", "version": 2, "name": "观众"})
+            _say(server, watcher, {"type": "hello", "version": PROTOCOL_VERSION, "name": "观众"})
             _say(server, watcher, {"type": "watch", "table": "8"})
             _say(server, hosts[9], {"type": "leave"})
             await apoll(

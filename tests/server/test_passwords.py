@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import threading
 from pathlib import Path
 
 import pytest
 
 from clients.client import Client
+from server import password_gate
 from server.app import Server
 from server.testkit import running_server
 from tests.support import FAST, connect
@@ -95,30 +97,35 @@ async def test_a_table_is_locked_whoever_guesses(tmp_path: Path) -> None:
         await host.close()
 
 
-async def test_another_tables_events_flow_while_a_password_is_hashed(tmp_path: Path) -> None:
-    """While a guess's hash is worked out (a stored hash of many rounds: about a second), the
-    creator of another table adds and removes a bot six times, each answered by a `table`
-    event — all before the guess's answer. With the hash on the event loop (or in the table's
-    step) the loop stands still: at most one of them would come first."""
+async def test_another_tables_events_flow_while_a_password_is_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a guess's hash is being worked out — here a hash that does not finish until the
+    test lets it — the creator of another table adds and removes a bot six times, each
+    answered by a `table` event. With the hash on the event loop (or in the table's step) the
+    loop would stand still and no event would come until the hash gave up."""
+    release = threading.Event()
+
+    def held_hash(password: str, stored: str) -> bool:
+        release.wait(timeout=60)  # bounded: a hash on the loop fails the test, never hangs it
+        return False
+
+    monkeypatch.setattr(password_gate, "password_matches", held_hash)
     async with running_server(tmp_path / "z.db", seed="loop") as (url, server):
         _, table = await _table(url, "slow")
-        server.tables[table].core.s.password_hash = (
-            "pbkdf2_sha256$800000$" + "00" * 16 + "$" + "ab" * 32
-        )
         other = await connect(url, "other")
         await other.send({"type": "create_table", "name": "busy", **FAST})
         await other.recv_type("joined")
         guesser = await connect(url, "guesser")
         await guesser.send({"type": "watch", "table": table, "password": "guess"})
         answer = asyncio.create_task(guesser.recv_type("error", timeout=120))
-        events = 0
         for _ in range(6):
             await other.send({"type": "add_bot", "seat": 1})
-            await other.recv_type("table")
+            await other.recv_type("table", timeout=30)
             await other.send({"type": "remove_bot", "seat": 1})
-            await other.recv_type("table")
-            events += 2
-        assert not answer.done(), f"the guess was answered after {events} events of another table"
+            await other.recv_type("table", timeout=30)
+        assert not answer.done(), "the guess was answered before its hash was let finish"
+        release.set()
         assert (await answer)["code"] == "bad_password"
 
 
@@ -140,4 +147,25 @@ async def test_wrong_passwords_are_logged_once_a_minute_per_address_with_a_count
         lines = [r.getMessage() for r in caplog.records if "wrong table password" in r.getMessage()]
         assert len(lines) == 2 and "7 more wrong or refused" in lines[1], lines
         for c in (host, guesser):
+            await c.close()
+
+
+async def test_a_burst_of_guesses_sent_at_once_is_counted_as_it_arrives(tmp_path: Path) -> None:
+    """Twenty guesses from one address sent before any is answered: five are tried, the rest
+    are refused untried (a guess is counted when it arrives, not when its hash starts)."""
+    async with running_server(tmp_path / "z.db", seed="burst") as (url, server):
+        _clocked(server)
+        host, table = await _table(url, "burst")
+        guessers = [await connect(url, f"g{i}") for i in range(20)]
+        await asyncio.gather(
+            *(
+                c.send({"type": "watch", "table": table, "password": f"{i:04d}"})
+                for i, c in enumerate(guessers)
+            )
+        )
+        answers = [await c.recv_until(lambda f: f["type"] in ("error", "joined")) for c in guessers]
+        codes = sorted(str(a.get("code")) for a in answers)
+        assert codes.count("bad_password") == 5, codes
+        assert codes.count("too_many_attempts") == 15, codes
+        for c in (host, *guessers):
             await c.close()

@@ -106,3 +106,44 @@ def _stored(db: Path, key: str) -> list[str]:
         return [r[0] for r in rows]
     finally:
         conn.close()
+
+
+async def test_a_refused_take_seat_stores_nothing_and_a_handed_seat_stores_its_player(
+    tmp_path: Path,
+) -> None:
+    """Sitting down is what stores a key: a `take_seat` refused (wrong password) stores nothing;
+    a spectator the creator hands an away seat to is stored, under the id the seat now has
+    (review: the handed seat named an id that was never stored)."""
+    async with running_server(tmp_path / "z.db", seed="hand") as (url, server):
+        host = await Client.connect(url, "host")
+        await host.recv_type("welcome")
+        await host.send({"type": "create_table", "name": "friends", "password": "4711", **FAST})
+        table = (await host.recv_type("joined"))["table"]
+        guest = await Client.connect(url, "guest")
+        await guest.recv_type("welcome")
+        await guest.send({"type": "take_seat", "table": table, "password": "4711"})
+        await guest.recv_type("joined")
+        for _ in range(2):
+            await host.send({"type": "add_bot"})
+        await host.recv_until(lambda f: f["type"] == "seat_status" and f["seat"] == 3)
+        await host.send({"type": "start"})
+        await host.recv_type("match_started")
+        await guest.ws.close()
+        await host.recv_until(lambda f: f["type"] == "seat_status" and f["seat"] == 1)
+
+        key = new_key()
+        li = await Client.connect(url, "小李", player_key=key)
+        offered = (await li.recv_type("welcome"))["player"]
+        await li.send({"type": "take_seat", "table": table, "password": "0000"})
+        assert (await li.recv_type("error"))["code"] == "bad_password"
+        assert key_digest(key) not in server.players.by_digest, "refused, yet stored"
+        await li.send({"type": "watch", "table": table, "password": "4711"})
+        await li.recv_type("snapshot")
+        assert key_digest(key) not in server.players.by_digest, "a spectator is not stored"
+        await host.send({"type": "hand_seat", "seat": 1, "to": "小李"})
+        assert (await li.recv_type("joined"))["seat"] == 1
+        assert server.tables[table].core.seats[1].player == offered
+        await apoll(lambda: key_digest(key) in server.players.by_digest, "小李 stored", 30)
+        assert server.players.by_digest[key_digest(key)].id == offered
+        for c in (host, li):
+            await c.close()

@@ -122,3 +122,42 @@ async def test_a_spectator_with_the_password_cannot_take_a_dropped_seat(tmp_path
         assert joined["seat"] == 1 and joined["token"] == token
         for c in (host, thief, back):
             await c.ws.close()
+
+
+async def test_a_player_key_takes_its_away_seat_back_without_the_password_even_when_locked(
+    tmp_path: Path,
+) -> None:
+    """A seat played under a player key comes back with that key alone: the table's password
+    is not asked, so a lock set by someone else's wrong guesses does not keep its player out."""
+    from client_tui.player_key import new_key
+    from tests.support import connect as hello
+
+    fast = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0, "password": "芝麻"}
+    key = new_key()
+    async with running_server(tmp_path / "z.db", seed="keyback") as (url, _):
+        host = await hello(url, "host")
+        await host.send({"type": "create_table", "name": "friends", **fast})
+        table = (await host.recv_type("joined"))["table"]
+        guest = await hello(url, "guest", player_key=key)
+        await guest.send({"type": "take_seat", "table": table, "password": "芝麻"})
+        await guest.recv_type("joined")
+        for _ in range(2):
+            await host.send({"type": "add_bot"})
+        await host.recv_until(lambda f: f["type"] == "seat_status" and f["seat"] == 3)
+        await host.send({"type": "start"})
+        await host.recv_type("match_started")
+        await guest.ws.close()
+        await host.recv_until(
+            lambda f: f["type"] == "seat_status" and f["seat"] == 1 and not f["connected"]
+        )
+        guesser = await hello(url, "guesser")
+        codes = []
+        for pin in range(6):
+            await guesser.send({"type": "watch", "table": table, "password": f"{pin:04d}"})
+            codes.append((await guesser.recv_until(lambda f: f["type"] == "error"))["code"])
+        assert codes[-1] == "too_many_attempts", codes
+        back = await hello(url, "guest", player_key=key)
+        await back.send({"type": "take_seat", "table": table})
+        assert (await back.recv_type("joined"))["seat"] == 1
+        for c in (host, guesser, back):
+            await c.ws.close()

@@ -1,7 +1,8 @@
 """Between rounds and the rematch over real websockets: two players (bot-driven protocol
 clients) and two server bots; the second round waits for both players' `next_round`; after the
 match both ask for a rematch and move, with new tokens, to a new table that starts at once; the
-old table's tokens lead nowhere any more."""
+old table's tokens lead nowhere any more; a spectator of the old table follows it to the rematch
+and watches there (issue 23)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ async def play_until(client: Client, player: BotPlayer, kind: str) -> dict[str, 
 async def test_the_next_round_waits_for_both_players_and_both_play_again(tmp_path: Path) -> None:
     async with running_server(tmp_path / "z.db", seed="between") as (url, server):
         host, guest, hj, gj = await seated(url)
+        watcher = await Client.connect(url, "watcher")
+        await watcher.send({"type": "watch", "table": hj["table"]})
+        wj = await watcher.recv_type("joined")
+        assert wj["table"] == hj["table"] and wj["seat"] is None
         ph, pg = BotPlayer(seed="h"), BotPlayer(seed="g")
         ph.on_frame(hj)
         pg.on_frame(gj)
@@ -80,8 +85,17 @@ async def test_the_next_round_waits_for_both_players_and_both_play_again(tmp_pat
         started = await host.recv_type("match_started")
         assert started["table"] == new and started["names"][hj["seat"]] == "host"
         assert server.tables[new].core.state == "playing"
+        # The watcher follows the table: joined to the new one as a spectator (no seat, no
+        # token), its snapshot, then the new match's events, as a watcher gets them.
+        moved = await watcher.recv_type("joined")
+        assert moved["table"] == new and moved["seat"] is None and moved.get("token") is None
+        snap = await watcher.recv_type("snapshot")
+        assert snap["table"] == new and snap["seat"] is None
+        dealt = await watcher.recv_type("round_started")
+        assert dealt["table"] == new and dealt.get("hand") is None
+        assert server.tables[new].core.spectators != []
         assert hj["table"] not in server.tables, "nobody is left at the finished table"
         stale = await Client.connect(url, "host", token=hj["token"])
         assert (await stale.recv_type("error"))["code"] == "bad_token"
-        for c in (host, guest, stale):
+        for c in (host, guest, stale, watcher):
             await c.close()

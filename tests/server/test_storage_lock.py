@@ -9,28 +9,28 @@ The database is one the code of commit 6911e85 wrote with four unfinished matche
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support import ROOT, serving
+
 DUMP = Path(__file__).parent / "schema_dumps" / "v1-dice.sql"
 
 
-def serve(db: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+def serve_refused(db: Path) -> subprocess.CompletedProcess[str]:
+    """A second `zhuoji serve` on `db`, expected to refuse at once (it is run to its end)."""
+    return subprocess.run(
         [sys.executable, "-m", "zhuoji", "serve", "--host", "127.0.0.1", "--port", "0",
          "--db", str(db)],
         cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
+        timeout=60,
     )  # fmt: skip
 
 
@@ -62,25 +62,18 @@ def test_a_second_server_on_the_same_file_by_another_path_is_refused(
         conn.executescript(DUMP.read_text(encoding="utf-8"))
     finally:
         conn.close()
-    first = serve(db)
-    try:
-        assert first.stdout is not None
-        line = first.stdout.readline()
-        assert "4 unfinished matches resumed" in line, line
-        url = line.split()[3].replace("ws://", "http://")
-        second = serve(other_path(db))
-        out, err = second.communicate(timeout=60)
+    with serving("--db", str(db)) as first:
+        assert "4 unfinished matches resumed" in first.line, first.line
+        second = serve_refused(other_path(db))
+        out, err = second.stdout, second.stderr
         assert second.returncode == 1, out + err
         assert "is in use by another zhuoji server through another path" in err, err
         assert not out  # it never served
         if other_path is symlink:
             assert f"pid {first.pid}" in err  # the holder is found beside the real file
-        with urllib.request.urlopen(url + "/healthz", timeout=10) as r:
-            assert r.status == 200 and r.read().decode().startswith("ok 4 tables")
-    finally:
-        first.send_signal(signal.SIGTERM)
-        _, err = first.communicate(timeout=60)
-    assert first.returncode == 0, err
+        status, body = first.health()
+        assert status == 200 and body.startswith("ok 4 tables"), body
+    assert first.returncode == 0, first.err
     conn = sqlite3.connect(db)
     try:
         states = [r[0] for r in conn.execute("SELECT state FROM tables")]

@@ -3,7 +3,7 @@ deadlines, how it leaves and comes back."""
 
 from __future__ import annotations
 
-from server.table.seating import Seats, SeatState
+from server.table.seating import Members, Seats, SeatState
 
 
 def _prompted(seat: SeatState[str], *, at: float, bank: float = 0.0) -> SeatState[str]:
@@ -23,8 +23,9 @@ def test_the_server_answers_at_once_for_auto_and_in_a_window_for_quiet_or_droppe
     assert not dropped.plays_at_once(in_window=False) and dropped.plays_at_once(in_window=True)
     dropped.auto = True  # announced 托管 is said as such, even when away
     assert dropped.plays_at_once(in_window=False) and dropped.reason_at_once() == "auto"
-    waiting = SeatState[str](kind="human", restored_seq=40)  # a restart's seat: no drop
-    assert not waiting.dropped and not waiting.plays_at_once(in_window=True)
+    waiting = SeatState[str](kind="human", restored_seq=40)  # not back since a restart
+    assert waiting.dropped and waiting.awaits_return and waiting.plays_at_once(in_window=True)
+    assert not dropped.awaits_return  # a drop is no restart's
 
 
 def test_who_played_a_claim_is_said_only_as_far_as_the_table_shows_it() -> None:
@@ -118,3 +119,28 @@ def test_the_header_says_a_seat_is_away_only_once_the_match_started() -> None:
         "away": False,
         "level": "normal",
     }
+
+
+def test_members_know_who_watches_by_name_and_forget_a_member_that_leaves() -> None:
+    at: Members[str] = Members()
+    at["p0"] = 0
+    at.watch("w1", "ann")
+    at.watch("w2", "ann")
+    at.watch("w3", None)
+    assert at.spectators == ["w1", "w2", "w3"] and at.named("ann") == ["w1", "w2"]
+    assert at.leave("w1") is None and "w1" not in at and at.named("ann") == ["w2"]
+    at["w2"] = 2  # a spectator handed a seat is no longer one (its name was left behind)
+    assert at.named("ann") == [] and at.spectators == ["w3"]
+    assert at.leave("p0") == 0 and at.leave("p0") is None
+
+
+def test_bots_added_take_their_seats_when_their_time_comes() -> None:
+    seats: Seats[str] = Seats()
+    seats[1].kind, seats[1].bot_arrives = "bot", 5.0
+    seats[2].kind, seats[2].bot_arrives = "bot", 7.0
+    seats[3].kind, seats[3].member = "human", "c"
+    assert seats.arrivals() == [5.0, 7.0]
+    assert seats.arrived(4.0) == [] and not seats[1].connected
+    assert seats.arrived(4.9995) == [1]  # a timer a little early is on time
+    assert seats[1].connected and seats[1].bot_arrives is None
+    assert seats.arrivals() == [7.0] and seats.arrived(10.0) == [2] and seats.arrivals() == []

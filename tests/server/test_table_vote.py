@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from protocol.messages import Watch
 from rules.round import Phase
 from rules.tiles import tile_name
 from server.standings import answer
@@ -288,3 +289,29 @@ def test_a_freeze_during_a_vote_closes_it_unannounced() -> None:
     shell.input(shell.core.freeze(shell.now))
     assert shell.core.vote.ballot(shell.now) is None and shell.core.next_wakeup() is not None
     assert [e.state for e in ended(shell)] == ["abandoned"]
+
+
+def test_a_seat_handed_to_a_newcomer_during_a_vote_is_asked_afresh() -> None:
+    """b agreed, dropped, and the creator hands b's seat to 小李: 小李 has agreed to nothing,
+    so the vote stays open until they answer."""
+    shell = Shell(timing=Timing(disconnect_grace=10.0))
+    shell.create()
+    shell.sit("b", 1)
+    shell.sit("c", 2)
+    shell.command("host", {"type": "add_bot"})
+    shell.settle()
+    shell.command("host", {"type": "start"})
+    shell.settle()
+    shell.command("host", {"type": "propose_end"})
+    shell.command("b", {"type": "vote_end", "agree": True})
+    shell.settle()
+    shell.input(shell.core.gone("b", shell.now, left=False))
+    shell.input(shell.core.join("li", "小李", Watch(table="7"), shell.now, busy=False))
+    shell.command("host", {"type": "hand_seat", "seat": 1, "to": "小李"})
+    shell.command("c", {"type": "vote_end", "agree": True})
+    shell.settle()
+    ballot = shell.of("li", "end_vote")[-1]
+    assert ballot["outcome"] == "open" and ballot["agreed"][1] is False, ballot
+    shell.command("li", {"type": "vote_end", "agree": True})
+    shell.settle()
+    assert shell.of("li", "end_vote")[-1]["outcome"] == "passed"
