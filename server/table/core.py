@@ -1,11 +1,11 @@
 """One table as a state machine without I/O: who may do what now, and in what order.
 
-`TableCore` coordinates a table: the rules core's `Match` and the round being played, the
-policies that move for the server's bots and for seats in 托管, and what each input means for
-them. Its state lives in small values that never call back into it, each with its own logic and
-tests: the seats and their tokens (`seating`), each seat's clock and the table's idleness
-(`clock`), the claim window (`window`), between rounds and the rematch vote (`between`), the
-round's books (`rounds`), the settings (`settings`) and the fan-out — the numbered log, the
+`TableCore` coordinates a table: the rules core's `Match` and the round being played, and
+what each input means for them. Its state lives in small values that never call back into it,
+each with its own logic and tests: the seats and their tokens (`seating`), each seat's clock and
+the table's idleness (`clock`), the claim window (`window`), between rounds and the rematch vote
+(`between`), the round's books (`rounds`), the policies that move for the server's bots and for
+seats in 托管 (`policies`), the settings (`settings`) and the fan-out — the numbered log, the
 outbox and its pacing, the view groups (`fanout`). `next_wakeup()` is the earliest of their
 deadlines (docs/ENGINE.md, "A table's deadlines"). It never reads a clock, never waits, never
 writes or sends: it is told what happened and what time it is, and answers with what must be
@@ -67,7 +67,6 @@ from protocol.messages import (
 from rules.actions import Action, IllegalAction
 from rules.events import Claimed, Won
 from rules.match import Match
-from rules.players.levels import LevelPolicy, policy_for
 from rules.round import Phase, Round, step
 from rules.tiles import parse_tile
 from server.credentials import new_salt, new_token, token_key
@@ -98,6 +97,7 @@ from server.table.effects import (
 )
 from server.table.fanout import EARLY, EventLog, Outbox, SpectatorCount, Stamp
 from server.table.inputs import TableCommand
+from server.table.policies import Policies
 from server.table.projection import (
     ErrorItem,
     PromptItem,
@@ -152,8 +152,8 @@ class TableCore(Generic[M]):
         # A match that could not be restored: its stored standings are the truth (this core
         # never summed them), so its freeze records the end alone (`table_restore`).
         self.keep_stored_standings = False
-        self.bots: dict[int, LevelPolicy] = {}  # the server's bots, by seat
-        self.auto_policies: dict[int, LevelPolicy] = {}  # 托管 and timeouts, by seat
+        # Who chooses the server's moves: the bots' policies and 托管's (`policies`).
+        self.policies = Policies(table_id, timing.auto_level)
         # The claim window's minimum as a deadline of the round itself: after a discard (or a
         # 补杠 declaration) the window stays open `claim_min_ms` from when it went out, whether
         # or not anyone may claim; answers meanwhile are checked and held (`held`), and played
@@ -162,7 +162,6 @@ class TableCore(Generic[M]):
         self.window: ClaimWindow[Action] = ClaimWindow(settings.claim_min_ms / 1000)
         # Spectators come and go unstored: a coalesced count frame (`spectators`).
         self.spectator_count = SpectatorCount()
-        self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         # Between rounds (`between`): the round to come starts when no seat holds it up, or at
         # `next_round_at` (None: no limit); after the match, the rematch vote.
         self.between = Between(timing.disconnect_grace)
@@ -196,9 +195,7 @@ class TableCore(Generic[M]):
             if seat.kind == "bot":
                 seat.restored_seq = None
                 seat.bot_arrives = now
-                self.bots[index] = policy_for(
-                    seat.level or "normal", f"{self.id}:{index}:{self.seq}"
-                )
+                self.policies.seat_bot(index, seat.level or "normal", since=self.seq)
         if self.round is not None:
             self.round.hold_empty_windows = self.s.holds_claims
             if self.round.phase in WINDOW_PHASES:
@@ -645,7 +642,7 @@ class TableCore(Generic[M]):
         seat = self.seats[index]
         seat.kind, seat.name, seat.level = "bot", f"Bot-{index + 1}", msg.level
         seat.bot_arrives = now  # it takes the seat at the next tick, as a client would
-        self.bots[index] = policy_for(msg.level, f"{self.id}:{index}")
+        self.policies.seat_bot(index, msg.level)
         self._table_changed(now)
 
     def _remove_bot(self, member: M, msg: RemoveBot, now: float) -> None:
@@ -659,7 +656,7 @@ class TableCore(Generic[M]):
             self._error(member, codes.NOT_A_BOT, f"seat {msg.seat} is not a bot", msg.type)
             return
         self._drop_token(seat)
-        self.bots.pop(msg.seat, None)
+        self.policies.remove_bot(msg.seat)
         self.seats.vacate(msg.seat)
         self._table_changed(now)
 
@@ -893,15 +890,6 @@ class TableCore(Generic[M]):
         new = r.apply(action)
         self._record(action, new, answered, phase, now, reason=reason)
 
-    def _policy(self, index: int) -> LevelPolicy:
-        """The policy that moves for a seat: a server bot's own; for a player's seat (托管,
-        timeouts) the best level, one per seat."""
-        policy = self.bots.get(index) or self.auto_policies.get(index)
-        if policy is None:
-            policy = policy_for(self.timing.auto_level, f"{self.id}:{index}:auto")
-            self.auto_policies[index] = policy
-        return policy
-
     def _answer_at_once(self, index: int, now: float) -> None:
         """The move of a seat the server answers for (`_plays_at_once`): its policy's, but a
         seat awaiting its player after a restart passes its claims (`SeatState.awaits_return`).
@@ -918,17 +906,14 @@ class TableCore(Generic[M]):
         policy fails or picks an illegal move."""
         r = self.round
         assert r is not None
-        try:
-            action: Action | None = self._policy(index).choose(r, index)
-        except Exception:  # a policy bug costs the seat its move, not the table
-            action = None
+        action = self.policies.choose(r, index)  # None: the policy failed
         if action is not None:
             try:
                 self._move(index, action, reason, now)
                 return
             except IllegalAction:
                 pass
-        self.bot_fallbacks += 1
+        self.policies.fell_back()
         # IllegalAction here is a broken invariant: the table freezes.
         self._move(index, r.default_action(index), reason, now)
 
@@ -1295,7 +1280,7 @@ class TableCore(Generic[M]):
             seat.name, seat.kind = was.name, was.kind
             if was.kind == "bot":
                 seat.bot_here, seat.level = True, was.level or "normal"
-                self.bots[index] = policy_for(seat.level, f"{self.id}:{index}")
+                self.policies.seat_bot(index, seat.level)
                 continue
             token = self._issue_token(seat)
             if was.member is None:
