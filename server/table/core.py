@@ -5,11 +5,12 @@ what each input means for them. Its state lives in small values that never call 
 each with its own logic and tests: the seats and their tokens (`seating`), each seat's clock and
 the table's idleness (`clock`), the claim window (`window`), between rounds and the rematch vote
 (`between`), the round's books (`rounds`), the policies that move for the server's bots and for
-seats in 托管 (`policies`), the settings (`settings`) and the fan-out — the numbered log, the
-outbox and its pacing, the view groups (`fanout`). `next_wakeup()` is the earliest of their
-deadlines (docs/ENGINE.md, "A table's deadlines"). It never reads a clock, never waits, never
-writes or sends: it is told what happened and what time it is, and answers with what must be
-done (`effects`: typed records to store, frames built by `protocol.frames` to send).
+seats in 托管 (`policies`), what it counts for the metrics (`tally`), the settings
+(`settings`) and the fan-out — the numbered log, the outbox and its pacing, the view groups
+(`fanout`). `next_wakeup()` is the earliest of their deadlines (docs/ENGINE.md, "A table's
+deadlines"). It never reads a clock, never waits, never writes or sends: it is told what
+happened and what time it is, and answers with what must be done (`effects`: typed records to
+store, frames built by `protocol.frames` to send).
 `server.table.shell.Table` is the thin asyncio shell that feeds it and performs its answers.
 
 Inputs. Each is a method that takes `now` (seconds on a steady clock: the shell passes the event
@@ -41,7 +42,6 @@ for it and calls `tick` then.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -65,7 +65,6 @@ from protocol.messages import (
     Watch,
 )
 from rules.actions import Action, IllegalAction
-from rules.events import Claimed, Won
 from rules.match import Match
 from rules.round import Phase, Round, step
 from rules.tiles import parse_tile
@@ -107,6 +106,7 @@ from server.table.projection import (
 from server.table.rounds import RoundBook, weekday_of
 from server.table.seating import AutoReason, Members, Seats, SeatState
 from server.table.settings import Settings, Timing
+from server.table.tally import Tally
 from server.table.vote import EndVote
 from server.table.window import ClaimWindow, HeldAnswer
 
@@ -168,12 +168,9 @@ class TableCore(Generic[M]):
         # The vote to end the match together (解散, `vote`): settled after every input.
         self.vote = EndVote(timing.disconnect_grace)
         self.ended_as: str | None = None  # how the match ended, as stored (`voted`: by vote)
-        # What happened, counted for the server's metrics (the shell takes and clears it after
-        # each input): "action:<by>" (player, bot, auto, timeout, disconnected: each move an
-        # event shows, never a pass, so /metrics tells nobody who could claim), "round" (a
-        # round ended), "resume:<how>" (events, snapshot, refused).
-        self.tally: Counter[str] = Counter()
-        self._shown: set[int] = set()  # seats whose move an event of this input showed
+        # What happened, counted for the server's metrics (`tally`; the shell takes it after
+        # each input), and the seats whose move an event of this input showed.
+        self.tally = Tally()
         self.linger_until: float | None = None
         self.creator: M | None = None  # who created it (a waiting table goes when they leave)
         self.idle = Idleness(timing.idle_pause, timing.idle_close)  # nobody connected
@@ -463,11 +460,11 @@ class TableCore(Generic[M]):
         """A seat's token came back (a reconnect): the missed events, or a snapshot."""
         self._begin(now, wall)
         if self._refused_frozen(member, "resume"):
-            self.tally["resume:refused"] += 1
+            self.tally.resumed("refused")
             return self._done()
         index = self.seats.holding(key)
         if index is None or self.seats[index].kind != "human":
-            self.tally["resume:refused"] += 1
+            self.tally.resumed("refused")
             self._error(member, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
             return self._done()
         self._wake(now)
@@ -504,7 +501,7 @@ class TableCore(Generic[M]):
         fresh = self.seats[index].fresh_since(last_seq)
         missed = self.events.since(last_seq) if fresh and last_seq is not None else None
         how: Literal["events", "snapshot"] = "snapshot" if missed is None else "events"
-        self.tally["resume:" + how] += 1
+        self.tally.resumed(how)
         self.outbox.to(member, frames.joined(self.id, self.seq, index, token, how))
         for item in [self._snapshot()] if missed is None else missed:
             self.outbox.view(member, index, item)
@@ -710,7 +707,7 @@ class TableCore(Generic[M]):
         seat = self.seats[index]
         action = Action(index, msg.act, None if msg.tile is None else parse_tile(msg.tile))
         answered = self.decision_seq
-        self._shown.clear()
+        self.tally.new_move()
         try:
             self._move(index, action, None, now)  # refused: the round is unchanged
         except IllegalAction as err:
@@ -722,7 +719,7 @@ class TableCore(Generic[M]):
         # A move the table accepted answers a prompt the server sent: it does not count
         # against the rate limit, so a quick bot at a quick table is never cut off. It is
         # timed (the metrics) only if an event showed it: a pass in a claim window is not.
-        self.outbox.emit(Accepted(member, shown=index in self._shown))
+        self.outbox.emit(Accepted(member, shown=self.tally.showed(index)))
 
     def _act_refusal(self, index: int, seq: int) -> tuple[str, str] | None:
         """Why seat `index` may not answer decision `seq` now (an error code and its
@@ -1140,16 +1137,16 @@ class TableCore(Generic[M]):
                 )
             self.seats[action.seat].clock.answered_seq = answered
             if phase == "turn":
-                by = reason or ("bot" if self.seats[action.seat].kind == "bot" else "player")
-                self.tally["action:" + by] += 1
-                self._shown.add(action.seat)
+                self.tally.turn(
+                    action.seat, reason=reason, bot=self.seats[action.seat].kind == "bot"
+                )
             played = self.book.played(self.round_no, action, phase, reason is not None, self._wall)
             records.append(played)
         if phase != "turn":
-            self._count_claims(new)
+            self.tally.claims(new, self.seats)
         if r.phase is Phase.OVER:
             self.match.record(r)
-            self.tally["round"] += 1
+            self.tally.round_ended()
         events = pre + [self._engine_event(e.to_dict()) for e in new]
         if r.phase is Phase.OVER:
             result = events[-1]["result"]
@@ -1157,15 +1154,6 @@ class TableCore(Generic[M]):
                 r, self.round_no, result, self.scores, self.seats.rows(), self._wall
             )
         self._commit(events, records, now, round_no=self.round_no)
-
-    def _count_claims(self, new: list[Any]) -> None:
-        """Count the claims a claim window's close shows (a 碰, 杠 or 胡 by its own event).
-        Answers no event shows (a pass, a 碰 outranked by a 胡) are not counted: how many
-        seats were asked is nobody's business, `/metrics` included."""
-        for e in new:
-            if isinstance(e, Claimed | Won):
-                self.tally["action:" + self.seats[e.seat].public_by()] += 1
-                self._shown.add(e.seat)
 
     def _advance(self, now: float) -> None:
         """Play 托管 seats at once (by the policy); then prompt the others, or finish the
@@ -1243,14 +1231,11 @@ class TableCore(Generic[M]):
         if self.state != "finished" or not self._all_ready(self._now):
             return
         # Everyone asked: they move to a new table with the same seats and settings.
-        seats = []
-        for seat in self.seats:
-            mover = seat.member if seat.kind == "human" else None
-            seats.append(RematchSeat(seat.name, seat.kind, mover, seat.level))
-            if mover is not None:
-                self.members.pop(mover, None)
-                self.outbox.emit(Unbind(mover))
-            seat.member, seat.away = None, False
+        seats = self.seats.hand_over()
+        for was in seats:
+            if was.member is not None:
+                self.members.pop(was.member, None)
+                self.outbox.emit(Unbind(was.member))
         # The spectators follow the table to its rematch (issue 23: a watcher was left behind
         # on the finished table); they are welcomed there as spectators.
         watchers = tuple((m, self.members.names.get(m)) for m in self.spectators)
@@ -1258,7 +1243,7 @@ class TableCore(Generic[M]):
             self._leave_place(m)
             self.outbox.emit(Unbind(m))
         self.between.votes.clear()
-        self.outbox.emit(StartRematch(self.s, tuple(seats), watchers))
+        self.outbox.emit(StartRematch(self.s, seats, watchers))
         self._remove_if_idle()
 
     def rematch(
@@ -1277,16 +1262,13 @@ class TableCore(Generic[M]):
         self.outbox.emit(Write([self.s.created(self.id, self.seed, self._wall)]))
         tokens: list[tuple[M, int, str]] = []
         for index, (seat, was) in enumerate(zip(self.seats, seats, strict=True)):
-            seat.name, seat.kind = was.name, was.kind
+            seat.take_over(was, now)
             if was.kind == "bot":
-                seat.bot_here, seat.level = True, was.level or "normal"
-                self.policies.seat_bot(index, seat.level)
+                self.policies.seat_bot(index, was.level or "normal")
                 continue
             token = self._issue_token(seat)
             if was.member is None:
-                seat.gone_at, seat.auto = now, True  # nobody holds its token: 托管
-                continue
-            seat.member, seat.player = was.member, getattr(was.member, "player", None)
+                continue  # nobody holds its token: 托管
             self.members[was.member] = index
             self.outbox.emit(Bind(was.member, index))
             tokens.append((was.member, index, token))
