@@ -113,6 +113,7 @@ from server.table.window import ClaimWindow, HeldAnswer
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
 WINDOW_PHASES = (Phase.CLAIM, Phase.ROB)
 WINDOW = -1  # the stamp's "seat" of a claim window's opening event
+FROZEN = "this table stopped after a server fault"
 
 M = TypeVar("M", bound=Hashable)
 
@@ -547,10 +548,7 @@ class TableCore(Generic[M]):
             elif self.state == "waiting" and member == self.creator:
                 self._close_waiting(now, "the table's creator left: the table is closed")
             elif self.state == "waiting":
-                # Before the start a seat is only a reservation: free it.
-                self._drop_token(seat)
-                self.seats.vacate(index)
-                self._table_changed(now)
+                self._free_reservation(index, now)
             else:
                 seat.left(now, asked=left, playing=self.state == "playing")
                 self._seat_changed(index, now)
@@ -558,6 +556,12 @@ class TableCore(Generic[M]):
                 self._advance(now)
         self._remove_if_idle()
         return self._done()
+
+    def _free_reservation(self, index: int, now: float) -> None:
+        """Before the start a seat is only a reservation: its token goes and it is free."""
+        self._drop_token(self.seats[index])
+        self.seats.vacate(index)
+        self._table_changed(now)
 
     def _drop_token(self, seat: SeatState[M]) -> None:
         if seat.token_key is not None:
@@ -652,10 +656,8 @@ class TableCore(Generic[M]):
         if seat.kind != "bot":
             self._error(member, codes.NOT_A_BOT, f"seat {msg.seat} is not a bot", msg.type)
             return
-        self._drop_token(seat)
         self.policies.remove_bot(msg.seat)
-        self.seats.vacate(msg.seat)
-        self._table_changed(now)
+        self._free_reservation(msg.seat, now)
 
     def _start(self, member: M, now: float) -> None:
         if self._seated(member, "start") is None:
@@ -942,17 +944,8 @@ class TableCore(Generic[M]):
         )
         self.outbox.emit(Write([end]))
         for member, viewer in list(self.members.items()):
-            self.outbox.view(
-                member,
-                viewer,
-                ErrorItem(
-                    "table_frozen",
-                    "this table stopped after a server fault",
-                    None,
-                    self.id,
-                    self.seq,
-                ),
-            )
+            error = ErrorItem(codes.TABLE_FROZEN, FROZEN, None, self.id, self.seq)
+            self.outbox.view(member, viewer, error)
         event = self._logged(
             frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, "abandoned")
         )
@@ -1058,9 +1051,7 @@ class TableCore(Generic[M]):
             if member is not None and member == self.creator:
                 self._close_waiting(now, "the table's creator was removed: the table is closed")
                 return self._done()
-            self._drop_token(seat)
-            self.seats.vacate(index)
-            self._table_changed(now)
+            self._free_reservation(index, now)
             self._remove_if_idle()
             return self._done()
         self._drop_token(seat)
@@ -1072,7 +1063,7 @@ class TableCore(Generic[M]):
 
     def _refused_frozen(self, member: M, ref: str) -> bool:
         if self.frozen:
-            self._error(member, "table_frozen", "this table stopped after a server fault", ref)
+            self._error(member, codes.TABLE_FROZEN, FROZEN, ref)
         return self.frozen
 
     # ----- the round -----
