@@ -401,7 +401,8 @@ class TableCore(Generic[M]):
         if index is None:
             return
         named = self.members.named(msg.to)
-        refused = self._hand_refusal(index, msg.seat, msg.to, len(named))
+        playing = self.state == "playing"
+        refused = self.seats.hand_refusal(index, msg.seat, msg.to, len(named), playing=playing)
         if refused is not None:
             self._error(member, *refused, msg.type)
             return
@@ -413,21 +414,6 @@ class TableCore(Generic[M]):
         self._seat_member(newcomer, msg.seat, now)
         self._spectators_changed(now)
         self._table_changed(now)
-
-    def _hand_refusal(self, by: int, index: int, to: str, found: int) -> tuple[str, str] | None:
-        """Why seat `by` may not hand seat `index` to the spectator called `to` (`found`: how
-        many spectators are called so): an error code and its message, or None."""
-        if by != 0:
-            return codes.NOT_CREATOR, "only the table's creator (seat 0) may do that"
-        if self.state != "playing":
-            return codes.NOT_PLAYING, "the match is not being played"
-        if self.seats[index].kind != "human" or self.seats[index].member is not None:
-            return codes.SEAT_NOT_AWAY, f"seat {index} is not an away player's"
-        if found != 1:
-            why = "no spectator" if not found else f"{found} spectators"
-            message = f"{why} of this table is called {to!r}: they watch it first"
-            return codes.NO_SUCH_SPECTATOR, message
-        return None
 
     def _free_seat(self, member: M, wanted: int | None, ref: str) -> int | None:
         """The seat asked for, or the first free one; None (and an error) if there is none."""
@@ -1120,31 +1106,34 @@ class TableCore(Generic[M]):
         pre: list[dict[str, Any]] = []
         records: list[Record] = []
         if action is not None:
-            if reason is not None and phase == "turn":
-                pre.append(
-                    self._logged(
-                        frames.auto_played(self.id, self.seq + 1, action.seat, action.act, reason)
-                    )
-                )
-            self.seats[action.seat].clock.answered_seq = answered
-            if phase == "turn":
-                self.tally.turn(
-                    action.seat, reason=reason, bot=self.seats[action.seat].kind == "bot"
-                )
-            played = self.book.played(self.round_no, action, phase, reason is not None, self._wall)
-            records.append(played)
+            pre, records = self._played(action, answered, phase, reason)
         if phase != "turn":
             self.tally.claims(new, self.seats)
-        if r.phase is Phase.OVER:
+        over = r.phase is Phase.OVER
+        if over:
             self.match.record(r)
             self.tally.round_ended()
         events = pre + [self._engine_event(e.to_dict()) for e in new]
-        if r.phase is Phase.OVER:
-            result = events[-1]["result"]
-            records += self.book.over(
-                r, self.round_no, result, self.scores, self.seats.rows(), self._wall
-            )
+        if over:
+            result, rows = events[-1]["result"], self.seats.rows()
+            records += self.book.over(r, self.round_no, result, self.scores, rows, self._wall)
         self._commit(events, records, now, round_no=self.round_no)
+
+    def _played(
+        self, action: Action, answered: int, phase: str, reason: AutoReason | None
+    ) -> tuple[list[dict[str, Any]], list[Record]]:
+        """An applied action's own part: the seat answered `answered`; on its turn, the move
+        is counted, and announced (`auto_played`) if the server made it; its stored record."""
+        seat = self.seats[action.seat]
+        seat.clock.answered_seq = answered
+        pre: list[dict[str, Any]] = []
+        if phase == "turn":
+            if reason is not None:
+                frame = frames.auto_played(self.id, self.seq + 1, action.seat, action.act, reason)
+                pre.append(self._logged(frame))
+            self.tally.turn(action.seat, reason=reason, bot=seat.kind == "bot")
+        played = self.book.played(self.round_no, action, phase, reason is not None, self._wall)
+        return pre, [played]
 
     def _advance(self, now: float) -> None:
         """Play 托管 seats at once (by the policy); then prompt the others, or finish the

@@ -295,6 +295,25 @@ class Seats(list[SeatState[M]]):
             )
         return Claim(away[0])
 
+    def hand_refusal(
+        self, by: int, index: int, to: str, found: int, *, playing: bool
+    ) -> tuple[str, str] | None:
+        """Why seat `by` may not hand seat `index` to the spectator called `to` (`found`: how
+        many spectators are called so; `playing`: the match is being played): an error code
+        and its message, or None. Only the creator (seat 0) hands on, and only an away
+        player's seat, to one spectator known by that name."""
+        if by != 0:
+            return codes.NOT_CREATOR, "only the table's creator (seat 0) may do that"
+        if not playing:
+            return codes.NOT_PLAYING, "the match is not being played"
+        if self[index].kind != "human" or self[index].member is not None:
+            return codes.SEAT_NOT_AWAY, f"seat {index} is not an away player's"
+        if found != 1:
+            why = "no spectator" if not found else f"{found} spectators"
+            message = f"{why} of this table is called {to!r}: they watch it first"
+            return codes.NO_SUCH_SPECTATOR, message
+        return None
+
     def holding(self, key: str) -> int | None:
         """The seat whose token has this digest (None: no seat)."""
         return next((i for i, s in enumerate(self) if s.token_key == key), None)

@@ -207,3 +207,23 @@ def test_a_restart_finds_players_away_and_bots_of_their_stored_level() -> None:
     assert all(s.gone_at == 7.0 and s.clock.bank == 20.0 for s in seats)
     assert seats[0].dropped and seats[0].awaits_return  # waited for as after any drop
     assert seats[0].fresh_since(41) is False and seats[0].fresh_since(41) is True  # once
+
+
+def test_only_the_creator_hands_an_away_players_seat_to_one_spectator_so_named() -> None:
+    seats: Seats[str] = Seats()
+    for s in seats:
+        s.kind = "human"
+    seats[0].member, seats[1].member = "creator", "here"
+    seats[3].kind = "bot"
+
+    def code(by: int, index: int, found: int = 1, playing: bool = True) -> str | None:
+        refused = seats.hand_refusal(by, index, "阿明", found, playing=playing)
+        return None if refused is None else refused[0]
+
+    assert code(0, 2) is None  # seat 2 is away: the creator hands it on
+    assert code(1, 2) == "not_creator"
+    assert code(0, 2, playing=False) == "not_playing"
+    assert code(0, 1) == "seat_not_away" and code(0, 3) == "seat_not_away"  # here; a bot
+    assert code(0, 2, found=0) == code(0, 2, found=2) == "no_such_spectator"
+    _, message = seats.hand_refusal(0, 2, "阿明", 2, playing=True) or ("", "")
+    assert message == "2 spectators of this table is called '阿明': they watch it first"
