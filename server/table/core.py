@@ -592,9 +592,7 @@ class TableCore(Generic[M]):
             case HandSeat():
                 self._hand_seat(member, msg, now)
             case NextRound():
-                index = self._seated(member, msg.type)
-                if index is not None and self.between.mark_ready(index):
-                    self.outbox.emit(Accepted(member))  # it answers the wait, as a move its prompt
+                self._ready(member, msg.type)
             case Rematch():
                 self._rematch_vote(member)
             case ProposeEnd():
@@ -604,11 +602,22 @@ class TableCore(Generic[M]):
             case Start():
                 self._start(member, now)
             case Sync():
-                index = self.members[member]
-                seated = index is not None and self.seats[index].member == member
-                self.outbox.view(member, index if seated else None, self._snapshot())
-                self._send_wait((member,))
+                self._sync(member)
         return self._done()
+
+    def _ready(self, member: M, ref: str) -> None:
+        """`next_round`: the seat no longer holds the next round up."""
+        index = self._seated(member, ref)
+        if index is not None and self.between.mark_ready(index):
+            self.outbox.emit(Accepted(member))  # it answers the wait, as a move its prompt
+
+    def _sync(self, member: M) -> None:
+        """`sync`: the snapshot as this member sees it (its seat's, if it sits there), and
+        the wait between rounds."""
+        index = self.members[member]
+        seated = index is not None and self.seats[index].member == member
+        self.outbox.view(member, index if seated else None, self._snapshot())
+        self._send_wait((member,))
 
     def _seated(self, member: M, ref: str) -> int | None:
         index = self.members.get(member)
