@@ -446,8 +446,7 @@ class Table:
         """After a step: count what the core tallied, log what changed (`state` and the
         pacer's `hold` are from before the step), and time the moves whose frames went out."""
         core, metrics = self.core, self.server.metrics
-        tally = dict(core.tally)
-        core.tally.clear()
+        tally = core.tally.take()
         if tally:
             metrics.tally(tally)
         if isinstance(item, Create) and state == "waiting":

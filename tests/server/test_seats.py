@@ -203,7 +203,7 @@ def test_tuoguan_plays_the_best_bot_levels_moves() -> None:
     assert r is not None
     replay = r.clone()  # the deal, before anyone moved
     shell.command("host", {"type": "auto", "on": True})
-    assert r.phase is Phase.OVER and shell.core.bot_fallbacks == 0
+    assert r.phase is Phase.OVER and shell.core.policies.fallbacks == 0
     policy = policy_for(AUTO_LEVEL, "7:0:auto")
     mine = 0
     for a in shell.stored(ActionPlayed):
