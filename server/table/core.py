@@ -198,6 +198,12 @@ class TableCore(Generic[M]):
             self.round.hold_empty_windows = self.s.holds_claims
             if self.round.phase in WINDOW_PHASES:
                 self.window.ran_before(now)
+            if any(seat.awaits_return for seat in self.seats):
+                # Nothing plays until the first player is back: a restart is the server's
+                # doing, and the round must not move on (a window close, a bot's turn) before
+                # anyone could see it. Whether the table waits depends on its seats' kinds
+                # only, never on what a seat holds.
+                self.idle.pause(now)
             self._advance(now)
         elif self.match.over:
             self._end_match("finished", now)
@@ -1148,7 +1154,7 @@ class TableCore(Generic[M]):
         """Play 托管 seats at once (by the policy); then prompt the others, or finish the
         round."""
         while self.round is not None and self.round.phase is not Phase.OVER:
-            if self._window_held(now):
+            if self._window_held(now) or self.idle.paused:
                 break  # a held claim window's 托管 answers come at its middle (`_moves_due`)
             auto = [s for s in self._asked() if self._plays_at_once(s)]
             if not auto:
