@@ -55,11 +55,13 @@ async def run(tables: int, seconds: float, share: float, db: Path) -> dict[str, 
         await asyncio.sleep(1.0)
         seq0 = sum(t.seq for t in server.tables.values())
         spent0 = server.bot_budget.spent if server.bot_budget else 0.0
+        cost0 = sum(t.meter.spent for t in server.tables.values())
         cpu0, loop0, wall0 = time.process_time(), time.thread_time(), time.monotonic()
         await asyncio.sleep(seconds)
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
         loop_cpu = time.thread_time() - loop0
         events = sum(t.seq for t in server.tables.values()) - seq0
+        cost = sum(t.meter.spent for t in server.tables.values()) - cost0
         return {
             "share": share,
             "tables": tables,
@@ -68,6 +70,7 @@ async def run(tables: int, seconds: float, share: float, db: Path) -> dict[str, 
             "charged_per_second": round(
                 (server.bot_budget.spent - spent0) / wall if server.bot_budget else 0.0, 3
             ),
+            "measured_per_second": round(cost / wall, 3),
             "events_per_second": round(events / wall, 1),
             "unattended": sum(t.unattended() for t in server.tables.values()),
         }

@@ -183,7 +183,11 @@ def _whole_numbers(value: Any) -> Any:
 
 class _Message(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", frozen=True, strict=True, json_schema_extra=_type_required
+        extra="forbid",
+        frozen=True,
+        strict=True,
+        json_schema_extra=_type_required,
+        defer_build=True,  # built on first use, not at import (issue 26: commands start at once)
     )
 
 
@@ -989,8 +993,10 @@ ServerMessage = Annotated[
     Field(discriminator="type"),
 ]
 
-CLIENT_ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+_DEFERRED = ConfigDict(defer_build=True)
+# Built on first use (a command that never parses a frame never pays for them).
+CLIENT_ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage, config=_DEFERRED)
+SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage, config=_DEFERRED)
 
 ROUND_EVENT_TYPES: frozenset[str] = frozenset(
     {

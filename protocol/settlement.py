@@ -90,7 +90,12 @@ class _Part(BaseModel):
     keywords, so those fields have other names and are written under their aliases."""
 
     model_config = ConfigDict(
-        extra="forbid", frozen=True, strict=True, validate_by_name=True, serialize_by_alias=True
+        extra="forbid",
+        frozen=True,
+        strict=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,  # built on first use, not at import (issue 26: commands start at once)
     )
 
 
@@ -259,7 +264,7 @@ Payment = Annotated[
     HandPayment | BaopaiPayment | RepaoPayment | DouPayment | ChickenPayment | ChajiaoPayment,
     Field(discriminator="kind"),
 ]
-PAYMENT_ADAPTER: TypeAdapter[Payment] = TypeAdapter(Payment)
+PAYMENT_ADAPTER: TypeAdapter[Payment] = TypeAdapter(Payment, config=ConfigDict(defer_build=True))
 
 
 # ---------------------------------------------------------------------------------------------

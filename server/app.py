@@ -272,10 +272,10 @@ class Server:
 
     # ----- ids, tokens, seeds -----
 
-    async def write(self, records: list[Record]) -> None:
+    async def write(self, records: list[Record]) -> float:
         """A table's write (`TableHost`): its records' statements, in the store's group
-        commit."""
-        await self.store.write(ops_of(records))
+        commit; returns its part of the commit's time (`Store.write`)."""
+        return await self.store.write(ops_of(records))
 
     def seat_token(self, key: str, table: Table) -> None:
         """A seat token (its `token_key`) now leads to `table` (`TableHost`)."""

@@ -25,7 +25,7 @@ ADMIN_TOKEN_PATTERN = r"^[A-Za-z0-9_\-]{16,128}$"
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, defer_build=True)
 
 
 class ServerSection(_Section):

@@ -76,13 +76,17 @@ class CpuShare:
     bucket is empty it waits (`ready_at`) instead of playing, so together they never take more
     than `share` of a core for long, and no one of them starves the others.
 
+    A table joins with nothing banked: it may take one step, and from then on only what its
+    part refills. (Joining with a full bucket, 16 tables left at once took 16 bursts over the
+    share before the first of them waited.)
+
     >>> b = CpuShare(share=0.5, burst=0.25)
     >>> b.join("1", now=0.0); b.join("2", now=0.0)    # two tables: a quarter core each
-    >>> b.ready_at("1", 0.0)                          # credit left: go now
+    >>> b.ready_at("1", 0.0)                          # not in debt: go now
     0.0
-    >>> b.spend("1", 0.75, now=0.0); b.ready_at("1", 0.0)   # 0.5 s in debt: 2 s
+    >>> b.spend("1", 0.5, now=0.0); b.ready_at("1", 0.0)   # 0.5 s in debt: 2 s
     2.0
-    >>> b.leave("2"); b.ready_at("1", 1.0)            # alone now: half a core
+    >>> b.leave("2"); b.ready_at("1", 0.5)            # alone now: half a core
     1.0
     """
 
@@ -91,11 +95,19 @@ class CpuShare:
     buckets: dict[str, _Bucket] = field(default_factory=dict)  # the tables sharing it
     spent: float = 0.0  # CPU seconds charged in all (the tests)
     deferred: int = 0  # times a table waited its turn
+    # What an event cost over the rounds that ended lately, on any table (`learn`): the price
+    # a table is charged before a round of its own has ended. None: none has ended yet.
+    price: float | None = None
+
+    def learn(self, per_event: float) -> None:
+        """A round ended on some table at `per_event` CPU seconds an event (public: every hand
+        is shown then): the server's price moves a tenth of the way to it."""
+        self.price = per_event if self.price is None else 0.9 * self.price + 0.1 * per_event
 
     def join(self, key: str, now: float) -> None:
         """A table has nobody at it now (idempotent)."""
         if key not in self.buckets:
-            self.buckets[key] = _Bucket(self.burst, now)
+            self.buckets[key] = _Bucket(0.0, now)
 
     def leave(self, key: str) -> None:
         """A player is back, or the table closed (idempotent)."""
@@ -113,7 +125,7 @@ class CpuShare:
         bucket = self.buckets.get(key)
         if bucket is not None:
             self._refill(bucket, now)
-            bucket.tokens -= seconds
+            bucket.tokens = min(self.burst, bucket.tokens - seconds)  # a refund banks no more
 
     def ready_at(self, key: str, now: float) -> float:
         """When that table may take its next step (`now` if it may now)."""

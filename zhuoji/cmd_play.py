@@ -157,11 +157,10 @@ def run(args: argparse.Namespace) -> int:
     import logging
     import sys
     import tempfile
+    from concurrent.futures import ThreadPoolExecutor
 
     from pydantic import ValidationError
 
-    from client_tui.app import ZhuojiApp
-    from client_tui.screens.replay import export_to
     from client_tui.seats import SeatStore
     from protocol.messages import CreateTable
     from zhuoji import replay_db
@@ -191,14 +190,17 @@ def run(args: argparse.Namespace) -> int:
     store = SeatStore.default()
     resume = choose_match(db, store, new=args.new, lang=shown.lang)
     seats: SeatStore | None = store
-    with tempfile.TemporaryDirectory(prefix="zhuoji-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="zhuoji-") as tmp, ThreadPoolExecutor(1) as pool:
+        # The server starts (its imports, its database) while this thread imports the Textual
+        # app: the two overlap instead of following each other (issue 26).
+        starting = pool.submit(
+            start_local, db, Path(tmp) / "own.db", bot_delay=args.bot_delay, disconnect_grace=3600.0
+        )
+        from client_tui.app import ZhuojiApp
+        from client_tui.screens.replay import export_to
+
         try:
-            server, url, note = start_local(
-                db,
-                Path(tmp) / "own.db",
-                bot_delay=args.bot_delay,
-                disconnect_grace=3600.0,
-            )
+            server, url, note = starting.result()
         except LocalServerError as err:
             print(f"zhuoji play: {err}")
             return 1

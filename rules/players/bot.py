@@ -310,25 +310,35 @@ class Bot:
         """The discard that keeps the hand closest to ready (exact shanten); when it stays
         ready, the one whose waits have the most unseen copies; then ties keep connected tiles
         and `chickens`, isolated singles going first; then the seed decides."""
-        low, candidates = exact.best_discards(hand, n_melds)
-        if low == 0 and len(candidates) > 1:
-            candidates = _widest_waits(v, hand, n_melds, candidates)
-        if len(candidates) > 1:
-            rows = [tuple(hand[0:9]), tuple(hand[9:18]), tuple(hand[18:27])]
-            keeps = []
-            for k in candidates:
-                keep, lonely = row_tiebreak(rows[k // 9])
-                score = keep[k % 9]
-                if k in chickens:
-                    score += CHICKEN_KEEP
-                elif k % 9 in lonely:
-                    score -= 9
-                keeps.append(score)
-            least = min(keeps)
-            candidates = [k for k, v in zip(candidates, keeps, strict=True) if v == least]
+        candidates = greedy_discards(v, hand, n_melds, chickens)
         if len(candidates) == 1:
             return candidates[0]
         return candidates[self.rng.below(len(candidates))]
+
+
+def greedy_discards(
+    v: SeatView, hand: Sequence[int], n_melds: int, chickens: frozenset[int]
+) -> list[int]:
+    """`Bot`'s discard choice before the seed: the discards that keep the hand closest to ready
+    (exact shanten); when it stays ready, those whose waits have the most unseen copies; then
+    those that keep connected tiles and `chickens`, isolated singles going first."""
+    low, candidates = exact.best_discards(hand, n_melds)
+    if low == 0 and len(candidates) > 1:
+        candidates = _widest_waits(v, hand, n_melds, candidates)
+    if len(candidates) > 1:
+        rows = [tuple(hand[0:9]), tuple(hand[9:18]), tuple(hand[18:27])]
+        keeps = []
+        for k in candidates:
+            keep, lonely = row_tiebreak(rows[k // 9])
+            score = keep[k % 9]
+            if k in chickens:
+                score += CHICKEN_KEEP
+            elif k % 9 in lonely:
+                score -= 9
+            keeps.append(score)
+        least = min(keeps)
+        candidates = [k for k, score in zip(candidates, keeps, strict=True) if score == least]
+    return candidates
 
 
 def _widest_waits(v: SeatView, hand: Sequence[int], n_melds: int, ready: list[int]) -> list[int]:

@@ -20,6 +20,11 @@ step by another player's win (a fixed hazard per step). Around the samples: rele
 by the live pairs; a gang scores as a 豆 and is the 通行证; 报听 adds its bonus. Deal-in risk gets a
 small weight (defence loses against bots).
 
+A discard when none leaves the hand one step from ready (`GREEDY_FROM`) is not sampled: it takes
+`normal`'s choice (`rules.players.bot.greedy_discards`). Those were the slowest decisions (cold
+caches early in a round) and, against the exact-shanten `normal`, the samples chose worse than
+it (issue 24: benchmarks/README.md, session 5).
+
 Decisions read the seat's `rules.view.SeatView` alone (its own hand and the public record:
 discards, melds, declarations, the dealer; another seat's 暗杠 tile is not in it), and are
 deterministic from the seed.
@@ -39,7 +44,7 @@ from rules.legality import may_declare
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
 from rules.players import shanten as exact
-from rules.players.bot import NEG, keep_value, row_info, row_infos
+from rules.players.bot import NEG, greedy_discards, keep_value, row_info, row_infos
 from rules.players.bot import approx_best_discards as best_discards
 from rules.players.bot import approx_shanten as shanten
 from rules.round import Round
@@ -73,6 +78,7 @@ FREE_DOU_SLACK = 9
 SAMPLES = 12  # first-stage samples per decision
 MORE_SAMPLES = 28  # extra samples for the leading candidates
 LEADERS = 4
+GREEDY_FROM = 2  # discards leaving the hand this far from ready or more: `normal`'s choice
 FAR_SAMPLES = 8  # the same, two or more steps from ready
 FAR_MORE_SAMPLES = 16
 # The hand states are shared by every decision of the process (a server's strong bots and its
@@ -571,7 +577,11 @@ class _Context:
             gang = self._turn_gang(low, self._gang_slack(low))
             if gang is not None:
                 return Action(seat, "gang", gang)
-        choice = self._best_discard(list(hand), list(melds))
+        if low >= GREEDY_FROM:  # far from ready: `normal`'s choice, no sampling
+            cands = greedy_discards(v, hand, len(melds), self.keep)
+            choice = cands[0] if len(cands) == 1 else cands[self.rng.randrange(len(cands))]
+        else:
+            choice = self._best_discard(list(hand), list(melds))
         if self.discards_made == 0 and may_declare(
             self.opts,
             hand,

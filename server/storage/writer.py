@@ -124,7 +124,7 @@ class Store:
         self._retry_delay = RETRY_FIRST
         self._retry: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._pending: list[tuple[list[Op], asyncio.Future[None]]] = []
+        self._pending: list[tuple[list[Op], asyncio.Future[float]]] = []
         self._scheduled = False
         self._held = 0  # `hold_writes` in progress: nothing is committed meanwhile
         self._closed = False
@@ -142,21 +142,25 @@ class Store:
 
     # ----- writing -----
 
-    async def write(self, ops: list[Op]) -> None:
+    async def write(self, ops: list[Op]) -> float:
         """Commit `ops` in one transaction (with the others asked for meanwhile). During a
         storage fault this waits until they are stored; raises StoreError if they are refused
-        (they can never be written) or the store is closed."""
+        (they can never be written) or the store is closed.
+
+        Returns this write's part of the commit's time on the loop (the group's time split by
+        statements): what a table that charges its work to a share of the CPU adds to its
+        cost (`server.table.meter.EventCost`)."""
         if not ops:
-            return
+            return 0.0
         if self._closed:
             raise StoreError("the store is closed")
         loop = self._loop = asyncio.get_running_loop()
-        fut: asyncio.Future[None] = loop.create_future()
+        fut: asyncio.Future[float] = loop.create_future()
         self._pending.append((ops, fut))
         if not self._scheduled and self.fault is None:
             self._scheduled = True
             loop.call_soon(self._flush)
-        await fut
+        return await fut
 
     def _flush(self) -> None:
         """Commit what is queued; on a fault, keep it queued and try again later."""
@@ -168,6 +172,7 @@ class Store:
             self._retry = None
         if self._closed or (not self._pending and self.fault is None):
             return
+        began = time.thread_time()  # the commit's checks count in its time (CPU, not wall)
         lost = self.watch.lost()
         if lost is not None:
             self._failed(lost, lost=True)
@@ -187,8 +192,10 @@ class Store:
                     return
             else:
                 done, self._pending = self._pending, []
-                for _, fut in done:
-                    _done(fut)
+                took = time.thread_time() - began
+                statements = sum(len(ops) for ops, _ in done) or 1
+                for ops, fut in done:
+                    _done(fut, took * len(ops) / statements)
             self._last_write = time.monotonic()
         self._recovered()
 
@@ -467,13 +474,13 @@ class Store:
         return startup.unfinished(self._db, log_keep, ended_since=ended_since)
 
 
-def _done(fut: asyncio.Future[None]) -> None:
+def _done(fut: asyncio.Future[float], took: float = 0.0) -> None:
     if not fut.done():
         with contextlib.suppress(RuntimeError):  # its loop has closed: nobody waits any more
-            fut.set_result(None)
+            fut.set_result(took)
 
 
-def _fail(fut: asyncio.Future[None], err: BaseException) -> None:
+def _fail(fut: asyncio.Future[float], err: BaseException) -> None:
     if not fut.done():
         with contextlib.suppress(RuntimeError):
             fut.set_exception(err)

@@ -122,6 +122,10 @@ class Idleness:
                 self.paused_at = now
         return "paused" if self.paused_at is not None else "running"
 
+    def pause(self, now: float) -> None:
+        """Paused from `now` until someone comes (a table restored after a restart)."""
+        self.empty_since = self.paused_at = now
+
     def wake(self, now: float) -> float:
         """Someone is back: how long the table was paused (every clock moves on by that)."""
         paused = 0.0 if self.paused_at is None else max(0.0, now - self.paused_at)

@@ -1,15 +1,16 @@
 """One table as a state machine without I/O: who may do what now, and in what order.
 
-`TableCore` coordinates a table: the rules core's `Match` and the round being played, the
-policies that move for the server's bots and for seats in 托管, and what each input means for
-them. Its state lives in small values that never call back into it, each with its own logic and
-tests: the seats and their tokens (`seating`), each seat's clock and the table's idleness
-(`clock`), the claim window (`window`), between rounds and the rematch vote (`between`), the
-round's books (`rounds`), the settings (`settings`) and the fan-out — the numbered log, the
-outbox and its pacing, the view groups (`fanout`). `next_wakeup()` is the earliest of their
-deadlines (docs/ENGINE.md, "A table's deadlines"). It never reads a clock, never waits, never
-writes or sends: it is told what happened and what time it is, and answers with what must be
-done (`effects`: typed records to store, frames built by `protocol.frames` to send).
+`TableCore` coordinates a table: the rules core's `Match` and the round being played, and
+what each input means for them. Its state lives in small values that never call back into it,
+each with its own logic and tests: the seats and their tokens (`seating`), each seat's clock and
+the table's idleness (`clock`), the claim window (`window`), between rounds and the rematch vote
+(`between`), the round's books (`rounds`), the policies that move for the server's bots and for
+seats in 托管 (`policies`), what it counts for the metrics (`tally`), the settings
+(`settings`) and the fan-out — the numbered log, the outbox and its pacing, the view groups
+(`fanout`). `next_wakeup()` is the earliest of their deadlines (docs/ENGINE.md, "A table's
+deadlines"). It never reads a clock, never waits, never writes or sends: it is told what
+happened and what time it is, and answers with what must be done (`effects`: typed records to
+store, frames built by `protocol.frames` to send).
 `server.table.shell.Table` is the thin asyncio shell that feeds it and performs its answers.
 
 Inputs. Each is a method that takes `now` (seconds on a steady clock: the shell passes the event
@@ -41,7 +42,6 @@ for it and calls `tick` then.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -65,9 +65,7 @@ from protocol.messages import (
     Watch,
 )
 from rules.actions import Action, IllegalAction
-from rules.events import Claimed, Won
 from rules.match import Match
-from rules.players.levels import LevelPolicy, policy_for
 from rules.round import Phase, Round, step
 from rules.tiles import parse_tile
 from server.credentials import new_salt, new_token, token_key
@@ -98,6 +96,7 @@ from server.table.effects import (
 )
 from server.table.fanout import EARLY, EventLog, Outbox, SpectatorCount, Stamp
 from server.table.inputs import TableCommand
+from server.table.policies import Policies
 from server.table.projection import (
     ErrorItem,
     PromptItem,
@@ -107,12 +106,14 @@ from server.table.projection import (
 from server.table.rounds import RoundBook, weekday_of
 from server.table.seating import AutoReason, Members, Seats, SeatState
 from server.table.settings import Settings, Timing
+from server.table.tally import Tally
 from server.table.vote import EndVote
 from server.table.window import ClaimWindow, HeldAnswer
 
 CLAIM_HOLD_TYPES = frozenset({"discarded", "add_gang_declared"})
 WINDOW_PHASES = (Phase.CLAIM, Phase.ROB)
 WINDOW = -1  # the stamp's "seat" of a claim window's opening event
+FROZEN = "this table stopped after a server fault"
 
 M = TypeVar("M", bound=Hashable)
 
@@ -152,8 +153,8 @@ class TableCore(Generic[M]):
         # A match that could not be restored: its stored standings are the truth (this core
         # never summed them), so its freeze records the end alone (`table_restore`).
         self.keep_stored_standings = False
-        self.bots: dict[int, LevelPolicy] = {}  # the server's bots, by seat
-        self.auto_policies: dict[int, LevelPolicy] = {}  # 托管 and timeouts, by seat
+        # Who chooses the server's moves: the bots' policies and 托管's (`policies`).
+        self.policies = Policies(table_id, timing.auto_level)
         # The claim window's minimum as a deadline of the round itself: after a discard (or a
         # 补杠 declaration) the window stays open `claim_min_ms` from when it went out, whether
         # or not anyone may claim; answers meanwhile are checked and held (`held`), and played
@@ -162,19 +163,15 @@ class TableCore(Generic[M]):
         self.window: ClaimWindow[Action] = ClaimWindow(settings.claim_min_ms / 1000)
         # Spectators come and go unstored: a coalesced count frame (`spectators`).
         self.spectator_count = SpectatorCount()
-        self.bot_fallbacks = 0  # bot moves where the policy failed and the default was played
         # Between rounds (`between`): the round to come starts when no seat holds it up, or at
         # `next_round_at` (None: no limit); after the match, the rematch vote.
         self.between = Between(timing.disconnect_grace)
         # The vote to end the match together (解散, `vote`): settled after every input.
         self.vote = EndVote(timing.disconnect_grace)
         self.ended_as: str | None = None  # how the match ended, as stored (`voted`: by vote)
-        # What happened, counted for the server's metrics (the shell takes and clears it after
-        # each input): "action:<by>" (player, bot, auto, timeout, disconnected: each move an
-        # event shows, never a pass, so /metrics tells nobody who could claim), "round" (a
-        # round ended), "resume:<how>" (events, snapshot, refused).
-        self.tally: Counter[str] = Counter()
-        self._shown: set[int] = set()  # seats whose move an event of this input showed
+        # What happened, counted for the server's metrics (`tally`; the shell takes it after
+        # each input), and the seats whose move an event of this input showed.
+        self.tally = Tally()
         self.linger_until: float | None = None
         self.creator: M | None = None  # who created it (a waiting table goes when they leave)
         self.idle = Idleness(timing.idle_pause, timing.idle_close)  # nobody connected
@@ -196,13 +193,17 @@ class TableCore(Generic[M]):
             if seat.kind == "bot":
                 seat.restored_seq = None
                 seat.bot_arrives = now
-                self.bots[index] = policy_for(
-                    seat.level or "normal", f"{self.id}:{index}:{self.seq}"
-                )
+                self.policies.seat_bot(index, seat.level or "normal", since=self.seq)
         if self.round is not None:
             self.round.hold_empty_windows = self.s.holds_claims
             if self.round.phase in WINDOW_PHASES:
                 self.window.ran_before(now)
+            if any(seat.awaits_return for seat in self.seats):
+                # Nothing plays until the first player is back: a restart is the server's
+                # doing, and the round must not move on (a window close, a bot's turn) before
+                # anyone could see it. Whether the table waits depends on its seats' kinds
+                # only, never on what a seat holds.
+                self.idle.pause(now)
             self._advance(now)
         elif self.match.over:
             self._end_match("finished", now)
@@ -406,7 +407,8 @@ class TableCore(Generic[M]):
         if index is None:
             return
         named = self.members.named(msg.to)
-        refused = self._hand_refusal(index, msg.seat, msg.to, len(named))
+        playing = self.state == "playing"
+        refused = self.seats.hand_refusal(index, msg.seat, msg.to, len(named), playing=playing)
         if refused is not None:
             self._error(member, *refused, msg.type)
             return
@@ -418,21 +420,6 @@ class TableCore(Generic[M]):
         self._seat_member(newcomer, msg.seat, now)
         self._spectators_changed(now)
         self._table_changed(now)
-
-    def _hand_refusal(self, by: int, index: int, to: str, found: int) -> tuple[str, str] | None:
-        """Why seat `by` may not hand seat `index` to the spectator called `to` (`found`: how
-        many spectators are called so): an error code and its message, or None."""
-        if by != 0:
-            return codes.NOT_CREATOR, "only the table's creator (seat 0) may do that"
-        if self.state != "playing":
-            return codes.NOT_PLAYING, "the match is not being played"
-        if self.seats[index].kind != "human" or self.seats[index].member is not None:
-            return codes.SEAT_NOT_AWAY, f"seat {index} is not an away player's"
-        if found != 1:
-            why = "no spectator" if not found else f"{found} spectators"
-            message = f"{why} of this table is called {to!r}: they watch it first"
-            return codes.NO_SUCH_SPECTATOR, message
-        return None
 
     def _free_seat(self, member: M, wanted: int | None, ref: str) -> int | None:
         """The seat asked for, or the first free one; None (and an error) if there is none."""
@@ -466,11 +453,11 @@ class TableCore(Generic[M]):
         """A seat's token came back (a reconnect): the missed events, or a snapshot."""
         self._begin(now, wall)
         if self._refused_frozen(member, "resume"):
-            self.tally["resume:refused"] += 1
+            self.tally.resumed("refused")
             return self._done()
         index = self.seats.holding(key)
         if index is None or self.seats[index].kind != "human":
-            self.tally["resume:refused"] += 1
+            self.tally.resumed("refused")
             self._error(member, codes.BAD_TOKEN, "that seat is no longer yours", "hello")
             return self._done()
         self._wake(now)
@@ -507,7 +494,7 @@ class TableCore(Generic[M]):
         fresh = self.seats[index].fresh_since(last_seq)
         missed = self.events.since(last_seq) if fresh and last_seq is not None else None
         how: Literal["events", "snapshot"] = "snapshot" if missed is None else "events"
-        self.tally["resume:" + how] += 1
+        self.tally.resumed(how)
         self.outbox.to(member, frames.joined(self.id, self.seq, index, token, how))
         for item in [self._snapshot()] if missed is None else missed:
             self.outbox.view(member, index, item)
@@ -553,10 +540,7 @@ class TableCore(Generic[M]):
             elif self.state == "waiting" and member == self.creator:
                 self._close_waiting(now, "the table's creator left: the table is closed")
             elif self.state == "waiting":
-                # Before the start a seat is only a reservation: free it.
-                self._drop_token(seat)
-                self.seats.vacate(index)
-                self._table_changed(now)
+                self._free_reservation(index, now)
             else:
                 seat.left(now, asked=left, playing=self.state == "playing")
                 self._seat_changed(index, now)
@@ -564,6 +548,12 @@ class TableCore(Generic[M]):
                 self._advance(now)
         self._remove_if_idle()
         return self._done()
+
+    def _free_reservation(self, index: int, now: float) -> None:
+        """Before the start a seat is only a reservation: its token goes and it is free."""
+        self._drop_token(self.seats[index])
+        self.seats.vacate(index)
+        self._table_changed(now)
 
     def _drop_token(self, seat: SeatState[M]) -> None:
         if seat.token_key is not None:
@@ -608,9 +598,7 @@ class TableCore(Generic[M]):
             case HandSeat():
                 self._hand_seat(member, msg, now)
             case NextRound():
-                index = self._seated(member, msg.type)
-                if index is not None and self.between.mark_ready(index):
-                    self.outbox.emit(Accepted(member))  # it answers the wait, as a move its prompt
+                self._ready(member, msg.type)
             case Rematch():
                 self._rematch_vote(member)
             case ProposeEnd():
@@ -620,11 +608,22 @@ class TableCore(Generic[M]):
             case Start():
                 self._start(member, now)
             case Sync():
-                index = self.members[member]
-                seated = index is not None and self.seats[index].member == member
-                self.outbox.view(member, index if seated else None, self._snapshot())
-                self._send_wait((member,))
+                self._sync(member)
         return self._done()
+
+    def _ready(self, member: M, ref: str) -> None:
+        """`next_round`: the seat no longer holds the next round up."""
+        index = self._seated(member, ref)
+        if index is not None and self.between.mark_ready(index):
+            self.outbox.emit(Accepted(member))  # it answers the wait, as a move its prompt
+
+    def _sync(self, member: M) -> None:
+        """`sync`: the snapshot as this member sees it (its seat's, if it sits there), and
+        the wait between rounds."""
+        index = self.members[member]
+        seated = index is not None and self.seats[index].member == member
+        self.outbox.view(member, index if seated else None, self._snapshot())
+        self._send_wait((member,))
 
     def _seated(self, member: M, ref: str) -> int | None:
         index = self.members.get(member)
@@ -645,7 +644,7 @@ class TableCore(Generic[M]):
         seat = self.seats[index]
         seat.kind, seat.name, seat.level = "bot", f"Bot-{index + 1}", msg.level
         seat.bot_arrives = now  # it takes the seat at the next tick, as a client would
-        self.bots[index] = policy_for(msg.level, f"{self.id}:{index}")
+        self.policies.seat_bot(index, msg.level)
         self._table_changed(now)
 
     def _remove_bot(self, member: M, msg: RemoveBot, now: float) -> None:
@@ -658,10 +657,8 @@ class TableCore(Generic[M]):
         if seat.kind != "bot":
             self._error(member, codes.NOT_A_BOT, f"seat {msg.seat} is not a bot", msg.type)
             return
-        self._drop_token(seat)
-        self.bots.pop(msg.seat, None)
-        self.seats.vacate(msg.seat)
-        self._table_changed(now)
+        self.policies.remove_bot(msg.seat)
+        self._free_reservation(msg.seat, now)
 
     def _start(self, member: M, now: float) -> None:
         if self._seated(member, "start") is None:
@@ -713,7 +710,7 @@ class TableCore(Generic[M]):
         seat = self.seats[index]
         action = Action(index, msg.act, None if msg.tile is None else parse_tile(msg.tile))
         answered = self.decision_seq
-        self._shown.clear()
+        self.tally.new_move()
         try:
             self._move(index, action, None, now)  # refused: the round is unchanged
         except IllegalAction as err:
@@ -725,7 +722,7 @@ class TableCore(Generic[M]):
         # A move the table accepted answers a prompt the server sent: it does not count
         # against the rate limit, so a quick bot at a quick table is never cut off. It is
         # timed (the metrics) only if an event showed it: a pass in a claim window is not.
-        self.outbox.emit(Accepted(member, shown=index in self._shown))
+        self.outbox.emit(Accepted(member, shown=self.tally.showed(index)))
 
     def _act_refusal(self, index: int, seq: int) -> tuple[str, str] | None:
         """Why seat `index` may not answer decision `seq` now (an error code and its
@@ -893,15 +890,6 @@ class TableCore(Generic[M]):
         new = r.apply(action)
         self._record(action, new, answered, phase, now, reason=reason)
 
-    def _policy(self, index: int) -> LevelPolicy:
-        """The policy that moves for a seat: a server bot's own; for a player's seat (托管,
-        timeouts) the best level, one per seat."""
-        policy = self.bots.get(index) or self.auto_policies.get(index)
-        if policy is None:
-            policy = policy_for(self.timing.auto_level, f"{self.id}:{index}:auto")
-            self.auto_policies[index] = policy
-        return policy
-
     def _answer_at_once(self, index: int, now: float) -> None:
         """The move of a seat the server answers for (`_plays_at_once`): its policy's, but a
         seat awaiting its player after a restart passes its claims (`SeatState.awaits_return`).
@@ -918,17 +906,14 @@ class TableCore(Generic[M]):
         policy fails or picks an illegal move."""
         r = self.round
         assert r is not None
-        try:
-            action: Action | None = self._policy(index).choose(r, index)
-        except Exception:  # a policy bug costs the seat its move, not the table
-            action = None
+        action = self.policies.choose(r, index)  # None: the policy failed
         if action is not None:
             try:
                 self._move(index, action, reason, now)
                 return
             except IllegalAction:
                 pass
-        self.bot_fallbacks += 1
+        self.policies.fell_back()
         # IllegalAction here is a broken invariant: the table freezes.
         self._move(index, r.default_action(index), reason, now)
 
@@ -960,17 +945,8 @@ class TableCore(Generic[M]):
         )
         self.outbox.emit(Write([end]))
         for member, viewer in list(self.members.items()):
-            self.outbox.view(
-                member,
-                viewer,
-                ErrorItem(
-                    "table_frozen",
-                    "this table stopped after a server fault",
-                    None,
-                    self.id,
-                    self.seq,
-                ),
-            )
+            error = ErrorItem(codes.TABLE_FROZEN, FROZEN, None, self.id, self.seq)
+            self.outbox.view(member, viewer, error)
         event = self._logged(
             frames.match_ended(self.id, self.seq + 1, self.scores, self.rounds_played, "abandoned")
         )
@@ -1076,9 +1052,7 @@ class TableCore(Generic[M]):
             if member is not None and member == self.creator:
                 self._close_waiting(now, "the table's creator was removed: the table is closed")
                 return self._done()
-            self._drop_token(seat)
-            self.seats.vacate(index)
-            self._table_changed(now)
+            self._free_reservation(index, now)
             self._remove_if_idle()
             return self._done()
         self._drop_token(seat)
@@ -1090,7 +1064,7 @@ class TableCore(Generic[M]):
 
     def _refused_frozen(self, member: M, ref: str) -> bool:
         if self.frozen:
-            self._error(member, "table_frozen", "this table stopped after a server fault", ref)
+            self._error(member, codes.TABLE_FROZEN, FROZEN, ref)
         return self.frozen
 
     # ----- the round -----
@@ -1147,46 +1121,40 @@ class TableCore(Generic[M]):
         pre: list[dict[str, Any]] = []
         records: list[Record] = []
         if action is not None:
-            if reason is not None and phase == "turn":
-                pre.append(
-                    self._logged(
-                        frames.auto_played(self.id, self.seq + 1, action.seat, action.act, reason)
-                    )
-                )
-            self.seats[action.seat].clock.answered_seq = answered
-            if phase == "turn":
-                by = reason or ("bot" if self.seats[action.seat].kind == "bot" else "player")
-                self.tally["action:" + by] += 1
-                self._shown.add(action.seat)
-            played = self.book.played(self.round_no, action, phase, reason is not None, self._wall)
-            records.append(played)
+            pre, records = self._played(action, answered, phase, reason)
         if phase != "turn":
-            self._count_claims(new)
-        if r.phase is Phase.OVER:
+            self.tally.claims(new, self.seats)
+        over = r.phase is Phase.OVER
+        if over:
             self.match.record(r)
-            self.tally["round"] += 1
+            self.tally.round_ended()
         events = pre + [self._engine_event(e.to_dict()) for e in new]
-        if r.phase is Phase.OVER:
-            result = events[-1]["result"]
-            records += self.book.over(
-                r, self.round_no, result, self.scores, self.seats.rows(), self._wall
-            )
+        if over:
+            result, rows = events[-1]["result"], self.seats.rows()
+            records += self.book.over(r, self.round_no, result, self.scores, rows, self._wall)
         self._commit(events, records, now, round_no=self.round_no)
 
-    def _count_claims(self, new: list[Any]) -> None:
-        """Count the claims a claim window's close shows (a 碰, 杠 or 胡 by its own event).
-        Answers no event shows (a pass, a 碰 outranked by a 胡) are not counted: how many
-        seats were asked is nobody's business, `/metrics` included."""
-        for e in new:
-            if isinstance(e, Claimed | Won):
-                self.tally["action:" + self.seats[e.seat].public_by()] += 1
-                self._shown.add(e.seat)
+    def _played(
+        self, action: Action, answered: int, phase: str, reason: AutoReason | None
+    ) -> tuple[list[dict[str, Any]], list[Record]]:
+        """An applied action's own part: the seat answered `answered`; on its turn, the move
+        is counted, and announced (`auto_played`) if the server made it; its stored record."""
+        seat = self.seats[action.seat]
+        seat.clock.answered_seq = answered
+        pre: list[dict[str, Any]] = []
+        if phase == "turn":
+            if reason is not None:
+                frame = frames.auto_played(self.id, self.seq + 1, action.seat, action.act, reason)
+                pre.append(self._logged(frame))
+            self.tally.turn(action.seat, reason=reason, bot=seat.kind == "bot")
+        played = self.book.played(self.round_no, action, phase, reason is not None, self._wall)
+        return pre, [played]
 
     def _advance(self, now: float) -> None:
         """Play 托管 seats at once (by the policy); then prompt the others, or finish the
         round."""
         while self.round is not None and self.round.phase is not Phase.OVER:
-            if self._window_held(now):
+            if self._window_held(now) or self.idle.paused:
                 break  # a held claim window's 托管 answers come at its middle (`_moves_due`)
             auto = [s for s in self._asked() if self._plays_at_once(s)]
             if not auto:
@@ -1258,14 +1226,11 @@ class TableCore(Generic[M]):
         if self.state != "finished" or not self._all_ready(self._now):
             return
         # Everyone asked: they move to a new table with the same seats and settings.
-        seats = []
-        for seat in self.seats:
-            mover = seat.member if seat.kind == "human" else None
-            seats.append(RematchSeat(seat.name, seat.kind, mover, seat.level))
-            if mover is not None:
-                self.members.pop(mover, None)
-                self.outbox.emit(Unbind(mover))
-            seat.member, seat.away = None, False
+        seats = self.seats.hand_over()
+        for was in seats:
+            if was.member is not None:
+                self.members.pop(was.member, None)
+                self.outbox.emit(Unbind(was.member))
         # The spectators follow the table to its rematch (issue 23: a watcher was left behind
         # on the finished table); they are welcomed there as spectators.
         watchers = tuple((m, self.members.names.get(m)) for m in self.spectators)
@@ -1273,7 +1238,7 @@ class TableCore(Generic[M]):
             self._leave_place(m)
             self.outbox.emit(Unbind(m))
         self.between.votes.clear()
-        self.outbox.emit(StartRematch(self.s, tuple(seats), watchers))
+        self.outbox.emit(StartRematch(self.s, seats, watchers))
         self._remove_if_idle()
 
     def rematch(
@@ -1292,16 +1257,13 @@ class TableCore(Generic[M]):
         self.outbox.emit(Write([self.s.created(self.id, self.seed, self._wall)]))
         tokens: list[tuple[M, int, str]] = []
         for index, (seat, was) in enumerate(zip(self.seats, seats, strict=True)):
-            seat.name, seat.kind = was.name, was.kind
+            seat.take_over(was, now)
             if was.kind == "bot":
-                seat.bot_here, seat.level = True, was.level or "normal"
-                self.bots[index] = policy_for(seat.level, f"{self.id}:{index}")
+                self.policies.seat_bot(index, was.level or "normal")
                 continue
             token = self._issue_token(seat)
             if was.member is None:
-                seat.gone_at, seat.auto = now, True  # nobody holds its token: 托管
-                continue
-            seat.member, seat.player = was.member, getattr(was.member, "player", None)
+                continue  # nobody holds its token: 托管
             self.members[was.member] = index
             self.outbox.emit(Bind(was.member, index))
             tokens.append((was.member, index, token))

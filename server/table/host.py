@@ -37,8 +37,9 @@ class TableHost(Protocol[Table]):
         """A new match's seed (`[server] seed` makes them reproducible)."""
         ...
 
-    async def write(self, records: list[Record]) -> None:
-        """Store these in one transaction; raises if the store refused them."""
+    async def write(self, records: list[Record]) -> float:
+        """Store these in one transaction; raises if the store refused them. Returns their part
+        of the commit's time on the loop (the table's cost, `EventCost`)."""
         ...
 
     def seat_token(self, key: str, table: Table) -> None:

@@ -14,7 +14,6 @@ from typing import Any
 
 from protocol.messages import ROUND_EVENT_TYPES
 from rules.options import make_options
-from rules.players.levels import LEVELS
 from rules.round import Phase
 from server.credentials import new_salt, new_token
 from server.resume import RebuildError, rebuild_round
@@ -65,21 +64,8 @@ def restore_core(
     core.state = "playing"
     core.events.seq = stored.seq
     core.events.keep(stored.log)
-    seats = row.get("seats") or []
-    keys = row.get("tokens") or []
-    for i, seat in enumerate(core.seats):
-        info = seats[i] if i < len(seats) and isinstance(seats[i], dict) else {}
-        seat.name, seat.kind = info.get("name"), info.get("kind", "human")
-        if seat.kind == "bot":
-            level = info.get("level")
-            seat.level = level if level in LEVELS else "normal"  # stored before levels: normal
-        elif isinstance(info.get("player"), str):
-            seat.player = info["player"]
-        seat.token_key = keys[i] if i < len(keys) and seat.kind == "human" else None
-        seat.gone_at = now
-        seat.away = seat.kind == "human"
-        seat.clock.bank = settings.bank_seconds
-        seat.restored_seq = stored.seq
+    rows, keys = row.get("seats") or [], row.get("tokens") or []
+    core.seats.restore(rows, keys, now=now, bank=settings.bank_seconds, seq=stored.seq)
     if row["state"] != "playing":
         # A match ended by vote is a finished one for its table (its result up, a rematch).
         core.state = "finished" if row["state"] == "voted" else row["state"]

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 from protocol import codes
+from rules.players.levels import LEVELS
 from server.table.clock import EARLY, SeatClock
+from server.table.effects import RematchSeat
 
 M = TypeVar("M", bound=Hashable)
 SEATS = 4
@@ -165,6 +167,44 @@ class SeatState(Generic[M]):
         self.token_key, self.away, self.gone_at = None, False, now
         self.auto = True
 
+    def hand_over(self) -> RematchSeat[M]:
+        """Every player asked for a rematch: the seat as it comes along to the new table (a
+        player's connection moves with it); nobody is at it here any more."""
+        mover = self.member if self.kind == "human" else None
+        self.member, self.away = None, False
+        return RematchSeat(self.name, self.kind, mover, self.level)
+
+    def take_over(self, was: RematchSeat[M], now: float) -> None:
+        """The seat of a rematch's new table as it was at the old one: the same bot, seated
+        at once; its player, connected; or, its player gone meanwhile, 托管 until they come
+        back (its token is the core's to issue)."""
+        self.name, self.kind = was.name, was.kind
+        if was.kind == "bot":
+            self.bot_here, self.level = True, was.level or "normal"
+        elif was.member is None:
+            self.gone_at, self.auto = now, True
+        else:
+            self.member, self.player = was.member, getattr(was.member, "player", None)
+
+    def restore(
+        self, row: dict[str, Any], key: str | None, *, now: float, bank: float, seq: int
+    ) -> None:
+        """The seat as a restart finds it in the store (`row`: its stored seat; `key`: its
+        token's digest): a player's seat away from `now` (waited for as ever), a server bot
+        of its stored level (`normal` if stored before levels), each with a full bank; its
+        first resume quoting events after `seq` gets a snapshot (`fresh_since`)."""
+        self.name, self.kind = row.get("name"), row.get("kind", "human")
+        if self.kind == "bot":
+            level = row.get("level")
+            self.level = level if level in LEVELS else "normal"
+        elif isinstance(row.get("player"), str):
+            self.player = row["player"]
+        self.token_key = key if self.kind == "human" else None
+        self.gone_at = now
+        self.away = self.kind == "human"
+        self.clock.bank = bank
+        self.restored_seq = seq
+
     def shift(self, seconds: float, *, arrival: bool) -> None:
         """Nobody's clock ran for `seconds`: its prompt, its drop's grace (and a bot's
         `arrival`) move on by as much."""
@@ -255,6 +295,25 @@ class Seats(list[SeatState[M]]):
             )
         return Claim(away[0])
 
+    def hand_refusal(
+        self, by: int, index: int, to: str, found: int, *, playing: bool
+    ) -> tuple[str, str] | None:
+        """Why seat `by` may not hand seat `index` to the spectator called `to` (`found`: how
+        many spectators are called so; `playing`: the match is being played): an error code
+        and its message, or None. Only the creator (seat 0) hands on, and only an away
+        player's seat, to one spectator known by that name."""
+        if by != 0:
+            return codes.NOT_CREATOR, "only the table's creator (seat 0) may do that"
+        if not playing:
+            return codes.NOT_PLAYING, "the match is not being played"
+        if self[index].kind != "human" or self[index].member is not None:
+            return codes.SEAT_NOT_AWAY, f"seat {index} is not an away player's"
+        if found != 1:
+            why = "no spectator" if not found else f"{found} spectators"
+            message = f"{why} of this table is called {to!r}: they watch it first"
+            return codes.NO_SUCH_SPECTATOR, message
+        return None
+
     def holding(self, key: str) -> int | None:
         """The seat whose token has this digest (None: no seat)."""
         return next((i for i, s in enumerate(self) if s.token_key == key), None)
@@ -291,6 +350,19 @@ class Seats(list[SeatState[M]]):
                 seat.bot_arrives, seat.bot_here = None, True
                 seated.append(index)
         return seated
+
+    def restore(
+        self, rows: list[Any], keys: list[str | None], *, now: float, bank: float, seq: int
+    ) -> None:
+        """Every seat as a restart finds it in the store (`tables.seats` and `tokens`; a
+        missing or malformed row is a player's seat without a name)."""
+        for i, seat in enumerate(self):
+            row = rows[i] if i < len(rows) and isinstance(rows[i], dict) else {}
+            seat.restore(row, keys[i] if i < len(keys) else None, now=now, bank=bank, seq=seq)
+
+    def hand_over(self) -> tuple[RematchSeat[M], ...]:
+        """The seats as they come along to a rematch (`SeatState.hand_over`)."""
+        return tuple(seat.hand_over() for seat in self)
 
     def shift(self, seconds: float, *, arrivals: bool) -> None:
         """Every seat's deadlines move `seconds` later (see `SeatState.shift`)."""

@@ -113,9 +113,11 @@ class Table:
         self._moves: deque[_Move] = deque()  # moves whose frames wait to go out (metrics)
         self.changes = 0  # writes that may have changed the lobby row (`lobby_key`)
         self._listed: tuple[int, str, int] | None = None  # `lobby_key` the lobby was told of
-        self._write_wait = 0.0  # seconds this step waited on the store (not its own CPU)
+        # CPU the loop's thread spent on others while this step awaited the store (not its own)
+        self._write_wait = 0.0
+        self._committed = 0.0  # its writes' part of the store's commits' time (its cost)
         self.deferred = 0  # wakeups put off for the bot tables' CPU share (`unattended`)
-        self._meter = EventCost()  # what its events cost, charged to that share
+        self.meter = EventCost()  # what its events cost, charged to that share
         self.task = asyncio.create_task(self._run(), name=f"table-{table_id}")
 
     # ----- what the server and the tests read -----
@@ -258,7 +260,9 @@ class Table:
                 if budget.ready_at(self.id, now) > now:  # over its share: it waits its turn
                     self._arm_timer()
                     continue
-            began, self._write_wait = time.perf_counter(), 0.0
+            # The loop thread's CPU time, not the wall clock's: on a loaded machine a step
+            # preempted by other processes would be charged their time.
+            began, self._write_wait, self._committed = time.thread_time(), 0.0, 0.0
             state, hold = self.core.state, self.core.pacer.hold_until
             effects: list[Effect] = []
             try:
@@ -283,20 +287,30 @@ class Table:
                 log.exception("table %s: accounting failed", self.id)
             self._lobby_check()
             if budget is not None:
-                self._charge(budget, metered, time.perf_counter() - began, effects)
-                armed = time.perf_counter()
+                self._charge(budget, metered, time.thread_time() - began, effects)
+                armed = time.thread_time()
                 self._arm_timer()
                 # Its next wakeup's reckoning is its cost too: into the round's, for the next
                 # round's rate (charged now, it would tell what the step decided).
-                self._meter.round_cost += time.perf_counter() - armed
+                reckoned = time.thread_time() - armed
+                self.meter.round_cost += reckoned
+                self.meter.spent += reckoned
             else:
                 self._arm_timer()
 
     def _charge(self, budget: CpuShare, metered: bool, took: float, effects: list[Effect]) -> None:
         """Charge a step to the share of the tables nobody is at, if this is one (or was when
-        the step began): its time on the loop less its waits on the store, charged by the
-        events it made (`EventCost`), never by what it took to decide."""
-        charge = self._meter.step(max(0.0, took - self._write_wait), effects)
+        the step began): its CPU time on the loop's thread less what the loop ran while it
+        awaited the store, plus its writes' part of the store's commits, charged by the events it made (`EventCost`), never by
+        what it took to decide."""
+        meter = self.meter
+        if not meter.learned and budget.price is not None:
+            meter.per_event = budget.price  # the server's price until a round of its own ends
+        rounds = meter.rounds
+        cost = max(0.0, took - self._write_wait) + self._committed
+        charge = meter.step(cost, effects)
+        if meter.rounds > rounds:
+            budget.learn(meter.per_event)  # a round ended: public, and the server's price
         now, unattended = self.loop.time(), self.unattended()
         if metered or unattended:
             budget.join(self.id, now)
@@ -433,10 +447,10 @@ class Table:
         """The one way the table reaches the store; raises if the write was refused. During a
         storage fault it waits until the ops are stored (the store retries), and the clocks
         standing are pushed back by the wait."""
-        began = self.loop.time()
-        await self.server.write(records)
+        began, cpu = self.loop.time(), time.thread_time()
+        self._committed += await self.server.write(records)
+        self._write_wait += time.thread_time() - cpu  # the loop ran the others meanwhile
         waited = self.loop.time() - began
-        self._write_wait += waited
         if waited > STORAGE_WAIT:
             self.core.storage_waited(waited)
 
@@ -446,8 +460,7 @@ class Table:
         """After a step: count what the core tallied, log what changed (`state` and the
         pacer's `hold` are from before the step), and time the moves whose frames went out."""
         core, metrics = self.core, self.server.metrics
-        tally = dict(core.tally)
-        core.tally.clear()
+        tally = core.tally.take()
         if tally:
             metrics.tally(tally)
         if isinstance(item, Create) and state == "waiting":

@@ -64,7 +64,7 @@ async def test_the_create_form_sets_the_pace_and_v_picks_each_bots_level(tmp_pat
                 await until(pilot, arrived)
             assert app.view.table is not None
             assert [s.level for s in app.view.table.seats] == [None, "strong", "easy", "normal"]
-            assert isinstance(core.bots[1], StrongBot)
+            assert isinstance(core.policies.bots[1], StrongBot)
             room = text_of(app, "#room-seats")
             assert "Bot-2 (bot) [strong]" in room and "Bot-3 (bot) [easy]" in room
             assert "Bot-4 (bot) [normal]" in room

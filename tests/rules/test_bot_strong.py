@@ -321,3 +321,33 @@ def test_first_chickens_are_read_from_the_public_record() -> None:
             )
             checked += len(mine)
     assert checked > 10
+
+
+def test_far_from_ready_strong_discards_as_normal_does() -> None:
+    """When no discard leaves the hand one step from ready (`GREEDY_FROM`), `strong` takes one of
+    `normal`'s own best discards (no sampling there: it was the slowest and weakest part of its
+    play, issue 24); nearer to ready it still samples (and defends)."""
+    from rules.options import make_options
+    from rules.players.bot import chicken_kinds, greedy_discards
+    from rules.players.bot_strong import GREEDY_FROM
+    from rules.players.shanten import best_discards
+
+    opts = make_options("guiyang", {})
+    far = near = 0
+    for i in range(6):
+        r = Round.deal(opts, seed=f"far-{i}", dealer=i % 4)
+        bots = [StrongBot(f"far-{i}-{s}") for s in range(4)]
+        while r.phase is not Phase.OVER:
+            seat = r.awaiting()[0]
+            v = view_of(r, seat)
+            a = bots[seat].choose_for(v)
+            if v.on_turn and a.act in ("discard", "ready") and v.hand is not None:
+                low, _ = best_discards(list(v.hand), len(v.own_melds))
+                if low >= GREEDY_FROM:
+                    far += 1
+                    greedy = greedy_discards(v, v.hand, len(v.own_melds), chicken_kinds(v))
+                    assert a.tile in greedy
+                else:
+                    near += 1
+            r.apply(a)
+    assert far > 10 and near > 10

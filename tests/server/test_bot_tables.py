@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from clients.client import Client
 from server.quota import CpuShare, TableQuota
 from server.storage.records import ActionPlayed, EventLogged
@@ -176,3 +178,62 @@ def test_tables_closed_out_of_order_stop_counting_when_their_window_ends() -> No
     assert q.count("10.0.0.5", now=3500.0) == 2
     assert q.count("10.0.0.5", now=6500.0) == 1
     assert q.count("10.0.0.5", now=6601.0) == 0
+
+
+def test_tables_left_at_once_take_no_burst_over_the_share() -> None:
+    """16 tables left to their bots at the same moment: each joins with nothing banked, so
+    together they spend the share and one step each over it, not 16 bursts."""
+    share, burst, tables, step = 0.05, 0.05, 16, 0.004
+    budget = CpuShare(share=share, burst=burst)
+    due = [0.0] * tables
+    for i in range(tables):
+        budget.join(str(i), now=0.0)
+    now = 0.0
+    while now < 10.0:
+        i = min(range(tables), key=due.__getitem__)
+        now = due[i]
+        ready = budget.ready_at(str(i), now)
+        if ready > now:
+            due[i] = ready
+            continue
+        budget.spend(str(i), step, now)
+    assert budget.spent <= share * now + tables * step  # was + tables * (burst + step)
+    assert budget.spent >= share * now * 0.95
+
+
+def test_a_refund_banks_no_more_than_a_burst() -> None:
+    budget = CpuShare(share=0.1, burst=0.05)
+    budget.join("1", now=0.0)
+    budget.spend("1", -1.0, now=0.0)  # its round cost less than it was charged
+    budget.spend("1", 0.2, now=0.0)
+    # 0.05 banked at most: 0.15 s in debt at 0.1 a second
+    assert budget.ready_at("1", 0.0) == pytest.approx(1.5)
+
+
+def _events(*types: str) -> list[Write]:
+    return [Write([EventLogged("1", 1, {"type": t}, 0.0) for t in types])]
+
+
+def test_a_round_end_makes_its_charges_right_and_only_then() -> None:
+    """Before its round ends a table is charged the price for its events whatever its steps
+    took; the step that ends the round is charged the rest of the round's cost (or refunded
+    what was over), so over a round the charges are its cost."""
+    dear, cheap = EventCost(), EventCost()
+    for meter, took in ((dear, 0.01), (cheap, 0.0001)):
+        before = [meter.step(took, _events("drew", "discarded")) for _ in range(5)]
+        assert before == [2 * EVENT_COST] * 5, "the same public events, the same charge"
+        end = meter.step(took, _events("won", "round_ended"))
+        total = sum(before) + end
+        assert abs(total - 6 * took) < 1e-12
+        assert meter.per_event == pytest.approx(6 * took / 12) and meter.rounds == 1
+    assert cheap.step(0.0, _events("drew")) == pytest.approx(0.0001 / 2)
+    assert dear.spent == pytest.approx(0.06)
+
+
+def test_a_new_table_is_charged_the_price_rounds_had_on_the_server() -> None:
+    budget = CpuShare(share=0.1)
+    assert budget.price is None
+    budget.learn(0.004)
+    assert budget.price == 0.004
+    budget.learn(0.014)
+    assert abs(budget.price - 0.005) < 1e-12  # a tenth of the way

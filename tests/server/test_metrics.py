@@ -272,19 +272,20 @@ async def test_the_version_label_is_the_one_given(tmp_path: Path) -> None:
 
 
 async def test_the_claim_windows_pause_is_left_out_of_the_latency(tmp_path: Path) -> None:
-    """Bots answer a claim prompt at once, inside the window's 300 ms minimum: what follows
-    waits for the window (the clients see it), but the server's latency leaves that wait out.
-    An answer held until the window closes makes no frame when it arrives, so it is counted
-    as a move but not timed."""
-    hold = {"claim_min_ms": 300, "turn_seconds": 0, "bank_seconds": 0}
+    """Bots answer a claim prompt at once, inside the window's one-second minimum: what
+    follows waits for the window (the clients see it), but the server's latency leaves that
+    wait out. An answer held until the window closes makes no frame when it arrives, so it is
+    counted as a move but not timed. (The window is long, a second, so that "left out" reads
+    as "under a second" however slow a loaded machine makes each move.)"""
+    hold = {"claim_min_ms": 1000, "turn_seconds": 0, "bank_seconds": 0}
     async with running_server(tmp_path / "h.db", seed="h") as (url, server):
         report = (
             await run_loadtest(url, 1, 1, think=0.0, table_options=hold, timeout=120)
         ).to_dict()
         after = await scrape(url)
     assert report["rounds_completed"] == 1
-    assert report["max_ms"] >= 250  # some move's result waited for the window
+    assert report["max_ms"] >= 900  # some move's result waited for the window
     timed = after["zhuoji_action_latency_seconds_count"]
     moves = after["zhuoji_actions_total", {"by": "player"}]
     assert 20 < timed <= moves
-    assert after["zhuoji_action_latency_seconds_bucket", {"le": "0.2"}] == timed
+    assert after["zhuoji_action_latency_seconds_bucket", {"le": "1.0"}] == timed

@@ -14,6 +14,7 @@ from clients.client import Client
 from server.players import Players, key_digest
 from server.testkit import running_server
 from tests.deadline import apoll
+from tests.server.test_seats_wire import guest_dropped
 from tests.support import FAST
 
 
@@ -115,21 +116,7 @@ async def test_a_refused_take_seat_stores_nothing_and_a_handed_seat_stores_its_p
     a spectator the creator hands an away seat to is stored, under the id the seat now has
     (review: the handed seat named an id that was never stored)."""
     async with running_server(tmp_path / "z.db", seed="hand") as (url, server):
-        host = await Client.connect(url, "host")
-        await host.recv_type("welcome")
-        await host.send({"type": "create_table", "name": "friends", "password": "4711", **FAST})
-        table = (await host.recv_type("joined"))["table"]
-        guest = await Client.connect(url, "guest")
-        await guest.recv_type("welcome")
-        await guest.send({"type": "take_seat", "table": table, "password": "4711"})
-        await guest.recv_type("joined")
-        for _ in range(2):
-            await host.send({"type": "add_bot"})
-        await host.recv_until(lambda f: f["type"] == "seat_status" and f["seat"] == 3)
-        await host.send({"type": "start"})
-        await host.recv_type("match_started")
-        await guest.ws.close()
-        await host.recv_until(lambda f: f["type"] == "seat_status" and f["seat"] == 1)
+        host, table, _ = await guest_dropped(url, "4711")
 
         key = new_key()
         li = await Client.connect(url, "小李", player_key=key)

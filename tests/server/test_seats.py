@@ -203,7 +203,7 @@ def test_tuoguan_plays_the_best_bot_levels_moves() -> None:
     assert r is not None
     replay = r.clone()  # the deal, before anyone moved
     shell.command("host", {"type": "auto", "on": True})
-    assert r.phase is Phase.OVER and shell.core.bot_fallbacks == 0
+    assert r.phase is Phase.OVER and shell.core.policies.fallbacks == 0
     policy = policy_for(AUTO_LEVEL, "7:0:auto")
     mine = 0
     for a in shell.stored(ActionPlayed):
@@ -369,7 +369,7 @@ def test_spectators_are_counted_unstored_and_coalesced() -> None:
 # ----- a held window across a restart -----
 
 
-def test_a_window_nobody_could_claim_open_at_a_stop_closes_after_the_restart(
+def test_a_window_open_at_a_stop_holds_after_the_restart_until_someone_is_back_then_closes(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "z.db"
@@ -399,6 +399,12 @@ def test_a_window_nobody_could_claim_open_at_a_stop_closes_after_the_restart(
     again = Shell()
     again.core, again.now = core, now
     again.perform(core.resumed(now))
+    again.run_until(now + 60)
+    # Nobody is back: the restored table holds, the window as it was (nothing moves unseen).
+    assert core.paused and core.round.phase is Phase.CLAIM
+    assert core.round.claim_tile == before.round.claim_tile
+    # The first one back (here a spectator) wakes it, and the window closes as any would.
+    again.input(core.join("eve", "看客", Watch(table=core.id), again.now, busy=False))
     again.settle()
     assert core.round.phase is not Phase.CLAIM or core.round.claim_tile != before.round.claim_tile
     kinds = [e["type"] for e in core.events.events if e["seq"] > before.seq]

@@ -11,6 +11,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from clients.client import Client
 from protocol.messages import PROTOCOL_VERSION
 from server.testkit import running_server
 
@@ -85,29 +86,40 @@ async def test_over_the_wire_the_creator_hands_an_away_seat_to_a_spectator(tmp_p
             await c.ws.close()
 
 
+async def guest_dropped(
+    url: str, password: str | None = None, key: str | None = None
+) -> tuple[Client, str, str]:
+    """A started match: the host, a guest (with `key`, if given) at seat 1, two bots; the
+    guest's connection then drops. The host's client, the table and the guest's token."""
+    from tests.support import connect as hello
+
+    fast = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0}
+    host = await hello(url, "host")
+    await host.send({"type": "create_table", "name": "friends", "password": password, **fast})
+    table = (await host.recv_type("joined"))["table"]
+    guest = await hello(url, "guest", player_key=key)
+    await guest.send({"type": "take_seat", "table": table, "password": password})
+    token = (await guest.recv_type("joined"))["token"]
+    for _ in range(2):
+        await host.send({"type": "add_bot"})
+    await host.recv_until(lambda f: f["type"] == "seat_status" and f["seat"] == 3)
+    await host.send({"type": "start"})
+    await host.recv_type("match_started")
+    await guest.ws.close()
+    await host.recv_until(
+        lambda f: f["type"] == "seat_status" and f["seat"] == 1 and not f["connected"]
+    )
+    return host, table, token
+
+
 async def test_a_spectator_with_the_password_cannot_take_a_dropped_seat(tmp_path: Path) -> None:
     """Issue 22 item 5, as probed: a guest sat without a player key and dropped; someone who
     knows the password watches, then says `take_seat` under the guest's name — refused with
     `need_token` (a clear error), and the guest's own token still takes the seat back."""
     from tests.support import connect as hello
 
-    fast = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0, "password": "芝麻"}
     async with running_server(tmp_path / "z.db", seed="steal") as (url, _):
-        host = await hello(url, "host")
-        await host.send({"type": "create_table", "name": "friends", **fast})
-        table = (await host.recv_type("joined"))["table"]
-        guest = await hello(url, "guest")
-        await guest.send({"type": "take_seat", "table": table, "password": "芝麻"})
-        token = (await guest.recv_type("joined"))["token"]
-        for _ in range(2):
-            await host.send({"type": "add_bot"})
-        await host.recv_until(lambda f: f["type"] == "seat_status" and f["seat"] == 3)
-        await host.send({"type": "start"})
-        await host.recv_type("match_started")
-        await guest.ws.close()
-        await host.recv_until(
-            lambda f: f["type"] == "seat_status" and f["seat"] == 1 and not f["connected"]
-        )
+        host, table, token = await guest_dropped(url, "芝麻")
         thief = await hello(url, "guest")
         await thief.send({"type": "watch", "table": table, "password": "芝麻"})
         assert (await thief.recv_type("joined"))["seat"] is None
@@ -132,24 +144,9 @@ async def test_a_player_key_takes_its_away_seat_back_without_the_password_even_w
     from client_tui.player_key import new_key
     from tests.support import connect as hello
 
-    fast = {"turn_seconds": 0, "bank_seconds": 0, "claim_min_ms": 0, "password": "芝麻"}
     key = new_key()
     async with running_server(tmp_path / "z.db", seed="keyback") as (url, _):
-        host = await hello(url, "host")
-        await host.send({"type": "create_table", "name": "friends", **fast})
-        table = (await host.recv_type("joined"))["table"]
-        guest = await hello(url, "guest", player_key=key)
-        await guest.send({"type": "take_seat", "table": table, "password": "芝麻"})
-        await guest.recv_type("joined")
-        for _ in range(2):
-            await host.send({"type": "add_bot"})
-        await host.recv_until(lambda f: f["type"] == "seat_status" and f["seat"] == 3)
-        await host.send({"type": "start"})
-        await host.recv_type("match_started")
-        await guest.ws.close()
-        await host.recv_until(
-            lambda f: f["type"] == "seat_status" and f["seat"] == 1 and not f["connected"]
-        )
+        host, table, _ = await guest_dropped(url, "芝麻", key)
         guesser = await hello(url, "guesser")
         codes = []
         for pin in range(6):

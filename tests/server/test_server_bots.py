@@ -61,7 +61,7 @@ async def test_add_bot_with_a_level_seats_that_bot_and_every_header_shows_it(
     update = await host.recv_until(lambda f: f["type"] == "table" and levels(f)[3] is not None)
     assert levels(checked(update)) == [None, "strong", "easy", "normal"]
     core = server.tables[joined["table"]].core
-    assert [type(core.bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, Bot]
+    assert [type(core.policies.bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, Bot]
 
     # The lobby row says the same.
     other = await connect(url, "other")
@@ -126,7 +126,7 @@ async def test_the_levels_and_the_delay_are_stored_and_come_back_after_a_restart
     async with running_server(db, bot_delay=0.0) as (url, server):
         core = server.tables[joined["table"]].core
         assert [s.get("level") for s in core.info()["seats"]] == [None, "strong", "easy", "normal"]
-        assert [type(core.bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, Bot]
+        assert [type(core.policies.bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, Bot]
         back = await connect(url, "host", token=joined["token"], last_seq=player.seq)
         checked(await back.recv_type("joined"))
         end = await play(back, player, on_frame=lambda f: None if checked(f) else None, timeout=60)

@@ -156,9 +156,8 @@ class Table:
     def step(self, effects: list[Effect]) -> None:
         """Perform one input's effects; what the core tallied for `/metrics` meanwhile goes
         to the window open then (the frames of what closed it go out at the next tick)."""
-        tally = self.core.tally
+        tally = self.core.tally.take()
         counted = sum(n for k, n in tally.items() if k.startswith("action:"))
-        tally.clear()
         if self.windows and self.windows[-1].closed is None:
             self.windows[-1].actions += counted
         for e in effects:

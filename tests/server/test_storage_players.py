@@ -14,8 +14,11 @@ def test_a_player_joins_is_renamed_and_is_known_again_at_start(tmp_path: Path) -
     db = open_database(tmp_path / "p.db")
     key = "zk1_" + "b" * 43
     players = Players.load(known_players(db))
-    pid, joined = players.identify(key, "阿明", 10.0)
-    _, renamed = players.identify(key, "Ming", 20.0)
+    offered = players.identify(key, "阿明", 10.0)
+    assert offered.pending is not None and offered.written == []  # stored once seated
+    pid, joined = players.register(offered.pending, 10.0)
+    assert pid == offered.player
+    renamed = players.identify(key, "Ming", 20.0).written
     for written in (joined, renamed):
         db.execute("BEGIN")
         for sql, params in ops_of(written):
@@ -37,5 +40,6 @@ def test_a_player_joins_is_renamed_and_is_known_again_at_start(tmp_path: Path) -
     )
     assert find_player(db, "阿明") == []
     again = Players.load(known_players(db))  # a restarted server knows the key, and its name
-    assert again.identify(key, "Ming", 30.0) == (pid, [])
+    known = again.identify(key, "Ming", 30.0)
+    assert (known.player, known.written, known.pending) == (pid, [], None)
     db.close()

@@ -522,7 +522,7 @@ def test_a_bot_whose_policy_fails_plays_its_default_and_the_table_goes_on() -> N
     def broken(*args: Any) -> Any:
         raise RuntimeError("a policy bug")
 
-    shell.core.bots[1].choose = broken  # type: ignore[method-assign,assignment]
+    shell.core.policies.bots[1].choose = broken  # type: ignore[method-assign,assignment]
     r = shell.core.round
     assert r is not None
     prompt = shell.last_prompt("host")
@@ -530,7 +530,7 @@ def test_a_bot_whose_policy_fails_plays_its_default_and_the_table_goes_on() -> N
     shell.command(
         "host", {"type": "act", "seq": prompt["seq"], "act": "discard", "tile": tile_name(tile)}
     )
-    shell.tick_until(lambda: shell.core.bot_fallbacks > 0, limit=30)
+    shell.tick_until(lambda: shell.core.policies.fallbacks > 0, limit=30)
     assert not shell.core.frozen and shell.core.state == "playing"
     assert 1 in [a.seat for a in shell.stored(ActionPlayed)]
 
@@ -609,12 +609,12 @@ def test_add_bot_seats_a_bot_of_the_level_asked_and_the_header_says_it() -> None
     shell.command("host", {"type": "add_bot"})
     seats = shell.of("host", "table")[-1]["info"]["seats"]
     assert [s.get("level") for s in seats] == [None, "strong", "easy", "normal"]
-    bots = shell.core.bots
+    bots = shell.core.policies.bots
     assert [type(bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, Bot]
     shell.command("host", {"type": "remove_bot", "seat": 1})
     assert "level" not in shell.of("host", "table")[-1]["info"]["seats"][1]
     shell.command("host", {"type": "add_bot", "seat": 1, "level": "normal"})
-    assert type(shell.core.bots[1]) is Bot
+    assert type(shell.core.policies.bots[1]) is Bot
 
 
 def _bot_move_after_host(shell: Shell) -> tuple[float, float]:
@@ -673,7 +673,7 @@ def test_bot_levels_and_the_bot_delay_survive_a_restart(tmp_path: Path) -> None:
     core: TableCore[str] = restore_core(stored, again, timing=Timing(bot_delay=0.0), now=now)
     core.resumed(now)
     assert [s.level for s in core.seats] == [None, "strong", "easy", "strong"]
-    assert [type(core.bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, StrongBot]
+    assert [type(core.policies.bots[i]) for i in (1, 2, 3)] == [StrongBot, EasyBot, StrongBot]
     assert core.info()["bot_delay"] == 1.5
     assert [s.get("level") for s in core.info()["seats"]] == [None, "strong", "easy", "strong"]
 

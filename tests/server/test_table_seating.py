@@ -3,6 +3,8 @@ deadlines, how it leaves and comes back."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from server.table.seating import Members, Seats, SeatState
 
 
@@ -144,3 +146,84 @@ def test_bots_added_take_their_seats_when_their_time_comes() -> None:
     assert seats.arrived(4.9995) == [1]  # a timer a little early is on time
     assert seats[1].connected and seats[1].bot_arrives is None
     assert seats.arrivals() == [7.0] and seats.arrived(10.0) == [2] and seats.arrivals() == []
+
+
+@dataclass(frozen=True)
+class _Conn:
+    """A connection as the shell has one: hashable, with the player's key."""
+
+    id: str
+    player: str | None = None
+
+
+def test_the_seats_go_to_a_rematch_as_they_were_and_are_taken_there_as_they_came() -> None:
+    old: Seats[_Conn] = Seats()
+    here, gone = _Conn("c0", player="p0"), _Conn("c2")
+    old[0].kind, old[0].name, old[0].member = "human", "阿明", here
+    old[1].kind, old[1].name, old[1].level, old[1].bot_here = "bot", "Bot-2", "strong", True
+    old[2].kind, old[2].name, old[2].member = "human", "小红", gone
+    old[3].kind, old[3].name, old[3].away = "human", "away", True  # its connection dropped
+    seats = old.hand_over()
+    assert [(w.name, w.kind, w.member, w.level) for w in seats] == [
+        ("阿明", "human", here, None),
+        ("Bot-2", "bot", None, "strong"),
+        ("小红", "human", gone, None),
+        ("away", "human", None, None),
+    ]
+    assert all(s.member is None and not s.away for s in old)  # nobody is at the old table
+    new: Seats[_Conn] = Seats()
+    for seat, was in zip(new, seats, strict=True):
+        seat.take_over(was, now=50.0)
+    assert (new[0].member, new[0].player, new[0].connected, new[0].auto) == (
+        here,
+        "p0",
+        True,
+        False,
+    )
+    assert new[1].kind == "bot" and new[1].bot_here and new[1].level == "strong"
+    assert new[2].member == gone and new[2].player is None
+    assert new[3].member is None and new[3].auto and new[3].gone_at == 50.0  # 托管 until back
+    assert [s.name for s in new] == ["阿明", "Bot-2", "小红", "away"]
+    assert all(s.token_key is None for s in new)  # the core issues the tokens
+
+
+def test_a_restart_finds_players_away_and_bots_of_their_stored_level() -> None:
+    seats: Seats[str] = Seats()
+    rows: list[object] = [
+        {"name": "阿明", "kind": "human", "player": "p0"},
+        {"name": "Bot-2", "kind": "bot", "level": "strong"},
+        {"name": "Bot-3", "kind": "bot"},  # stored before bots had levels
+        "not a seat row",
+    ]
+    seats.restore(rows, ["k0", "k1"], now=7.0, bank=20.0, seq=40)
+    assert [(s.name, s.kind, s.level, s.token_key) for s in seats] == [
+        ("阿明", "human", None, "k0"),
+        ("Bot-2", "bot", "strong", None),  # a bot holds no token, whatever is stored
+        ("Bot-3", "bot", "normal", None),
+        (None, "human", None, None),
+    ]
+    assert seats[0].player == "p0" and seats[3].player is None
+    assert [s.away for s in seats] == [True, False, False, True]
+    assert all(s.gone_at == 7.0 and s.clock.bank == 20.0 for s in seats)
+    assert seats[0].dropped and seats[0].awaits_return  # waited for as after any drop
+    assert seats[0].fresh_since(41) is False and seats[0].fresh_since(41) is True  # once
+
+
+def test_only_the_creator_hands_an_away_players_seat_to_one_spectator_so_named() -> None:
+    seats: Seats[str] = Seats()
+    for s in seats:
+        s.kind = "human"
+    seats[0].member, seats[1].member = "creator", "here"
+    seats[3].kind = "bot"
+
+    def code(by: int, index: int, found: int = 1, playing: bool = True) -> str | None:
+        refused = seats.hand_refusal(by, index, "阿明", found, playing=playing)
+        return None if refused is None else refused[0]
+
+    assert code(0, 2) is None  # seat 2 is away: the creator hands it on
+    assert code(1, 2) == "not_creator"
+    assert code(0, 2, playing=False) == "not_playing"
+    assert code(0, 1) == "seat_not_away" and code(0, 3) == "seat_not_away"  # here; a bot
+    assert code(0, 2, found=0) == code(0, 2, found=2) == "no_such_spectator"
+    _, message = seats.hand_refusal(0, 2, "阿明", 2, playing=True) or ("", "")
+    assert message == "2 spectators of this table is called '阿明': they watch it first"
