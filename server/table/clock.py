@@ -97,6 +97,7 @@ class Idleness:
     close_after: float
     empty_since: float | None = None  # playing with nobody connected since then
     paused_at: float | None = None  # paused since then (nothing plays)
+    resume_at: float | None = None  # a pause that ends by itself then (after a restart)
 
     @property
     def paused(self) -> bool:
@@ -106,14 +107,18 @@ class Idleness:
         """After each input: whether anyone is connected to the playing table (`anyone` True
         also for a table not playing: it never idles)."""
         if anyone:
-            self.empty_since = self.paused_at = None
+            self.empty_since = self.paused_at = self.resume_at = None
         elif self.empty_since is None:
             self.empty_since = now  # the last one left: the limits count from now
 
-    def check(self, now: float) -> Literal["running", "paused", "close"]:
-        """What the idleness says at `now`: go on, stay paused, or close the table."""
+    def check(self, now: float) -> Literal["running", "paused", "close", "resume"]:
+        """What the idleness says at `now`: go on, stay paused, close the table, or end a
+        pause that ends by itself (`resume`: the caller wakes the table)."""
         if self.empty_since is None:
             return "running"
+        if self.paused_at is not None and self.resume_at is not None:
+            if self.resume_at <= now + EARLY:
+                return "resume"
         if self.close_after > 0 and self.empty_since + self.close_after <= now + EARLY:
             self.paused_at = None
             return "close"
@@ -122,14 +127,17 @@ class Idleness:
                 self.paused_at = now
         return "paused" if self.paused_at is not None else "running"
 
-    def pause(self, now: float) -> None:
-        """Paused from `now` until someone comes (a table restored after a restart)."""
+    def pause(self, now: float, until: float) -> None:
+        """Paused from `now` until someone comes or `until`, whichever is first (a table
+        restored after a restart waits for its players as long as a dropped one is waited
+        for, then plays on)."""
         self.empty_since = self.paused_at = now
+        self.resume_at = until
 
     def wake(self, now: float) -> float:
         """Someone is back: how long the table was paused (every clock moves on by that)."""
         paused = 0.0 if self.paused_at is None else max(0.0, now - self.paused_at)
-        self.empty_since = self.paused_at = None
+        self.empty_since = self.paused_at = self.resume_at = None
         return paused
 
     def wakeups(self) -> list[float]:
@@ -141,6 +149,8 @@ class Idleness:
             times.append(self.empty_since + self.close_after)
         if self.paused_at is None and self.pause_after > 0:
             times.append(self.empty_since + self.pause_after)
+        if self.paused_at is not None and self.resume_at is not None:
+            times.append(self.resume_at)
         return times
 
     def seconds(self, now: float) -> float | None:

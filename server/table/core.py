@@ -199,11 +199,11 @@ class TableCore(Generic[M]):
             if self.round.phase in WINDOW_PHASES:
                 self.window.ran_before(now)
             if any(seat.awaits_return for seat in self.seats):
-                # Nothing plays until the first player is back: a restart is the server's
-                # doing, and the round must not move on (a window close, a bot's turn) before
-                # anyone could see it. Whether the table waits depends on its seats' kinds
-                # only, never on what a seat holds.
-                self.idle.pause(now)
+                # Nothing plays until the first player is back, or for as long as a dropped
+                # player is waited for: a restart is the server's doing, and the round must not
+                # move on (a window close, a bot's turn) before anyone could see it. Whether
+                # the table waits depends on its seats' kinds only, never on what they hold.
+                self.idle.pause(now, now + self.timing.disconnect_grace)
             self._advance(now)
         elif self.match.over:
             self._end_match("finished", now)
@@ -968,6 +968,9 @@ class TableCore(Generic[M]):
         verdict = self.idle.check(now)
         if verdict == "close":
             self._end_match("abandoned", now)
+        elif verdict == "resume":
+            self._wake(now)
+            return False
         return verdict != "running"
 
     def _wake(self, now: float) -> None:

@@ -399,8 +399,9 @@ def test_a_window_open_at_a_stop_holds_after_the_restart_until_someone_is_back_t
     again = Shell()
     again.core, again.now = core, now
     again.perform(core.resumed(now))
-    again.run_until(now + 60)
-    # Nobody is back: the restored table holds, the window as it was (nothing moves unseen).
+    again.run_until(now + Timing().disconnect_grace - 0.1)
+    # Nobody is back: the restored table holds, the window as it was (nothing moves unseen),
+    # for as long as a dropped player is waited for.
     assert core.paused and core.round.phase is Phase.CLAIM
     assert core.round.claim_tile == before.round.claim_tile
     # The first one back (here a spectator) wakes it, and the window closes as any would.
