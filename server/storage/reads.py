@@ -168,19 +168,7 @@ def stored_rounds(
         for r in conn.execute(
             "SELECT * FROM rounds WHERE table_id=? ORDER BY round_no", (str(table),)
         ).fetchall():
-            rnd = StoredRound(
-                round_no=r["round_no"],
-                seed=r["seed"],
-                dealer=r["dealer"],
-                streak=r["streak"],
-                base=r["base"],
-                hands=json.loads(r["hands"]),
-                wall=json.loads(r["wall"]),
-                salt=r["salt"] if "salt" in r.keys() else None,
-                commitment=r["commitment"] if "commitment" in r.keys() else None,
-                result=None if r["result"] is None else json.loads(r["result"]),
-                weekday=r["weekday"] if "weekday" in r.keys() else None,
-            )
+            rnd = StoredRound.of_row(r)
             actions = [
                 (a["seat"], a["act"], a["tile"], a["phase"])
                 for a in conn.execute(

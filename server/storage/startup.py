@@ -71,21 +71,7 @@ def _stored(db: sqlite3.Connection, row: dict[str, Any], log_keep: int) -> Store
         for r in db.execute(
             "SELECT * FROM rounds WHERE table_id=? ORDER BY round_no", (table_id,)
         ).fetchall():
-            stored.rounds.append(
-                StoredRound(
-                    round_no=r["round_no"],
-                    seed=r["seed"],
-                    dealer=r["dealer"],
-                    streak=r["streak"],
-                    base=r["base"],
-                    hands=json.loads(r["hands"]),
-                    wall=json.loads(r["wall"]),
-                    salt=r["salt"],
-                    commitment=r["commitment"],
-                    result=None if r["result"] is None else json.loads(r["result"]),
-                    weekday=r["weekday"],
-                )
-            )
+            stored.rounds.append(StoredRound.of_row(r))
         if stored.rounds:
             last = stored.rounds[-1].round_no
             stored.actions = [

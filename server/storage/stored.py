@@ -4,6 +4,8 @@ where they came from."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +28,25 @@ class StoredRound:
     commitment: str | None
     result: dict[str, Any] | None  # the settlement once the round ended
     weekday: int | None = None  # the day of the deal (1 Monday … 7 Sunday), for 星期鸡
+
+    @classmethod
+    def of_row(cls, r: Mapping[str, Any]) -> StoredRound:
+        """A `rounds` row (a `sqlite3.Row` or a dict); the columns later schemas added
+        (`salt`, `commitment`, `weekday`) are None in a file read before its upgrade."""
+        keys = r.keys()
+        return cls(
+            round_no=r["round_no"],
+            seed=r["seed"],
+            dealer=r["dealer"],
+            streak=r["streak"],
+            base=r["base"],
+            hands=json.loads(r["hands"]),
+            wall=json.loads(r["wall"]),
+            salt=r["salt"] if "salt" in keys else None,
+            commitment=r["commitment"] if "commitment" in keys else None,
+            result=None if r["result"] is None else json.loads(r["result"]),
+            weekday=r["weekday"] if "weekday" in keys else None,
+        )
 
 
 @dataclass
