@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol, TypeVar
 
-from protocol.messages import MAX_FRAME_BYTES, TableInfo
+from protocol.messages import MAX_FRAME_BYTES, ROUND_EVENT_TYPES, TableInfo
 from server.storage.records import ActionPlayed, EventLogged, Record
 
 ROWS = 500  # tables listed at most (the pages of one listing together)
@@ -28,20 +28,7 @@ PLAYING = 400  # of which playing tables at most
 
 # A round's play: these events change nothing a lobby row shows (the header changes with
 # `round_started`, `round_ended`, `seat_status`, `table`, `match_started`, `match_ended`).
-ROUND_PLAY = frozenset(
-    {
-        "drew",
-        "discarded",
-        "claimed",
-        "concealed_gang",
-        "add_gang_declared",
-        "added_gang",
-        "won",
-        "exhausted",
-        "flipped",
-        "auto_played",
-    }
-)
+ROUND_PLAY = (ROUND_EVENT_TYPES - {"round_started", "round_ended"}) | {"auto_played"}
 
 T = TypeVar("T", bound="Listed")
 
