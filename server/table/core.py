@@ -13,6 +13,15 @@ happened and what time it is, and answers with what must be done (`effects`: typ
 store, frames built by `protocol.frames` to send).
 `server.table.shell.Table` is the thin asyncio shell that feeds it and performs its answers.
 
+What each input does is the business of four concerns, each a small class in its own module that
+works on the core through the Protocol of exactly what it needs (`seams` has the faces by which
+one reaches another, so none imports another): the round's moves and the claim window
+(`play.Play`), who is at the table and in which seat (`joining.Joining`), between rounds, the
+rematch and the end of the match (`ending.Ending`), and the table's life outside play — restart,
+freeze, the host's close and kick, idleness, removal (`oversight.Oversight`). The core keeps the
+state they share (the round, the decision, the table's state), starts and ends every input
+(`_begin`, `_done`), and numbers, stores and sends events (`commit`).
+
 Inputs. Each is a method that takes `now` (seconds on a steady clock: the shell passes the event
 loop's `loop.time()`, a test a fake clock) and optionally `wall` (the same moment on the wall
 clock, for the records' timestamps; `now` if not given), and returns the effects it caused, in

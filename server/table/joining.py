@@ -332,7 +332,7 @@ class Joining(Generic[M]):
             else:
                 seat.left(now, asked=left, playing=self.core.state == "playing")
                 self.core.seat_changed(index, now)
-                # 托管 (it left), or an away seat's claim answered at once (`_plays_at_once`).
+                # 托管 (it left), or an away seat's claim answered at once (`Play.plays_at_once`).
                 self.core.play.advance(now)
         self.core.oversight.remove_if_idle()
 

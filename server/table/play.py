@@ -317,7 +317,7 @@ class Play(Generic[M]):
         self._record(action, new, answered, phase, now, reason=reason)
 
     def _answer_at_once(self, index: int, now: float) -> None:
-        """The move of a seat the server answers for (`_plays_at_once`): its policy's, but a
+        """The move of a seat the server answers for (`Play.plays_at_once`): its policy's, but a
         seat awaiting its player after a restart passes its claims (`SeatState.awaits_return`).
         Either comes within the window's minimum, so neither tells who could claim."""
         r, seat = self.core.round, self.seats[index]
@@ -436,7 +436,7 @@ class Play(Generic[M]):
         round."""
         while self.core.round is not None and self.core.round.phase is not Phase.OVER:
             if self._window_held(now) or self.idle.paused:
-                break  # a held claim window's 托管 answers come at its middle (`_moves_due`)
+                break  # a held claim window's 托管 answers come at its middle (`moves_due`)
             auto = [s for s in self.asked() if self.plays_at_once(s)]
             if not auto:
                 break

@@ -71,7 +71,7 @@ class SeatState(Generic[M]):
     @property
     def awaits_return(self) -> bool:
         """A player's seat not yet taken back since the server restarted. In a claim window it
-        passes (`TableCore._answer_at_once`): a restart is the server's doing, no reason for a
+        passes (`Play._answer_at_once`): a restart is the server's doing, no reason for a
         policy to change the player's hand before they are back."""
         return self.dropped and self.restored_seq is not None
 
