@@ -76,7 +76,7 @@ class SeatState(Generic[M]):
     @property
     def claims_for_itself(self) -> bool:
         """In a claim window the server answers for the seat with only what its player is
-        owed: a win if it has one, else a pass (`TableCore._answer_at_once`). So it is for a
+        owed: a win if it has one, else a pass (`Play._answer_at_once`). So it is for a
         player's seat with nobody at it (their connection dropped, or they are not back since
         a restart) that is not in 托管: the server melds for nobody who did not hand it their
         hand, and a dropped connection must not cost a win. 托管, and the quiet 托管 after a

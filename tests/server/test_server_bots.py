@@ -81,7 +81,7 @@ async def test_add_bot_with_a_level_seats_that_bot_and_every_header_shows_it(
     await host.recv_until(lambda f: f["type"] in ("drew", "claimed") and f["seat"] != 0)
     r = core.round
     assert r is not None and r.phase is Phase.TURN and r.turn != 0
-    _, bot_at = core._seat_deadlines(r.turn)
+    _, bot_at = core.play.seat_deadlines(r.turn)
     assert bot_at is not None
     assert bot_at - core.seats[r.turn].clock.prompt_at == 1.5
 
