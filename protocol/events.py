@@ -73,15 +73,53 @@ def seen_event(frame: Source) -> Event | None:
     return _event(frame, seen=True)
 
 
+class LoggedEntry(dict[str, Any]):
+    """A log entry as a live table keeps it: the dict it stores and sends, with the rules event
+    it was written from beside it (`event`), so that each viewer's frame is projected from the
+    value, never from the dict read back. Only private events need it (a public one is sent as
+    its dict); an entry read from the store is parsed once (`read`).
+
+    >>> from rules.events import Drew
+    >>> e = LoggedEntry.of({"type": "drew", "seat": 1, "tile": "5p", "replacement": False,
+    ...                     "wall_left": 50}, Drew(1, 13, False, 50))
+    >>> project_entry(e, 2)["tile"], project_entry(e, 1)["tile"], e == dict(e)
+    (None, '5p', True)
+    """
+
+    __slots__ = ("event",)
+    event: Event
+
+    @classmethod
+    def of(cls, d: dict[str, Any], event: Event) -> dict[str, Any]:
+        """`d` (the event's dict, the table's fields to come) kept with `event` if private."""
+        if d["type"] not in PRIVATE_TYPES:
+            return d
+        entry = cls(d)
+        entry.event = event
+        return entry
+
+    @classmethod
+    def read(cls, d: dict[str, Any]) -> dict[str, Any]:
+        """A stored entry kept with its event, parsed from the dict once (if private)."""
+        if d["type"] not in PRIVATE_TYPES:
+            return d
+        event = engine_event(d)
+        assert event is not None, f"not a round event: {d['type']}"
+        return cls.of(d, event)
+
+
 def project_entry(entry: dict[str, Any], viewer: int | None) -> dict[str, Any]:
     """A log entry (a full event's JSON with the table's fields) as `viewer` gets it: the JSON of
     `rules.view.project` of its event, the table's own fields (`table`, `seq`, `round_no`, …)
-    kept. A public event comes back as the very same dict."""
+    kept. A public event comes back as the very same dict. A `LoggedEntry` is projected from
+    the event it holds; a plain dict is read into its event first."""
     if entry["type"] not in PRIVATE_TYPES:
         return entry
+    if isinstance(entry, LoggedEntry):
+        full: Event | None = entry.event
     # An entry is projected for several viewers in a row: it is read once (the one-entry cache
     # holds the entry itself, so an entry that is gone is never mistaken for a new one).
-    if _last[0] is entry:
+    elif _last[0] is entry:
         full = _last[1]
     else:
         full = engine_event(entry)

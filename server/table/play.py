@@ -13,8 +13,10 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 from pydantic import BaseModel
 
 from protocol import codes, frames
+from protocol.events import LoggedEntry
 from protocol.messages import Act, Auto
 from rules.actions import Action, IllegalAction
+from rules.events import Event
 from rules.match import Match
 from rules.round import Phase, Round, step
 from rules.tiles import parse_tile
@@ -359,15 +361,16 @@ class Play(Generic[M]):
         for seat in self.seats:
             seat.clock.new_round(self.s.bank_seconds)
         self.book.deal(r, self.new_salt())
-        events = [self._engine_event(e.to_dict()) for e in r.events]
+        events = [self._engine_event(e) for e in r.events]
         dealt = self.book.dealt(r, self.core.round_no, seed, events[0]["hands"], self.core.wall)
         self.core.commit(events, [dealt], now, round_no=self.core.round_no)
         self.advance(now)
 
-    def _engine_event(self, d: dict[str, Any]) -> dict[str, Any]:
-        """Number an engine event and add the table's context to it; it opens a decision."""
+    def _engine_event(self, e: Event) -> dict[str, Any]:
+        """An engine event as the log keeps it (its dict, a private one with the event beside
+        it: `LoggedEntry`), numbered, with the table's context; it opens a decision."""
         d = self.book.context(
-            d,
+            LoggedEntry.of(e.to_dict(), e),
             self.core.round,
             round_no=self.core.round_no,
             base=self.s.base,
@@ -405,7 +408,7 @@ class Play(Generic[M]):
         if over:
             self.match.record(r)
             self.tally.round_ended()
-        events = pre + [self._engine_event(e.to_dict()) for e in new]
+        events = pre + [self._engine_event(e) for e in new]
         if over:
             result, rows = events[-1]["result"], self.seats.rows()
             records += self.book.over(

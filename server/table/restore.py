@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from protocol.events import LoggedEntry
 from protocol.messages import ROUND_EVENT_TYPES
 from rules.options import make_options
 from rules.round import Phase
@@ -63,7 +64,8 @@ def restore_core(
     )
     core.state = "playing"
     core.events.seq = stored.seq
-    core.events.keep(stored.log)
+    # A private entry is parsed once, here: every view of it is projected from its event.
+    core.events.keep([LoggedEntry.read(e) for e in stored.log])
     rows, keys = row.get("seats") or [], row.get("tokens") or []
     core.seats.restore(rows, keys, now=now, bank=settings.bank_seconds, seq=stored.seq)
     if row["state"] != "playing":
