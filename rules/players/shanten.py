@@ -325,7 +325,7 @@ def discard_shantens(counts: Sequence[int], n_melds: int) -> dict[int, int]:
         offers = ix.offers
         sp = ix.seven[offers[keys[0]] + offers[keys[1]] + offers[keys[2]]]
     top = 3 * sets + 1
-    mask_of = ix.removal_mask
+    masks, n = ix.masks, ix.n
     out: dict[int, int] = {}
     for s in range(3):
         kept, best = per_suit[s]
@@ -335,7 +335,10 @@ def discard_shantens(counts: Sequence[int], n_melds: int) -> dict[int, int]:
             h = counts[offset + r]
             if not h:
                 continue
-            unchanged = mask_of(full, rows[key - RANK_UNIT[r]])
+            less = rows[key - RANK_UNIT[r]]
+            unchanged = masks[full * n + less]
+            if unchanged < 0:
+                unchanged = ix.removal_mask(full, less)
             std = top - kept if unchanged & best else top - kept + 1
             pairs = sp[h]
             out[offset + r] = pairs if pairs < std else std
