@@ -23,6 +23,8 @@ from rules.chickens import known_chickens
 from rules.hand import is_win_counts, wait_mask
 from rules.legality import may_declare
 from rules.players import shanten as exact
+from rules.players import suit_index
+from rules.players.suit_index import RANK_UNIT
 from rules.round import Round
 from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
@@ -32,10 +34,22 @@ ROW_CACHE = 1 << 13  # rows kept by each of `_suit_value` and `row_info` (bounde
 # bots share them for as long as it runs)
 
 
+def _suit_value(counts: Sequence[int], need_eye: bool) -> int:
+    """`suit_value(counts, need_eye)`, read from its precomputed index by suit key
+    (`rules.players.suit_index.load_approx`)."""
+    index, pairs = suit_index.load_approx()
+    n = index[sum(c * u for c, u in zip(counts, RANK_UNIT, strict=True))]
+    if n == suit_index.NONE:  # more than 14 tiles: no hand holds such a row
+        return suit_value(tuple(counts), need_eye)
+    v = pairs[n][need_eye]
+    return NEG if v == suit_index.APPROX_NEG else v
+
+
 @lru_cache(maxsize=2 * ROW_CACHE)
-def _suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
+def suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
     """Best 2×sets + partials (pairs, two-sided and gapped waits) in one suit's nine counts;
-    with `need_eye`, exactly one pair is set aside as the eye (worth 1)."""
+    with `need_eye`, exactly one pair is set aside as the eye (worth 1). The definition: the
+    bots read it from the precomputed index (`_suit_value`), which this builds and checks."""
     i = next((k for k in range(9) if counts[k]), -1)
     if i < 0:
         return NEG if need_eye else 0
@@ -46,7 +60,7 @@ def _suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
         nonlocal best
         for k, d in delta.items():
             c[k] -= d
-        v = _suit_value(tuple(c), eye)
+        v = suit_value(tuple(c), eye)
         for k, d in delta.items():
             c[k] += d
         if v > NEG and v + gain > best:

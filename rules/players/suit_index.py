@@ -25,7 +25,10 @@ from functools import cache
 P9 = 5**9  # suit keys are below this
 NONE = 255  # the index entry of a row no hand holds (more than 14 tiles)
 MAX_TILES = 14
-PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "suit_tables.xz")
+HERE = os.path.dirname(os.path.abspath(__file__))
+PATH = os.path.join(HERE, "suit_tables.xz")
+APPROX_PATH = os.path.join(HERE, "approx_values.xz")  # `load_approx`
+APPROX_NEG = 255  # `rules.players.bot.NEG` (no reading) in `approx_values.xz`
 RANK_UNIT = tuple(5 ** (8 - r) for r in range(9))  # one tile of rank index r in a suit key
 
 Table = tuple[int, ...]
@@ -49,8 +52,9 @@ def rows(max_tiles: int = MAX_TILES) -> list[tuple[int, tuple[int, ...]]]:
     return out
 
 
-def build(table_of: Callable[[tuple[int, ...]], Table]) -> bytes:
-    """The file's content (uncompressed) from `table_of(row)`, the definition."""
+def build(table_of: Callable[[tuple[int, ...]], Table], width: int = 10) -> bytes:
+    """The file's content (uncompressed) from `table_of(row)`, the definition (tuples of
+    `width` bytes)."""
     index = bytearray([NONE]) * P9
     tables: dict[Table, int] = {}
     for key, row in rows():
@@ -63,13 +67,13 @@ def build(table_of: Callable[[tuple[int, ...]], Table]) -> bytes:
     return bytes(head) + bytes(index)
 
 
-def parse(raw: bytes) -> tuple[bytes, tuple[Table, ...]]:
+def parse(raw: bytes, width: int = 10) -> tuple[bytes, tuple[Table, ...]]:
     """(the index by suit key, the tables) from the file's uncompressed content."""
     n = raw[0]
-    tables = tuple(tuple(raw[1 + 10 * i : 11 + 10 * i]) for i in range(n))
-    index = raw[1 + 10 * n :]
+    tables = tuple(tuple(raw[1 + width * i : 1 + width * (i + 1)]) for i in range(n))
+    index = raw[1 + width * n :]
     if len(index) != P9:
-        raise ValueError(f"{PATH}: index of {len(index)} bytes, expected {P9}")
+        raise ValueError(f"index of {len(index)} bytes, expected {P9}")
     return index, tables
 
 
@@ -80,9 +84,28 @@ def load() -> tuple[bytes, tuple[Table, ...]]:
         return parse(lzma.decompress(f.read()))
 
 
+@cache
+def load_approx() -> tuple[bytes, tuple[Table, ...]]:
+    """The approximate shanten's per-row values (`rules.players.bot.suit_value`), the same way:
+    per suit key the number of its (plain, eyed) pair, `APPROX_NEG` for no eyed reading (24
+    distinct pairs; the strong bot's playouts read them, and a miss of their row caches costs
+    a lookup instead of a recursion)."""
+    with open(APPROX_PATH, "rb") as f:
+        return parse(lzma.decompress(f.read()), width=2)
+
+
 def main() -> None:
-    """Regenerate the data file from the definition (`rules.players.shanten.suit_table`)."""
+    """Regenerate the data files from the definitions (`rules.players.shanten.suit_table`,
+    `rules.players.bot.suit_value`)."""
+    from rules.players.bot import NEG, suit_value
     from rules.players.shanten import suit_table
+
+    def approx(row: tuple[int, ...]) -> Table:
+        eyed = suit_value(row, True)
+        return (suit_value(row, False), APPROX_NEG if eyed == NEG else eyed)
+
+    with open(APPROX_PATH, "wb") as f:
+        f.write(lzma.compress(build(approx, width=2), preset=9))
 
     memo: dict[tuple[tuple[int, ...], int, int], tuple[int, ...]] = {}  # shared by the rows
     raw = build(lambda row: suit_table(row, memo))
