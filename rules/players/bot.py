@@ -253,9 +253,20 @@ class Bot:
 
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = SplitMix64(seed)
+        # `chicken_kinds` of the last view's options and day (the same all round): the options
+        # object is held here, so comparing it by identity never meets a freed one's successor
+        self._chickens_of: tuple[object, int | None, frozenset[int]] | None = None
 
     def choose(self, r: Round, seat: int) -> Action:
         return self.choose_for(view_of(r, seat))
+
+    def _chicken_kinds(self, v: SeatView) -> frozenset[int]:
+        held = self._chickens_of
+        if held is not None and held[0] is v.opts and held[1] == v.weekday:
+            return held[2]
+        kinds = chicken_kinds(v)
+        self._chickens_of = (v.opts, v.weekday, kinds)
+        return kinds
 
     def choose_for(self, v: SeatView) -> Action:
         """The move for the view's seat; ValueError if it has nothing to do."""
@@ -280,7 +291,7 @@ class Bot:
             for m in melds:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
-        choice = self._best_discard(v, hand, len(melds), chicken_kinds(v))
+        choice = self._best_discard(v, hand, len(melds), self._chicken_kinds(v))
         discards = v.discard_count(seat)
         if discards == 0 and may_declare(
             v.opts,
