@@ -34,15 +34,23 @@ ROW_CACHE = 1 << 13  # rows kept by each of `_suit_value` and `row_info` (bounde
 # bots share them for as long as it runs)
 
 
+_DIGITS = bytes.maketrans(bytes(range(5)), b"01234")  # count → its base-5 digit
+
+
 def _suit_value(counts: Sequence[int], need_eye: bool) -> int:
     """`suit_value(counts, need_eye)`, read from its precomputed index by suit key
     (`rules.players.suit_index.load_approx`)."""
+    return _suit_values(int(bytes(counts).translate(_DIGITS), 5), counts)[need_eye]
+
+
+def _suit_values(key: int, counts: Sequence[int]) -> tuple[int, int]:
+    """(plain, eyed) `suit_value`s of the row `counts` whose suit key is `key`."""
     index, pairs = suit_index.load_approx()
-    n = index[sum(c * u for c, u in zip(counts, RANK_UNIT, strict=True))]
+    n = index[key]
     if n == suit_index.NONE:  # more than 14 tiles: no hand holds such a row
-        return suit_value(tuple(counts), need_eye)
-    v = pairs[n][need_eye]
-    return NEG if v == suit_index.APPROX_NEG else v
+        return suit_value(tuple(counts), False), suit_value(tuple(counts), True)
+    plain, eyed = pairs[n]
+    return plain, NEG if eyed == suit_index.APPROX_NEG else eyed
 
 
 @lru_cache(maxsize=2 * ROW_CACHE)
@@ -117,12 +125,13 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
     removals = []
     keep = []
     lonely = []
+    key = int(bytes(row).translate(_DIGITS), 5)
+    t = list(row)
     for r in range(9):
         if row[r]:
-            t = list(row)
             t[r] -= 1
-            key = tuple(t)
-            removals.append((_suit_value(key, False), _suit_value(key, True)))
+            removals.append(_suit_values(key - RANK_UNIT[r], t))
+            t[r] += 1
             lo, hi = max(0, r - 2), min(8, r + 2)
             if row[r] == 1 and sum(row[lo : hi + 1]) == 1:
                 lonely.append(r)
@@ -132,9 +141,10 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
             keep.append(0)
     pairs = sum(c // 2 for c in row)
     present = tuple((r, removals[r][0], removals[r][1], 1 - row[r] % 2) for r in range(9) if row[r])
+    plain, eyed = _suit_values(key, row)
     return RowInfo(
-        _suit_value(row, False),
-        _suit_value(row, True),
+        plain,
+        eyed,
         pairs,
         tuple(removals),
         tuple(lonely),
