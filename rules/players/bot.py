@@ -23,6 +23,8 @@ from rules.chickens import known_chickens
 from rules.hand import is_win_counts, wait_mask
 from rules.legality import may_declare
 from rules.players import shanten as exact
+from rules.players import suit_index
+from rules.players.suit_index import RANK_UNIT
 from rules.round import Round
 from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
@@ -32,10 +34,30 @@ ROW_CACHE = 1 << 13  # rows kept by each of `_suit_value` and `row_info` (bounde
 # bots share them for as long as it runs)
 
 
+_DIGITS = bytes.maketrans(bytes(range(5)), b"01234")  # count → its base-5 digit
+
+
+def _suit_value(counts: Sequence[int], need_eye: bool) -> int:
+    """`suit_value(counts, need_eye)`, read from its precomputed index by suit key
+    (`rules.players.suit_index.load_approx`)."""
+    return _suit_values(int(bytes(counts).translate(_DIGITS), 5), counts)[need_eye]
+
+
+def _suit_values(key: int, counts: Sequence[int]) -> tuple[int, int]:
+    """(plain, eyed) `suit_value`s of the row `counts` whose suit key is `key`."""
+    index, pairs = suit_index.load_approx()
+    n = index[key]
+    if n == suit_index.NONE:  # more than 14 tiles: no hand holds such a row
+        return suit_value(tuple(counts), False), suit_value(tuple(counts), True)
+    plain, eyed = pairs[n]
+    return plain, NEG if eyed == suit_index.APPROX_NEG else eyed
+
+
 @lru_cache(maxsize=2 * ROW_CACHE)
-def _suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
+def suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
     """Best 2×sets + partials (pairs, two-sided and gapped waits) in one suit's nine counts;
-    with `need_eye`, exactly one pair is set aside as the eye (worth 1)."""
+    with `need_eye`, exactly one pair is set aside as the eye (worth 1). The definition: the
+    bots read it from the precomputed index (`_suit_value`), which this builds and checks."""
     i = next((k for k in range(9) if counts[k]), -1)
     if i < 0:
         return NEG if need_eye else 0
@@ -46,7 +68,7 @@ def _suit_value(counts: tuple[int, ...], need_eye: bool) -> int:
         nonlocal best
         for k, d in delta.items():
             c[k] -= d
-        v = _suit_value(tuple(c), eye)
+        v = suit_value(tuple(c), eye)
         for k, d in delta.items():
             c[k] += d
         if v > NEG and v + gain > best:
@@ -103,12 +125,13 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
     removals = []
     keep = []
     lonely = []
+    key = int(bytes(row).translate(_DIGITS), 5)
+    t = list(row)
     for r in range(9):
         if row[r]:
-            t = list(row)
             t[r] -= 1
-            key = tuple(t)
-            removals.append((_suit_value(key, False), _suit_value(key, True)))
+            removals.append(_suit_values(key - RANK_UNIT[r], t))
+            t[r] += 1
             lo, hi = max(0, r - 2), min(8, r + 2)
             if row[r] == 1 and sum(row[lo : hi + 1]) == 1:
                 lonely.append(r)
@@ -118,9 +141,10 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
             keep.append(0)
     pairs = sum(c // 2 for c in row)
     present = tuple((r, removals[r][0], removals[r][1], 1 - row[r] % 2) for r in range(9) if row[r])
+    plain, eyed = _suit_values(key, row)
     return RowInfo(
-        _suit_value(row, False),
-        _suit_value(row, True),
+        plain,
+        eyed,
         pairs,
         tuple(removals),
         tuple(lonely),
@@ -239,9 +263,20 @@ class Bot:
 
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = SplitMix64(seed)
+        # `chicken_kinds` of the last view's options and day (the same all round): the options
+        # object is held here, so comparing it by identity never meets a freed one's successor
+        self._chickens_of: tuple[object, int | None, frozenset[int]] | None = None
 
     def choose(self, r: Round, seat: int) -> Action:
         return self.choose_for(view_of(r, seat))
+
+    def _chicken_kinds(self, v: SeatView) -> frozenset[int]:
+        held = self._chickens_of
+        if held is not None and held[0] is v.opts and held[1] == v.weekday:
+            return held[2]
+        kinds = chicken_kinds(v)
+        self._chickens_of = (v.opts, v.weekday, kinds)
+        return kinds
 
     def choose_for(self, v: SeatView) -> Action:
         """The move for the view's seat; ValueError if it has nothing to do."""
@@ -266,7 +301,7 @@ class Bot:
             for m in melds:
                 if m.kind == "pong" and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
-        choice = self._best_discard(v, hand, len(melds), chicken_kinds(v))
+        choice = self._best_discard(v, hand, len(melds), self._chicken_kinds(v))
         discards = v.discard_count(seat)
         if discards == 0 and may_declare(
             v.opts,

@@ -17,8 +17,11 @@ For the standard form the targets split by suit, so each suit's nine counts get 
 target keeps, over targets of *at most* that many blocks (a block that keeps nothing can always
 be put in a kind nobody holds). Three tables combine by trying every split of the sets and the
 pair over the suits. The table is a pass over the ranks (`suit_table`), with a per-kind
-limit of four; it is cached by the suit's counts in a bounded LRU cache (`functools.lru_cache`
-with a size; keys are plain tuples of ints, so nothing is keyed by an object's address).
+limit of four. Only 126 distinct tables occur, so the bots read them from a precomputed index by
+suit key (`rules.players.suit_index`, one byte per row, shipped as data and checked against
+`suit_table`); what follows from tables (two combined, the best splits, which entries a removal
+leaves unchanged) is cached by table numbers, small ints, in caches bounded by the 126 tables
+(one `lru_cache` with a size for three suits' numbers).
 
 Seven pairs: each kind offers a first pair (keeps `min(h, 2)`) and a second (`min(h, 4) - 2`,
 only after the first); the best target takes the seven largest offers (offers are 1 or 2, so
@@ -38,9 +41,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
+from rules.hand import hand_key
+from rules.players import suit_index
+from rules.players.suit_index import P9, RANK_UNIT
+
 SETS = 4  # a standard hand's sets, melds included
-SUIT_CACHE = 1 << 14  # rows kept by `suit_table` and `removal_masks`, table pairs by `combine`
-# (a few hundred bytes an entry; `_suffix` keeps twice as many: ~15 MB in all when full)
+STD_CACHE = 1 << 14  # (three suits' table numbers, sets) kept by `_standard_after`
 
 SuitTable = tuple[int, ...]
 """`t[2 * s + p]`: the most tiles of the suit a target with at most `s` sets and `p` pairs
@@ -48,15 +54,20 @@ in this suit keeps (s = 0..4, p = 0..1)."""
 
 
 _NO = -1000  # an impossible (sets, pair) count
+_EMPTY = (0,) + (_NO,) * 9
+_NONE = (_NO,) * 10
+_SuffixMemo = dict[tuple[tuple[int, ...], int, int], tuple[int, ...]]
 
 
-@lru_cache(maxsize=2 * SUIT_CACHE)
-def _suffix(suf: tuple[int, ...], a: int, b: int) -> tuple[int, ...]:
+def _suffix(suf: tuple[int, ...], a: int, b: int, memo: _SuffixMemo) -> tuple[int, ...]:
     """The most tiles of the ranks `suf` (the end of a suit) a target keeps, per *exact*
     (s, p) at index 2 * s + p (`_NO` when impossible), given `a` runs that end on its first
-    rank and `b` runs that cover its first two. Rows share their ends, so this is cached."""
+    rank and `b` runs that cover its first two. Rows share their ends: `memo` keeps them."""
     if not suf:
         return _EMPTY if not a and not b else _NONE
+    found = memo.get((suf, a, b))
+    if found is not None:
+        return found
     h = suf[0]
     rest = suf[1:]
     runs_max = max(suf[:3]) if len(suf) >= 3 else 0
@@ -70,7 +81,7 @@ def _suffix(suf: tuple[int, ...], a: int, b: int) -> tuple[int, ...]:
             for c in range(min(4 - used, SETS - q, runs_max) + 1):
                 t = used + c
                 k = t if t < h else h
-                sub = _suffix(rest, b, c)
+                sub = _suffix(rest, b, c, memo)
                 ds = c + q
                 for i in range(2 * (SETS - ds) + 2):
                     if e and i & 1:
@@ -81,23 +92,21 @@ def _suffix(suf: tuple[int, ...], a: int, b: int) -> tuple[int, ...]:
                     j = i + 2 * ds + e
                     if v + k > out[j]:
                         out[j] = v + k
-    return tuple(out)
+    result = memo[(suf, a, b)] = tuple(out)
+    return result
 
 
-_EMPTY = (0,) + (_NO,) * 9
-_NONE = (_NO,) * 10
+def suit_table(row: tuple[int, ...], memo: _SuffixMemo | None = None) -> SuitTable:
+    """The suit's table (see `SuitTable`) for its nine counts `row` (rank 1 first), from the
+    definition: the bots read it from the precomputed index (`rules.players.suit_index`), and
+    this builds that index and checks it.
 
-
-@lru_cache(maxsize=SUIT_CACHE)
-def suit_table(row: tuple[int, ...]) -> SuitTable:
-    """The suit's table (see `SuitTable`) for its nine counts `row` (rank 1 first).
-
-    A pass over the ranks, low to high (`_suffix`, cached by the rest of the row and the runs
+    A pass over the ranks, low to high (`_suffix`, memoised by the rest of the row and the runs
     still open): at rank i the target takes the runs still open, new runs starting at i, maybe
     a pung, maybe the pair, at most four tiles in all. Moves that cannot keep a tile are left
     out (they only fill: see the module docstring): a pung or the pair of a rank not held, more
     new runs than the most held of the three ranks they cover."""
-    best = [max(v, 0) for v in _suffix(row, 0, 0)]
+    best = [max(v, 0) for v in _suffix(tuple(row), 0, 0, {} if memo is None else memo)]
     # "at most": more sets or a pair allowed never keeps fewer tiles
     for s in range(SETS + 1):
         for p in (0, 1):
@@ -109,19 +118,15 @@ def suit_table(row: tuple[int, ...]) -> SuitTable:
     return tuple(best)
 
 
-def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable]:
-    """`suit_table` of each suit of a hand's 27 counts (man, pin, sou)."""
-    return (
-        suit_table(tuple(counts[0:9])),
-        suit_table(tuple(counts[9:18])),
-        suit_table(tuple(counts[18:27])),
-    )
+def indexed_suit_table(row: Sequence[int]) -> SuitTable:
+    """`suit_table(row)` read from the precomputed index (`rules.players.suit_index`)."""
+    index, tables = suit_index.load()
+    key = sum(c * u for c, u in zip(row, RANK_UNIT, strict=True))
+    return tables[index[key]]
 
 
-@lru_cache(maxsize=SUIT_CACHE)
 def combine(a: SuitTable, b: SuitTable) -> SuitTable:
-    """Two suits' tables as one: for each (s, p), the best split of s sets and p pairs (cached:
-    hands share their suits' tables far more than their rows)."""
+    """Two suits' tables as one: for each (s, p), the best split of s sets and p pairs."""
     out = [0] * 10
     for sa in range(SETS + 1):
         for sb in range(SETS + 1 - sa):
@@ -176,37 +181,114 @@ def seven_pairs_kept(counts: Sequence[int]) -> int:
     return _seven_kept(*_pair_offers(counts))
 
 
+# ----- the hot path: suit keys, the precomputed index, small caches by table number -----
+
+_OFFER_SHIFT = 5  # a suit's seven-pairs offers as one byte: twos << 5 | ones (ones <= 9)
+
+
+def _offer_index() -> bytes:
+    """Per suit key, its offers (`_pair_offers` of the row) as `twos << 5 | ones`: offers add
+    rank by rank, so the table is built a rank at a time with `bytes.translate` (milliseconds).
+    Rows no hand holds overflow to 255."""
+    level = bytes(1)
+    for _ in range(9):
+        out = bytearray(5 * len(level))
+        for c in range(5):
+            t, o = _OFFERS[c]
+            d = t << _OFFER_SHIFT | o
+            out[c::5] = level.translate(bytes(min(v + d, 255) for v in range(256)))
+        level = bytes(out)
+    return level
+
+
+def _seven_after(offers: int) -> tuple[int, ...]:
+    """Seven pairs' shanten after discarding a kind held h times (index h; 0: the hand's own),
+    from the hand's summed offers (three suits' `_offer_index` entries: twos << 5 | ones)."""
+    twos, ones = offers >> _OFFER_SHIFT, offers & ((1 << _OFFER_SHIFT) - 1)
+    out = [13 - _seven_kept(twos, ones)]
+    for h in range(1, 5):
+        (a0, o0), (a1, o1) = _OFFERS[h], _OFFERS[h - 1]
+        out.append(13 - _seven_kept(twos - a0 + a1, ones - o0 + o1))
+    return tuple(out)
+
+
+class _Index:
+    """The precomputed tables and what is derived from them, per table number: loaded on the
+    first use (`_index`), bounded by the 126 tables (no cache here grows with the rows seen)."""
+
+    def __init__(self) -> None:
+        self.rows, self.tables = suit_index.load()
+        n = len(self.tables)
+        self.n = n
+        self.offers = _offer_index()
+        self.seven = [_seven_after(v) for v in range(3 * 256)]
+        self._combined: list[SuitTable | None] = [None] * (n * n)  # filled on first use
+        self.masks: list[int] = [-1] * (n * n)  # filled on first use: `removal_mask`
+
+    def combined(self, i: int, j: int) -> SuitTable:
+        """`combine` of tables `i` and `j`."""
+        c = self._combined[i * self.n + j]
+        if c is None:
+            c = self._combined[i * self.n + j] = combine(self.tables[i], self.tables[j])
+        return c
+
+    def removal_mask(self, full: int, less: int) -> int:
+        """The entries (bit i for t[i]) of table `full` that table `less` (its row less one
+        tile) leaves unchanged."""
+        i = full * self.n + less
+        m = self.masks[i]
+        if m < 0:
+            a, b = self.tables[full], self.tables[less]
+            m = 0
+            for e in range(10):
+                if a[e] == b[e]:
+                    m |= 1 << e
+            self.masks[i] = m
+        return m
+
+
+_LOADED: list[_Index] = []
+
+
+def _index() -> _Index:
+    if not _LOADED:
+        _LOADED.append(_Index())
+    return _LOADED[0]
+
+
+def _keys(counts: Sequence[int]) -> tuple[int, int, int]:
+    key = hand_key(counts)
+    q, k2 = divmod(key, P9)
+    k0, k1 = divmod(q, P9)
+    return k0, k1, k2
+
+
+@lru_cache(maxsize=STD_CACHE)
+def _standard_after(i0: int, i1: int, i2: int, sets: int) -> tuple[tuple[int, int], ...]:
+    """Per suit, for three suits' table numbers: `_best_entries` of its table against the
+    other two combined (cached by the four small ints: hands share their suits' tables)."""
+    ix = _index()
+    t, c = ix.tables, ix.combined
+    return (
+        _best_entries(t[i0], c(i1, i2), sets),
+        _best_entries(t[i1], c(i0, i2), sets),
+        _best_entries(t[i2], c(i0, i1), sets),
+    )
+
+
 def shanten(counts: Sequence[int], n_melds: int) -> int:
     """Exact shanten of a hand (13 or 14 tiles counting each meld as 3): -1 complete, 0 ready."""
     sets = SETS - n_melds
-    a, b, c = suit_tables(counts)
-    std = 3 * sets + 1 - standard_kept(a, b, c, sets)
+    ix = _index()
+    k0, k1, k2 = _keys(counts)
+    rows = ix.rows
+    kept = _standard_after(rows[k0], rows[k1], rows[k2], sets)[0][0]
+    std = 3 * sets + 1 - kept
     if n_melds:
         return std
-    return min(std, 13 - seven_pairs_kept(counts))
-
-
-@lru_cache(maxsize=SUIT_CACHE)
-def removal_masks(row: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    """Per rank held in `row`: (rank, mask of the table entries that removing one of that rank
-    leaves unchanged; bit `i` for `t[i]`). Removing a tile lowers an entry by at most one, so
-    this is all `discard_shantens` needs of the smaller row's table. Cached by the row."""
-    full = suit_table(row)
-    out = []
-    t = list(row)
-    for r in range(9):
-        h = t[r]
-        if not h:
-            continue
-        t[r] = h - 1
-        less = suit_table(tuple(t))
-        t[r] = h
-        mask = 0
-        for i in range(10):
-            if less[i] == full[i]:
-                mask |= 1 << i
-        out.append((r, mask))
-    return tuple(out)
+    offers = ix.offers
+    pairs = ix.seven[offers[k0] + offers[k1] + offers[k2]][0]
+    return pairs if pairs < std else std
 
 
 def _best_entries(t: SuitTable, rest: SuitTable, sets: int) -> tuple[int, int]:
@@ -229,28 +311,36 @@ def discard_shantens(counts: Sequence[int], n_melds: int) -> dict[int, int]:
     One pass, no table per discard: removing one tile keeps at most one tile fewer, so a
     discard keeps the hand's best standard count exactly when some best split of sets and the
     pair over the suits uses an entry of its suit's table that the removal leaves unchanged
-    (`removal_masks`), and keeps one fewer otherwise."""
+    (`_Index.removal_mask`, by the table numbers of the row and the row less that tile), and
+    keeps one fewer otherwise."""
     sets = SETS - n_melds
-    rows = (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]))
-    t0, t1, t2 = suit_table(rows[0]), suit_table(rows[1]), suit_table(rows[2])
-    rests = (combine(t1, t2), combine(t0, t2), combine(t0, t1))
-    tables = (t0, t1, t2)
-    seven = not n_melds
-    sp = [99] * 5  # seven pairs' shanten after discarding a kind held h times
-    if seven:
-        twos, ones = _pair_offers(counts)
-        for h in range(1, 5):
-            (a0, o0), (a1, o1) = _OFFERS[h], _OFFERS[h - 1]
-            sp[h] = 13 - _seven_kept(twos - a0 + a1, ones - o0 + o1)
+    ix = _index()
+    rows = ix.rows
+    keys = _keys(counts)
+    nums = (rows[keys[0]], rows[keys[1]], rows[keys[2]])
+    per_suit = _standard_after(nums[0], nums[1], nums[2], sets)
+    if n_melds:
+        sp: tuple[int, ...] = (99, 99, 99, 99, 99)
+    else:
+        offers = ix.offers
+        sp = ix.seven[offers[keys[0]] + offers[keys[1]] + offers[keys[2]]]
     top = 3 * sets + 1
+    masks, n = ix.masks, ix.n
     out: dict[int, int] = {}
     for s in range(3):
-        kept, best = _best_entries(tables[s], rests[s], sets)
+        kept, best = per_suit[s]
         offset = 9 * s
-        row = rows[s]
-        for r, unchanged in removal_masks(row):
+        key, full = keys[s], nums[s]
+        for r in range(9):
+            h = counts[offset + r]
+            if not h:
+                continue
+            less = rows[key - RANK_UNIT[r]]
+            unchanged = masks[full * n + less]
+            if unchanged < 0:
+                unchanged = ix.removal_mask(full, less)
             std = top - kept if unchanged & best else top - kept + 1
-            pairs = sp[row[r]]
+            pairs = sp[h]
             out[offset + r] = pairs if pairs < std else std
     return out
 

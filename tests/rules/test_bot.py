@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from rules.hand import wait_mask
 from rules.options import PRESETS
-from rules.players.bot import Bot, shanten
+from rules.players import suit_index
+from rules.players.bot import NEG, Bot, _suit_value, shanten, suit_value
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tiles, to_counts
 from tests.support import volume
@@ -136,3 +139,19 @@ def _after(hand: list[int], k: int) -> list[int]:
     out = list(hand)
     out[k] -= 1
     return out
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # every row at full volume: seconds on a quiet core
+def test_the_shipped_approximate_values_are_the_definition() -> None:
+    """`approx_values.xz` (what the strong bot's playouts read) against `suit_value` (the
+    recursion it was built from), on a sample of rows or all of them at full volume."""
+    every = suit_index.rows()
+    n = volume(3000, len(every))
+    for _, row in every if n >= len(every) else random.Random(3).sample(every, n):
+        for need_eye in (False, True):
+            assert _suit_value(row, need_eye) == suit_value(row, need_eye), (row, need_eye)
+    assert _suit_value((0,) * 9, True) == NEG
+    assert _suit_value((4, 4, 4, 3, 0, 0, 0, 0, 0), False) == suit_value(
+        (4, 4, 4, 3) + (0,) * 5, False
+    )

@@ -17,7 +17,14 @@ import numpy as np
 import pytest
 
 from rules.hand import is_win_counts, wait_mask
-from rules.players.shanten import best_discards, discard_shantens, shanten, suit_table
+from rules.players import suit_index
+from rules.players.shanten import (
+    best_discards,
+    discard_shantens,
+    indexed_suit_table,
+    shanten,
+    suit_table,
+)
 from rules.tiles import parse_tiles, to_counts
 from tests.support import volume
 
@@ -126,6 +133,24 @@ def test_every_suit_table_matches_brute_force(size: int) -> None:
     n = volume(400, len(rows))
     for row in rows if n >= len(rows) else rng.sample(rows, n):
         assert suit_table(row) == _brute_suit_table(row), row
+        assert indexed_suit_table(row) == suit_table(row), row
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # every row at full volume: about half a minute on a quiet core
+def test_the_shipped_index_is_the_definition_on_every_row() -> None:
+    """`suit_tables.xz` (what the bots read) against `suit_table` (the definition, itself
+    checked against brute force above), on a sample of rows, or all 405,350 at full volume;
+    rows of more than 14 tiles are marked as such."""
+    index, tables = suit_index.load()
+    every = suit_index.rows()
+    n = volume(3000, len(every))
+    memo: dict[tuple[tuple[int, ...], int, int], tuple[int, ...]] = {}
+    sample = every if n >= len(every) else random.Random(5).sample(every, n)
+    for key, row in sample:
+        assert tables[index[key]] == suit_table(row, memo), row
+    assert index[suit_index.P9 - 1] == suit_index.NONE  # nine fours
+    assert sum(1 for b in index if b != suit_index.NONE) == len(every)
 
 
 @pytest.mark.slow
