@@ -17,11 +17,15 @@ its chickens (paid only if ready at the end: 3 × its units), its 豆, 查叫 at
 cost when not, and 包鸡 on its exposed 幺鸡/乌骨鸡 when it is not ready. The round can end on any
 step by another player's win (a fixed hazard per step). Around the samples: releasing the first
 幺鸡/乌骨鸡 earns its 冲锋 value when unclaimed and risks a 碰 (责任鸡, and the claimer's chickens)
-by the live pairs; a gang scores as a 豆 and is the 通行证; 报听 adds its bonus. Deal-in risk gets a
-small weight (defence loses against bots).
+by the live pairs; a gang scores as a 豆 and is the 通行证; 报听 adds its bonus. Each discard is
+charged the deal-in estimate of `rules.players.danger` (measured on bot play: who is likely
+ready, whether a win on the tile is allowed, what it pays, chickens included): the payment,
+plus the chance of it times what the round ending now costs the hand (its sampled value less
+its value at an end now), so a valuable hand pushes and a poor one gives way.
 
 A discard when none leaves the hand one step from ready (`GREEDY_FROM`) is not sampled: it takes
-`normal`'s choice (`rules.players.bot.greedy_discards`). Those were the slowest decisions (cold
+`normal`'s choice (`rules.players.bot.greedy_discards`), the safest of those, or folds to a safer
+tile when the deal-in cost it saves is worth the steps it loses (`FAR_STEP_COST`). Those were the slowest decisions (cold
 caches early in a round) and, against the exact-shanten `normal`, the samples chose worse than
 it (issue 24: benchmarks/README.md, session 5).
 
@@ -47,9 +51,11 @@ from rules.players import shanten as exact
 from rules.players.bot import NEG, greedy_discards, keep_value, row_info, row_infos
 from rules.players.bot import approx_best_discards as best_discards
 from rules.players.bot import approx_shanten as shanten
+from rules.players.danger import DangerReader
+from rules.players.danger import unseen_counts as unseen_counts  # re-exported
 from rules.round import Round
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI
-from rules.view import MeldSeen, SeatView, legal_actions_for, view_of
+from rules.view import SeatView, legal_actions_for, view_of
 from rules.wall import seed_to_int
 
 HAZARD = 0.06  # chance per step (one own draw and three discards) that another player wins
@@ -58,15 +64,14 @@ CLAIM_FACTOR = 0.8  # how often a seat that could 碰 a released chicken does
 DRAW_OTHERS = 1.5  # players on the other side of a 查叫 at 荒庄, on average
 OTHER_READY_COST = 3.0  # 查叫 + chickens a non-ready seat pays one ready player at 荒庄 (units)
 FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27)
-DEAL_IN_WEIGHT = 1.0  # deal-in risk counts this much of its estimated cost
-DEAL_IN_COST = 7.0  # a discard win against the seat, in 平胡 units (七对 7, 大对子 5, 清一色 10)
-THREAT_PER_DISCARD = 0.035  # an opponent's readiness grows with its discards
-THREAT_PER_MELD = 0.12  # and with its melds
-THREAT_CAP = 0.7
-PAIR_WAIT_ONE = 0.05  # a kind with an unseen copy: a 单钓/七对 wait of a ready opponent
-PAIR_WAIT_TWO = 0.05  # with two or more: a 双碰 (大对子) wait too
-RUN_WAIT = 0.07  # an opponent with a 通行证 may also wait on a run (middle ranks)
-RUN_WAIT_EDGE = 0.03  # 1 and 9
+DEAL_IN_WEIGHT = 1.0  # the deal-in estimate (`rules.players.danger`) counts this much
+# Far from ready (`GREEDY_FROM`) a discard that is safer than `normal`'s choice is taken when
+# what it saves in expected deal-in cost beats `FAR_STEP_COST` per step it costs the hand; the
+# round ending on our discard there loses `FAR_END_LOSS` (units of 平胡) besides the payment.
+FAR_STEP_COST = 1.0
+FAR_OFF_COST = 0.5  # leaving `normal`'s tie-break (connected tiles kept) costs this much
+FAR_END_LOSS = 1.0
+FAR_DANGER_FLOOR = 0.02  # below this expected cost no discard is worth weighing for safety
 # A gang may leave a hand not yet ready this many steps further (a 豆, the pass): 9 takes every
 # gang of a hand not ready (+0.06 points/round in a paired arena run); a ready hand takes only
 # one that keeps it ready.
@@ -85,26 +90,6 @@ FAR_MORE_SAMPLES = 16
 # 托管 seats): an LRU of this many entries (~0.6 KB each), so a server's memory stays bounded.
 STATE_CACHE = 8_192
 ROW_CACHE = 1 << 13  # rows kept by `_row_plus`
-
-
-def _meld_size(m: MeldSeen) -> int:
-    return 3 if m.kind == "pong" else 4
-
-
-def unseen_counts(v: SeatView) -> list[int]:
-    """Per kind, the copies the seat has not seen: 4 minus its own hand, every meld whose tile
-    it sees (its own, and every 碰 and open gang; not another seat's 暗杠) and every unclaimed
-    discard (a claimed one is in its claimer's meld)."""
-    seen = list(v.counts)
-    for row in v.melds:
-        for m in row:
-            if m.tile is not None:
-                seen[m.tile] += _meld_size(m)
-    for discards in v.discards:
-        for d in discards:
-            if not d.claimed:
-                seen[d.tile] += 1
-    return [max(0, COPIES - c) for c in seen]
 
 
 def discard_order(v: SeatView) -> list[tuple[int, int]]:
@@ -160,51 +145,6 @@ def first_chickens(v: SeatView) -> tuple[frozenset[int], frozenset[int]]:
         firsts = firsts[:1]
     mine = frozenset(k for k, s, i in firsts if s == v.viewer and not rows[s][i].claimed)
     return done, mine
-
-
-def deal_in_chance(
-    v: SeatView,
-    k: int,
-    unseen: list[int] | None = None,
-    live_discards: list[list[int]] | None = None,
-) -> tuple[float, bool]:
-    """The chance, from what the seat sees, that discarding `k` is won on, and whether a seat
-    that declared 报听/天听 may be waiting on it. Per opponent: how likely it is ready (1 after a
-    declaration; else 0.035 per discard + 0.12 per meld, at most 0.7) × how likely `k` is a wait.
-    Without a 通行证 an opponent wins on a discard only above 平胡, mostly 七对/大对子 waits that
-    need a copy of `k` in its hand (so a kind with no unseen copy is safe from them); with one,
-    or after a declaration, a run wait counts too (middle ranks more than 1 and 9). A kind the
-    opponent discarded itself is safe from it (过水 and the lock)."""
-    if unseen is None:
-        unseen = unseen_counts(v)
-    if live_discards is None:
-        live_discards = [[d.tile for d in row if not d.claimed] for row in v.discards]
-    u = unseen[k]
-    rank = k % 9
-    run_wait = RUN_WAIT_EDGE if rank in (0, 8) else RUN_WAIT
-    pair_wait = PAIR_WAIT_ONE * (u >= 1) + PAIR_WAIT_TWO * (u >= 2)
-    chance = 0.0  # summed over the opponents (at most 3 × 0.17: the union is near the sum)
-    against_declared = False
-    for seat in range(4):
-        discards = live_discards[seat]
-        if seat == v.viewer or k in discards:
-            continue
-        melds = v.melds[seat]
-        if v.declared[seat]:
-            threat = 1.0
-        else:
-            threat = min(
-                THREAT_CAP, THREAT_PER_DISCARD * len(discards) + THREAT_PER_MELD * len(melds)
-            )
-        if v.opts.pass_gangs == "any":
-            armed = any(m.kind != "pong" for m in melds)
-        else:
-            armed = any(m.kind in ("an", "bu") for m in melds)
-        p_wait = pair_wait + (run_wait if armed or v.declared[seat] else 0.0)
-        if v.declared[seat] and p_wait > 0:
-            against_declared = True
-        chance += threat * p_wait
-    return chance, against_declared
 
 
 # ----- hand states: shanten, useful draws, waits (shared by every decision) -----
@@ -549,12 +489,19 @@ class _Context:
         self.standing = standing_values(self.opts)
         unit = self.opts.patterns.pinghu
         self.unit = unit
-        self.deal_in_cost = DEAL_IN_COST * unit
+        self._danger: DangerReader | None = None
         self.decl_bonus = 0
         if self.opts.declare == "baoting":
             self.decl_bonus = self.opts.baoting_bonus
         elif self.opts.declare == "tianting":
             self.decl_bonus = self.opts.tianting_value
+
+    @property
+    def danger(self) -> DangerReader:
+        """The deal-in estimate of the view's tiles (made when first asked for)."""
+        if self._danger is None:
+            self._danger = DangerReader(self.v, self.unseen)
+        return self._danger
 
     # --- samples ---
 
@@ -577,9 +524,8 @@ class _Context:
             gang = self._turn_gang(low, self._gang_slack(low))
             if gang is not None:
                 return Action(seat, "gang", gang)
-        if low >= GREEDY_FROM:  # far from ready: `normal`'s choice, no sampling
-            cands = greedy_discards(v, hand, len(melds), self.keep)
-            choice = cands[0] if len(cands) == 1 else cands[self.rng.randrange(len(cands))]
+        if low >= GREEDY_FROM:  # far from ready: `normal`'s choice unless a safer one
+            choice = self._far_discard(low)
         else:
             choice = self._best_discard(list(hand), list(melds))
         if self.discards_made == 0 and may_declare(
@@ -594,6 +540,34 @@ class _Context:
         ):
             return Action(seat, "ready", choice)
         return Action(seat, "discard", choice)
+
+    def _far_discard(self, low: int) -> int:
+        """Far from ready: one of `normal`'s best discards (`greedy_discards`), the safest of
+        them when some is dangerous; another tile is taken instead when the expected deal-in
+        cost it saves beats `FAR_OFF_COST` and `FAR_STEP_COST` a step it costs the hand
+        (folding)."""
+        v, hand, n = self.v, self.hand, len(self.melds)
+        cands = greedy_discards(v, hand, n, self.keep)
+        unit = self.unit
+
+        def cost(k: int) -> float:
+            d = self.danger.of(k)
+            return DEAL_IN_WEIGHT * (d.payment + d.chance * FAR_END_LOSS * unit)
+
+        costs = {k: cost(k) for k in cands}
+        least = min(costs.values())
+        if least < FAR_DANGER_FLOOR * unit:
+            safe = [k for k in cands if costs[k] < FAR_DANGER_FLOOR * unit]
+            return safe[0] if len(safe) == 1 else safe[self.rng.randrange(len(safe))]
+        best = min(cands, key=lambda k: costs[k])
+        score = least
+        for k, after in exact.discard_shantens(hand, n).items():
+            if k in costs:
+                continue
+            s = cost(k) + (FAR_OFF_COST + FAR_STEP_COST * (after - low)) * unit
+            if s < score:
+                best, score = k, s
+        return best
 
     def _gang_slack(self, low: int) -> int:
         """How many steps further from ready a gang may leave a hand now `low` steps away."""
@@ -681,8 +655,8 @@ class _Context:
         """The value of discarding `k` from the 14-tile `hand`."""
         after = list(hand)
         after[k] -= 1
-        value = self._value_of_hand(after, melds, discarded=k, n_samples=n_samples)
-        return value - self._deal_in_risk(k)
+        value, end = self._hand_values(after, melds, discarded=k, n_samples=n_samples)
+        return value - self._deal_in_risk(k, value - end)
 
     def _value_of_hand(
         self,
@@ -693,6 +667,17 @@ class _Context:
     ) -> float:
         """Mean value over the samples of keeping the 13-tile `hand13` (`discarded` is the tile
         just discarded to keep it, if any)."""
+        return self._hand_values(hand13, melds, discarded, n_samples)[0]
+
+    def _hand_values(
+        self,
+        hand13: list[int],
+        melds: list[Meld],
+        discarded: int | None,
+        n_samples: int = SAMPLES + MORE_SAMPLES,
+    ) -> tuple[float, float]:
+        """(`_value_of_hand`, what the hand is worth if the round ended now by another's win:
+        its chickens and 豆 when ready, 包鸡 when not)."""
         opts = self.opts
         v = self.v
         pass_ok = has_pass(opts, melds)
@@ -752,7 +737,8 @@ class _Context:
                 else:
                     ev -= alive * stakes.draw_unready
             total += ev
-        return total / len(samples)
+        end = stakes.ready_gain if st0.s == 0 else -stakes.exposed_cost
+        return total / len(samples), end
 
     def _stakes(self, hand13: list[int], melds: list[Meld], discarded: int | None) -> _Stakes:
         opts = self.opts
@@ -819,18 +805,12 @@ class _Context:
             zeren = o.zeren_extra * (2 if discarded == WUGUJI else 1) / each
         return p * each * (3 * 0.6 + zeren * 0.6 + 3 * 0.5)
 
-    def _deal_in_risk(self, k: int) -> float:
-        """The expected cost of discarding `k` into an opponent's win, counted at
-        `DEAL_IN_WEIGHT` (defence loses against bots, but a 七对/大对子 on a discard costs 5-10).
-
-        Per opponent: how likely it is ready (a declaration; else its discards and melds so
-        far), how likely `k` is among its waits, and what such a win costs. Without a 通行证 an
-        opponent wins on a discard only above 平胡, mostly 七对/大对子 waits, which need a copy of
-        `k` in its hand: a kind with no unseen copy is then safe, one with two or more is the
-        most dangerous. With a pass any run wait counts too (middle ranks more than 1 and 9).
-        A kind the opponent discarded itself is taken as safe from it."""
-        chance, _ = deal_in_chance(self.v, k, self.unseen, self.live_discards)
-        return DEAL_IN_WEIGHT * chance * self.deal_in_cost
+    def _deal_in_risk(self, k: int, at_stake: float) -> float:
+        """The expected cost of discarding `k` into another seat's win (`rules.players.danger`):
+        the payment, and the chance of it times what the round ending now loses (`at_stake`:
+        the hand's value played on less its value at an end now; never negative)."""
+        d = self.danger.of(k)
+        return DEAL_IN_WEIGHT * (d.payment + d.chance * max(0.0, at_stake))
 
     # --- appraising every move (hints; additive: the decisions above do not use it) ---
 

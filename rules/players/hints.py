@@ -18,9 +18,9 @@ seat's `SeatView` alone, so a hint tells a player nothing their own view does no
     pass              ready                     pass and keep the hand
 
 Every discard (and 报听) hint also carries `danger`, how likely the tile is won on by another
-seat from what this seat sees (`rules.players.bot_strong.deal_in_chance`): `safe` (under 2 %),
-`low` (under 5 %), `some` (under 10 %) or `high`; and `declared` 1 when a seat that declared
-报听/天听 may be waiting on it (0 otherwise).
+seat from what this seat sees (`rules.players.danger`): `safe` (under 2 %), `low` (under 5 %),
+`some` (under 10 %) or `high`; and `declared` 1 when a seat that declared 报听/天听 may be
+waiting on it (0 otherwise).
 
 >>> from rules.view import view_of
 >>> from rules.round import Round
@@ -39,7 +39,8 @@ from rules.actions import Action
 from rules.chickens import known_chickens
 from rules.hand import wait_mask
 from rules.patterns import best_pattern
-from rules.players.bot_strong import Appraisal, appraise, deal_in_chance, unseen_counts
+from rules.players.bot_strong import Appraisal, appraise
+from rules.players.danger import danger, unseen_counts
 from rules.players.shanten import best_discards
 from rules.tiles import NUM_KINDS, tile_name
 from rules.view import SeatView
@@ -78,14 +79,10 @@ def _pct(x: float) -> int:
     return max(0, min(100, round(100 * x)))
 
 
-DANGER_WORDS = ((0.02, "safe"), (0.05, "low"), (0.10, "some"), (2.0, "high"))
-
-
 def danger_of(v: SeatView, tile: int) -> dict[str, int | str]:
     """The `danger` and `declared` params of discarding `tile` (see the module docstring)."""
-    chance, declared = deal_in_chance(v, tile)
-    word = next(w for limit, w in DANGER_WORDS if chance < limit)
-    return {"danger": word, "declared": int(declared)}
+    d = danger(v, tile)
+    return {"danger": d.word, "declared": int(d.declared)}
 
 
 def _hint(v: SeatView, a: Appraisal) -> Hint:

@@ -215,15 +215,22 @@ POSITIONS: dict[str, tuple[Position, Action]] = {
         Position("111m 222p 33s 55p 99s 7m", claim="3s", offered=("pong",)),
         Action(0, "pong"),
     ),
-    # One step from ready either way: against a 报听 player, the tile it threw itself is safe.
-    "against a 报听 player discard the tile it threw": (
+    # One step from ready whichever loose end goes (9m, 1p or 9p): seats 1 and 2 each hold a
+    # 豆 (the 通行证: a 平胡 may win on a discard) and have discarded ten tiles, so they are
+    # likely ready; the 9m both threw themselves is the safe one (a ready seat rarely waits on a
+    # tile it discarded).
+    "against seats with a 豆 and a long row discard the tile they threw": (
         Position(
-            "234m 567p 456s 78s 5m 9p 2p",
+            "234m 567p 456s 78s 9m 1p 9p",
             wall_left=30,
-            discards=("", "5m", "", ""),
-            declared=(False, True, False, False),
+            discards=("", "1m 2m 3p 5s 2s 8s 3m 6p 4s 9m", "2m 3p 5s 2s 8s 3m 6p 4s 5p 9m", ""),
+            others_melds=(
+                [Meld("ming", parse_tile("7m"), 2, "dian")],
+                [Meld("ming", parse_tile("3s"), 3, "dian")],
+                [],
+            ),
         ),
-        discard("5m"),
+        discard("9m"),
     ),
     # Ready either way: 6m leaves the two-sided 2m/5m wait (8 tiles), 3m the closed 5m (4).
     "a two-sided wait over a closed one": (
@@ -326,14 +333,16 @@ def test_first_chickens_are_read_from_the_public_record() -> None:
 def test_far_from_ready_strong_discards_as_normal_does() -> None:
     """When no discard leaves the hand one step from ready (`GREEDY_FROM`), `strong` takes one of
     `normal`'s own best discards (no sampling there: it was the slowest and weakest part of its
-    play, issue 24); nearer to ready it still samples (and defends)."""
+    play, issue 24) unless one of them is dangerous (`FAR_DANGER_FLOOR`: then it may fold to a
+    safer tile); nearer to ready it samples (and defends)."""
     from rules.options import make_options
     from rules.players.bot import chicken_kinds, greedy_discards
-    from rules.players.bot_strong import GREEDY_FROM
+    from rules.players.bot_strong import FAR_DANGER_FLOOR, FAR_END_LOSS, GREEDY_FROM
+    from rules.players.danger import DangerReader
     from rules.players.shanten import best_discards
 
     opts = make_options("guiyang", {})
-    far = near = 0
+    far = near = folds = 0
     for i in range(6):
         r = Round.deal(opts, seed=f"far-{i}", dealer=i % 4)
         bots = [StrongBot(f"far-{i}-{s}") for s in range(4)]
@@ -346,8 +355,17 @@ def test_far_from_ready_strong_discards_as_normal_does() -> None:
                 if low >= GREEDY_FROM:
                     far += 1
                     greedy = greedy_discards(v, v.hand, len(v.own_melds), chicken_kinds(v))
-                    assert a.tile in greedy
+                    if a.tile not in greedy:
+                        reader = DangerReader(v)
+                        cost = [
+                            reader.of(k).payment + reader.of(k).chance * FAR_END_LOSS
+                            for k in greedy
+                        ]
+                        assert (
+                            min(cost) >= FAR_DANGER_FLOOR
+                        )  # a fold: every greedy tile was dangerous
+                        folds += 1
                 else:
                     near += 1
             r.apply(a)
-    assert far > 10 and near > 10
+    assert far > 10 and near > 10 and folds < far / 4

@@ -12,7 +12,7 @@ from rules.players.hints import REASONS, top_moves
 from rules.record import DiscardRecord
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tile, parse_tiles, to_counts
-from rules.view import SeatView, legal_actions_for, view_of
+from rules.view import MeldSeen, SeatView, legal_actions_for, view_of
 
 
 def view(
@@ -125,8 +125,9 @@ def test_each_discard_says_how_dangerous_it_is_and_marks_a_tile_a_declared_seat_
         if h.action.act in ("discard", "ready"):
             assert h.params["danger"] in ("safe", "low", "some", "high")
             assert h.params["declared"] == 0  # nobody declared
-    # Seat 2 declared 报听 after discarding 4p: 5m (unseen copies, a middle rank) may be its
-    # wait; 4p, which it discarded itself, is safe from it (过水).
+    # Seat 2 declared 报听 after discarding 4p: 5m (unseen copies) may be its wait, marked so;
+    # 4p, which it discarded itself, is not. (Without a 豆 a 报听 seat wins on a discard only
+    # above 平胡, so neither is likely: 5m is not "high" for that alone.)
     declared = quiet._replace(
         declared=(False, False, True, False),
         discards=(
@@ -136,7 +137,21 @@ def test_each_discard_says_how_dangerous_it_is_and_marks_a_tile_a_declared_seat_
             (),
         ),
     )
-    five = danger_of(declared, parse_tile("5m"))
-    assert five == {"danger": "high", "declared": 1}
+    assert danger_of(declared, parse_tile("5m"))["declared"] == 1
     assert danger_of(declared, parse_tile("4p"))["declared"] == 0
     assert danger_of(quiet, parse_tile("5m"))["danger"] == "safe"  # nobody near ready yet
+    # Seat 2 holds a 豆 (a 平胡 may win on a discard) and has thrown twelve tiles: likely ready.
+    # A middle 5m is then dangerous, its own 4p much less, and a dead 9m (all four seen) least.
+    armed = quiet._replace(
+        melds=((), (), (MeldSeen("ming", parse_tile("7s"), 1, "dian"),), ()),
+        discards=(
+            (DiscardRecord(parse_tile("1m")), DiscardRecord(parse_tile("9m"))),
+            (),
+            tuple(
+                DiscardRecord(parse_tile(t)) for t in "1p 2p 3p 4p 6p 7p 8p 9p 2s 3s 4s 9m".split()
+            ),
+            (),
+        ),
+    )
+    assert danger_of(armed, parse_tile("5m")) == {"danger": "high", "declared": 0}
+    assert danger_of(armed, parse_tile("4p"))["danger"] in ("safe", "low")
