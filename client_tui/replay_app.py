@@ -47,12 +47,7 @@ def _cell(text: object) -> Text:
 
 
 class _Picker(Screen[None]):
-    DEFAULT_CSS = """
-    _Picker { layout: vertical; }
-    _Picker #pick-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
-    _Picker DataTable { height: 1fr; }
-    _Picker #pick-note { height: auto; padding: 0 1; color: $text-muted; }
-    """
+    CSS_PATH = "replay_app.tcss"
 
     def __init__(self, lang: Lang, title: str) -> None:
         super().__init__()

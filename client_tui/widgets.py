@@ -1,5 +1,6 @@
 """The table's widgets. Each renders what it is given ("attributes down") and reports clicks as
-messages ("messages up"); none of them reads the network or the clock on its own."""
+messages ("messages up"); none of them reads the network or the clock on its own. Their styles
+are in the table's `screens/table.tcss`, the screen that shows them."""
 
 from __future__ import annotations
 
@@ -16,10 +17,6 @@ from client_tui.render import HandSlot
 class HandView(Widget):
     """The player's own hand: keys above, faces, the cursor and ready marks below. A click on a
     tile posts `TileClicked`."""
-
-    DEFAULT_CSS = """
-    HandView { height: 4; width: 1fr; }
-    """
 
     text: reactive[Text] = reactive(Text, layout=False)
 
@@ -48,13 +45,6 @@ class HandView(Widget):
 
 class Chip(Static):
     """A key and what it does (`[p] 碰`); clicking it runs `action` on its screen."""
-
-    DEFAULT_CSS = """
-    Chip { width: auto; height: 1; padding: 0 1; margin: 0 1 0 0; background: $panel; }
-    Chip:hover { background: $accent; }
-    Chip.-main { background: $primary; color: $text; text-style: bold; }
-    Chip.-warn { background: $warning 40%; }
-    """
 
     class Pressed(Message):
         def __init__(self, action: str) -> None:

@@ -202,6 +202,8 @@ TABLE_ROWS = (
     ("rounds", "rounds", "rounds"),
     ("base", "base", "base_label"),
 )
+PACES = ("default", "0", "0.5", "1", "1.5")
+"""The bot paces the form offers: the server's, none, or seconds."""
 CLOCK_ROWS = (
     ("turn", "turn_seconds", "turn_seconds"),
     ("bank", "bank_seconds", "bank_seconds"),
@@ -227,11 +229,9 @@ class PaceChoice(ChoiceSet):
     """The bot pace, one of a few values (`"default"` or seconds), as a row of radio buttons:
     a dropdown here, low in the form, opened over the form's buttons and border (issue 23)."""
 
-    def __init__(self, choices: list[tuple[str, str]], *, id: str) -> None:
-        self.values = [value for _label, value in choices]
-        buttons = (
-            compact(RadioButton(plain(label), i == 0)) for i, (label, _v) in enumerate(choices)
-        )
+    def __init__(self, choices: list[tuple[str, str]], *, id: str, value: str = "default") -> None:
+        self.values = [v for _label, v in choices]
+        buttons = (compact(RadioButton(plain(label), v == value)) for label, v in choices)
         super().__init__(*buttons, id=id)
         compact(self)
 
@@ -333,8 +333,22 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         self.folds = form_folds(lang)
         self.fold_of = {f.key: fold for fold, (_t, fs) in self.folds.items() for f in fs}
         self.built: set[str] = set()  # the folds whose fields exist (opened at least once)
+        self.building: set[str] = set()  # the folds whose fields are being mounted
+        # What was set while its widgets were being mounted (built from the values before):
+        # put into them once they are there.
+        self._late: set[str] = set()
         # The options' values; a built fold's widgets are the truth for its fields.
         self._values: dict[str, Any] = preset_values(preset)
+        # The text of the fields built after the first paint (rounds, base, password, the
+        # clock, the advanced text) and the bot pace: the truth until their widgets exist, as
+        # `_values` is for a closed fold.
+        self._texts: dict[str, str] = {
+            wid: f"{CreateTable.model_fields[name].default:g}"
+            for wid, name, _k in TABLE_ROWS + CLOCK_ROWS
+        }
+        self._texts |= {"password": "", "options": ""}
+        self._pace = "default"
+        self.complete = False  # every widget of the form is mounted (`_build_rest`)
 
     # ----- layout -----
 
@@ -344,19 +358,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             yield Static(t("create_title"), classes="title")
             yield Static("", id="changes")
             with VerticalScroll(id="body"):
-                yield Grid(*self._table_cells(), classes="rows")
-                for fold, (title, _fields) in self.folds.items():
-                    yield from self._section(fold, title)
-                yield from self._clock()
-                yield Static(self.lang.group("advanced"), classes="section")
-                yield Label(t("advanced"))
-                yield compact(
-                    Input(
-                        "",
-                        id="options",
-                        placeholder='zimo_bonus=2, patterns.pinghu=2  or  {"benji": true}',
-                    )
-                )
+                yield Grid(*self._table_cells(), classes="rows", id="table")
             yield Static("", classes="error", id="error")
             with Horizontal(id="buttons"):
                 yield compact(Button(t("btn_ok"), variant="primary", id="ok"))
@@ -365,8 +367,9 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             yield Static(t("form_keys"), id="keys")
 
     def _table_cells(self) -> list[Widget]:
-        """The table's settings as label and field pairs of one grid (a row container each cost
-        a widget more, and each widget costs the form's opening time)."""
+        """The table's settings on the first paint, as label and field pairs of one grid (a row
+        container each cost a widget more, and each widget costs the form's opening time); the
+        rest of its rows follow it (`_table_rest`)."""
         t = self.lang.t
         cells: list[Widget] = [
             Label(t("table_name")),
@@ -393,53 +396,85 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             Label(t("players")),
             Static("4"),
         ]
-        for wid, name, key in TABLE_ROWS:
-            default = CreateTable.model_fields[name].default
+        return cells
+
+    def _table_rest(self) -> list[Widget]:
+        """The table's settings below the first paint: rounds, base, password."""
+        cells: list[Widget] = []
+        for wid, _name, key in TABLE_ROWS:
             cells += [
                 Label(self._label(key)),
-                compact(Input(str(default), id=wid, type="integer")),
+                compact(Input(self._texts[wid], id=wid, type="integer")),
             ]
-        cells += [
-            Label(t("password_opt")),
-            compact(Input("", id="password", password=True)),
+        return cells + [
+            Label(self.lang.t("password_opt")),
+            compact(Input(self._texts["password"], id="password", password=True)),
         ]
-        return cells
 
     def _label(self, key: str) -> str:
         return self.lang.t(key, n="").strip() or key
 
-    def _clock(self) -> ComposeResult:
+    def _rest(self) -> list[Widget]:
+        """What the form shows below the table's settings: the option sections (folded), the
+        clock, the advanced text (the last widget: its being there says the form is whole). Built after the first paint (`_build_rest`), from the
+        form's values, as a section's fields are when it first opens."""
         t = self.lang.t
-        yield Static(self.lang.group("clock"), classes="section")
+        out: list[Widget] = [self._section(fold, title) for fold, (title, _f) in self.folds.items()]
+        out += self._clock()
+        out += [
+            Static(self.lang.group("advanced"), classes="section"),
+            Label(t("advanced")),
+            compact(
+                Input(
+                    self._texts["options"],
+                    id="options",
+                    placeholder='zimo_bonus=2, patterns.pinghu=2  or  {"benji": true}',
+                )
+            ),
+        ]
+        return out
+
+    def _clock(self) -> list[Widget]:
+        t = self.lang.t
         cells: list[Widget] = []
-        for wid, name, key in CLOCK_ROWS:
-            default = CreateTable.model_fields[name].default
+        for wid, _name, key in CLOCK_ROWS:
             cells += [
                 Label(self._label(key)),
-                compact(Input(f"{default:g}", id=wid, type="number")),
+                compact(Input(self._texts[wid], id=wid, type="number")),
             ]
         pace = PaceChoice(
             [(t("bot_delay_default"), "default"), (t("bot_delay_instant"), "0")]
-            + [(t("bot_delay_s", s=s), s) for s in ("0.5", "1", "1.5")],
+            + [(t("bot_delay_s", s=s), s) for s in PACES[2:]],
             id="bot_delay",
+            value=self._pace,
         )
-        yield Grid(*cells, Label(t("bot_delay")), pace, classes="rows")
+        return [
+            Static(self.lang.group("clock"), classes="section"),
+            Grid(*cells, Label(t("bot_delay")), pace, classes="rows"),
+        ]
 
-    def _section(self, fold: str, title: str) -> ComposeResult:
+    def _section(self, fold: str, title: str) -> Fold:
         """A section of options as a fold, closed at first and empty: its fields are built the
         first time it is opened (`_opened`). Building all ~1,100 widgets of every option took
         seconds (issue 23: ≤ 200 ms to open); a closed section costs two."""
-        yield Fold(title=title, id=f"fold-{fold}")
+        return Fold(title=title, id=f"fold-{fold}")
 
     @on(Collapsible.Expanded)
     async def _opened(self, event: Collapsible.Expanded) -> None:
         """Build a section's fields from the form's values the first time it is opened."""
         fold = (event.collapsible.id or "").removeprefix("fold-")
-        if fold not in self.folds or fold in self.built:
+        if fold not in self.folds or fold in self.built | self.building:
             return
-        self.built.add(fold)
-        cells = [w for f in self.folds[fold][1] for w in self._field(f, self._values[f.key])]
+        self.building.add(fold)
+        fields = self.folds[fold][1]
+        cells = [w for f in fields for w in self._field(f, self._values[f.key])]
         await event.collapsible.mount(Collapsible.Contents(Grid(*cells, classes="opts")))
+        self.building.discard(fold)
+        self.built.add(fold)  # its widgets are the truth from now on
+        for f in fields:
+            if f.key in self._late:
+                self._late.discard(f.key)
+                self._put(f.key, self._values[f.key])
         self._show_changes()
 
     def _field(self, f: OptionField, value: Any) -> ComposeResult:
@@ -474,7 +509,23 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
     AUTO_FOCUS = "#name"
 
     def on_mount(self) -> None:
-        self._show_changes()
+        # The first paint holds the name, the presets and the buttons (about 30 widgets: each
+        # costs Textual ~3 ms of CPU, and the form opens in ≤ 200 ms, issue 23); the rest is
+        # mounted right after it. Keys pressed meanwhile act on the form's values, not on
+        # widgets that do not exist yet (`values`, `_value`), so nothing is half-read.
+        self.call_after_refresh(self._build_rest)
+
+    async def _build_rest(self) -> None:
+        table = self.query_one("#table", Grid).mount_all(self._table_rest())
+        await self.query_one("#body", VerticalScroll).mount_all(self._rest())
+        await table
+        self.complete = True  # the widgets are the truth from now on
+        for wid in self._late & set(self._texts):
+            self.query_one(f"#{wid}", Input).value = self._texts[wid]
+        if "bot_delay" in self._late:
+            self.query_one("#bot_delay", PaceChoice).value = self._pace
+        self._late -= {*self._texts, "bot_delay"}
+        self._show_changes()  # the line says what the whole form sends: shown once it is there
 
     # ----- values -----
 
@@ -509,16 +560,23 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             if f is None:
                 continue
             self._values[key] = value
-            if self.fold_of[key] not in self.built:
-                continue  # built from `_values` when its fold opens
-            wid = f"#{option_id(key)}"
-            if f.kind == "switch":
-                self.query_one(wid, Checkbox).value = bool(value)
-            elif f.kind == "radio":
-                buttons = list(self.query_one(wid, RadioSet).query(RadioButton))
-                buttons[f.choices.index(value)].value = True
-            else:
-                self.query_one(wid, Input).value = "" if value is None else str(value)
+            fold = self.fold_of[key]
+            if fold in self.built:
+                self._put(key, value)
+            elif fold in self.building:
+                self._late.add(key)
+            # else built from `_values` when its fold opens
+
+    def _put(self, key: str, value: Any) -> None:
+        """Set the (built) field of option `key` to `value`."""
+        f, wid = self.fields[key], f"#{option_id(key)}"
+        if f.kind == "switch":
+            self.query_one(wid, Checkbox).value = bool(value)
+        elif f.kind == "radio":
+            buttons = list(self.query_one(wid, RadioSet).query(RadioButton))
+            buttons[f.choices.index(value)].value = True
+        else:
+            self.query_one(wid, Input).value = "" if value is None else str(value)
 
     def current_preset(self) -> str:
         return str(self.query_one("#preset", Select).value)
@@ -535,6 +593,8 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             raise ValueError(self.lang.t("bad_option", why=str(err))) from None
 
     def _show_changes(self) -> None:
+        if not self.complete:
+            return  # shown when the whole form is there (`_build_rest`)
         try:
             overrides = self.overrides()
             text = summary(self.current_preset(), overrides, self.lang)
@@ -603,13 +663,15 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         """Fill the form from a house preset: its preset, its options, its table settings."""
         for wid, name, _key in TABLE_ROWS + CLOCK_ROWS:
             if name in house.table:
-                self.query_one(f"#{wid}", Input).value = f"{house.table[name]:g}"
+                self._set_text(wid, f"{house.table[name]:g}")
         pace = house.table.get("bot_delay")
-        delay = self.query_one("#bot_delay", PaceChoice)
-        known = set(delay.values)
-        delay.value = f"{pace:g}" if pace is not None and f"{pace:g}" in known else "default"
+        self._pace = f"{pace:g}" if pace is not None and f"{pace:g}" in PACES else "default"
+        if self.complete:
+            self.query_one("#bot_delay", PaceChoice).value = self._pace
+        else:
+            self._late.add("bot_delay")
         preset = self.query_one("#preset", Select)
-        self.query_one("#options", Input).value = ""
+        self._set_text("options", "")
         self.fill(house.options)  # at once: `build()` right after sends the house's rules
         if preset.value != house.preset:
             self.preset = house.preset  # so that its Changed event does not reset the options
@@ -625,7 +687,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             return
         try:
             settings = self._table_settings()
-            delay = self.query_one("#bot_delay", PaceChoice).value
+            delay = self._bot_pace()
             if delay != "default":  # the bot pace is a table setting too: kept with the rest
                 settings["bot_delay"] = float(delay)
             house = House(self.current_preset(), self.overrides(), settings)
@@ -646,7 +708,24 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
     # ----- the message -----
 
     def _value(self, wid: str) -> str:
+        """The text of the field `wid`, or, before it is built, the form's value for it."""
+        if wid in self._texts and not self.complete:
+            return self._texts[wid].strip()
         return self.query_one(f"#{wid}", Input).value.strip()
+
+    def _set_text(self, wid: str, text: str) -> None:
+        """Set the field `wid` (one built after the first paint) to `text`."""
+        self._texts[wid] = text
+        if self.complete:
+            self.query_one(f"#{wid}", Input).value = text
+        else:
+            self._late.add(wid)  # the field may be being built from the value before
+
+    def _bot_pace(self) -> str:
+        """The chosen bot pace, `"default"` or seconds."""
+        if not self.complete:
+            return self._pace
+        return self.query_one("#bot_delay", PaceChoice).value
 
     def _table_settings(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -663,7 +742,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         """The form as a `create_table` message; raises ValueError with a message to show."""
         settings = self._table_settings()
         overrides = self.overrides()
-        delay = self.query_one("#bot_delay", PaceChoice).value
+        delay = self._bot_pace()
         try:
             return CreateTable(
                 name=self._value("name") or self.default_name,

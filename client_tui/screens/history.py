@@ -55,15 +55,7 @@ class HistoryScreen(ModalScreen[int | None]):
         Binding("escape,r,q", "close", "close"),
         Binding("v", "replay", "replay"),
     ]
-    DEFAULT_CSS = """
-    HistoryScreen { align: center middle; }
-    HistoryScreen > Vertical {
-        width: 98%; max-width: 120; height: 90%;
-        border: thick $primary; background: $surface;
-    }
-    HistoryScreen #history-title { height: 1; padding: 0 1; text-style: bold; }
-    HistoryScreen DataTable { height: 1fr; }
-    """
+    CSS_PATH = "history.tcss"
 
     def __init__(
         self, history: tuple[ResultV, ...], name_of: Callable[[int], str], lang: Lang

@@ -29,18 +29,7 @@ class LobbyScreen(Screen[None]):
         Binding("left_square_bracket", "page(-1)", "previous page", show=False),
     ]
 
-    DEFAULT_CSS = """
-    LobbyScreen { layout: vertical; }
-    #lobby-header { height: 1; background: $panel; padding: 0 1; }
-    #lobby-title { height: auto; padding: 1 1 0 1; text-style: bold; }
-    #lobby-empty { height: auto; padding: 1 2; color: $text-muted; }
-    #lobby-tables { height: 1fr; margin: 0 1; }
-    #lobby-buttons { height: auto; padding: 0 1; }
-    #lobby-buttons Button { margin-right: 2; }
-    #lobby-status { height: 1; padding: 0 1; }
-    #lobby-rules { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
-    #lobby-keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
-    """
+    CSS_PATH = "lobby.tcss"
 
     def __init__(
         self, lang: Lang | None = None, play_mode: str = "join", *, has_key: bool = False

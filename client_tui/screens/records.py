@@ -90,18 +90,7 @@ class RecordsScreen(ModalScreen[None]):
         Binding("pageup,left_square_bracket", "page(-1)", "previous page"),
     ]
 
-    DEFAULT_CSS = """
-    RecordsScreen { background: $background 90%; }
-    #rec-box { width: 100%; height: 100%; padding: 0 1; }
-    #rec-head { height: 1; background: $panel; padding: 0 1; text-style: bold; }
-    #rec-match { height: auto; padding: 0 1; }
-    #rec-standings { height: 1fr; min-height: 6; }
-    #rec-me { height: auto; padding: 0 1; }
-    #rec-plots { height: 12; }
-    #rec-plots PlotextPlot { width: 1fr; }
-    #rec-matches { height: 1fr; min-height: 5; }
-    #rec-keys { height: 1; background: $panel; padding: 0 1; color: $text-muted; }
-    """
+    CSS_PATH = "records.tcss"
 
     def __init__(self, lang_code: str, *, table: str | None = None) -> None:
         super().__init__()

@@ -317,16 +317,7 @@ class SheetScreen(ModalScreen[bool]):
         Binding("q", "app.quit_app", "quit", show=False),
         Binding("a", "take_over", "托管", show=False),
     ]
-    DEFAULT_CSS = """
-    SheetScreen { align: center middle; }
-    SheetScreen > Vertical {
-        width: 98%; max-width: 110; height: 96%;
-        border: thick $primary; background: $surface;
-    }
-    SheetScreen VerticalScroll { height: 1fr; padding: 0 1; }
-    SheetScreen #sheet-hint { height: 1; padding: 0 1; color: $text-muted; background: $panel; }
-    SheetScreen #sheet-status { height: auto; padding: 0 1; background: $panel; text-style: bold; }
-    """
+    CSS_PATH = "sheets.tcss"
 
     def __init__(
         self,

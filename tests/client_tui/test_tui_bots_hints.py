@@ -39,7 +39,9 @@ async def test_the_create_form_sets_the_pace_and_v_picks_each_bots_level(tmp_pat
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.view.status == "connected")
             await pilot.press("c")
-            await until(pilot, lambda: isinstance(app.screen, CreateTableScreen))
+            await until(
+                pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen.complete
+            )
             form = app.screen
             form.query_one("#bot_delay", PaceChoice).value = "1.5"
             form.query_one("#turn").value = "0"  # type: ignore[attr-defined]

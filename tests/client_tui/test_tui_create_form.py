@@ -16,7 +16,13 @@ from textual.widgets import Checkbox, Collapsible, Input, RadioButton, RadioSet,
 from client_tui.i18n import Lang
 from client_tui.option_form import preset_values, sections, summary
 from client_tui.option_text import CHOICE_TEXT, OPTION_TEXT
-from client_tui.screens.forms import CreateTableScreen, PaceChoice, option_id
+from client_tui.screens.forms import (
+    CLOCK_ROWS,
+    TABLE_ROWS,
+    CreateTableScreen,
+    PaceChoice,
+    option_id,
+)
 from protocol.house import House, load_house, save_house
 from protocol.messages import CreateTable
 from protocol.option_fields import option_fields
@@ -331,3 +337,84 @@ async def test_the_bot_pace_draws_inside_the_form(tmp_path: Path, size: tuple[in
         for button in pace.query(RadioButton):
             assert inside.contains_region(button.region), (button.region, inside)
         assert form.build().bot_delay == 0
+
+
+class HeldForm(CreateTableScreen):
+    """The form, its second half (below the name and the presets) built only when the test
+    says: the moments after the first paint, when a player may already press keys, held open."""
+
+    def __init__(self, houses: Path) -> None:
+        super().__init__(Lang("en"), "t", houses=houses)
+        self.held = True
+
+    async def _build_rest(self) -> None:
+        if not self.held:
+            await super()._build_rest()
+
+
+async def test_keys_before_the_form_is_whole_act_on_its_values(tmp_path: Path) -> None:
+    """Issue 23: the form paints its name, presets and buttons first and builds the rest (the
+    rounds, the clock, the sections, the advanced text) right after. A house picked, Ctrl+S and
+    Enter in that moment act on the form's values: nothing is lost or read half-built, and the
+    fields, once built, show what was picked."""
+    table = {"rounds": 4, "turn_seconds": 20, "bot_delay": 1.5}
+    save_house("fri", House("anshun", {"benji": True, "hand_cap": 30}, table), tmp_path)
+    app = FormApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: form_open(app))  # the FormApp's own form, whole
+        form = HeldForm(tmp_path)
+        app.push_screen(form, lambda msg: setattr(app, "result", msg))
+        await until(pilot, lambda: bool(form.query("#name")) and app.screen is form)
+        await pilot.pause()
+        assert not form.query("#rounds") and not form.query("#options") and not form.complete
+        form.query_one("#house", Select).value = "fri"
+        await until(pilot, lambda: "fri loaded" in text_of(form, "#error"))
+        form.query_one("#house-name", Input).value = "sat"
+        await pilot.press("ctrl+s")  # saves everything, from the values: no field is there yet
+        await until(pilot, lambda: (tmp_path / "sat.toml").exists())
+        saved = load_house(tmp_path / "sat.toml")
+        assert (saved.preset, saved.overrides) == ("anshun", {"benji": True, "hand_cap": 30})
+        defaults = {n: CreateTable.model_fields[n].default for _w, n, _k in TABLE_ROWS + CLOCK_ROWS}
+        assert saved.table == {**defaults, **table}
+        form.held = False
+        await form._build_rest()
+        await until(pilot, lambda: form_open(app) and form.complete)
+        assert form.query_one("#rounds", Input).value == "4"
+        assert form.query_one("#turn", Input).value == "20"
+        assert form.query_one("#bot_delay", PaceChoice).value == "1.5"
+        await until(pilot, lambda: text_of(form, "#changes") == "Changes: 本鸡 on · Cap 封顶 30")
+        form.query_one("#name", Input).focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.result, CreateTable))
+        assert isinstance(app.result, CreateTable)
+        assert (app.result.preset, app.result.rounds, app.result.turn_seconds) == ("anshun", 4, 20)
+        assert app.result.bot_delay == 1.5
+
+
+async def test_enter_before_the_form_is_whole_creates_the_table_from_its_values(
+    tmp_path: Path,
+) -> None:
+    """Issue 23: Enter in the name field in the moment before the rest of the form is built
+    creates the table with the values the form holds (the defaults, or a house picked)."""
+    save_house("fri", House("anshun", {"benji": True}, {"rounds": 4, "bot_delay": 0}), tmp_path)
+    app = FormApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: form_open(app))
+        form = HeldForm(tmp_path)
+        app.push_screen(form, lambda msg: setattr(app, "result", msg))
+        await until(pilot, lambda: bool(form.query("#name")) and app.screen is form)
+        form.query_one("#house", Select).value = "fri"
+        await until(pilot, lambda: "fri loaded" in text_of(form, "#error"))
+        form.query_one("#name", Input).focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.result, CreateTable))
+        assert not form.complete
+        assert isinstance(app.result, CreateTable)
+        sent = app.result
+        assert (sent.preset, sent.options, sent.rounds, sent.bot_delay) == (
+            "anshun",
+            {"benji": True},
+            4,
+            0,
+        )
+        assert sent.turn_seconds == CreateTable.model_fields["turn_seconds"].default

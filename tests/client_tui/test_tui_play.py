@@ -213,7 +213,9 @@ async def test_lobby_create_form_bots_and_start(tmp_path: Path) -> None:
             await until(pilot, lambda: app.view.status == "connected")
             assert isinstance(app.screen, LobbyScreen)
             await pilot.press("c")
-            await until(pilot, lambda: isinstance(app.screen, CreateTableScreen))
+            await until(
+                pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen.complete
+            )
             form = app.screen
             assert isinstance(form, CreateTableScreen)
             form.query_one("#options").value = "no_such_rule=1"  # type: ignore[attr-defined]

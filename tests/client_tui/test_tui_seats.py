@@ -269,7 +269,9 @@ async def test_the_creator_hands_an_away_seat_to_a_spectator_with_o(tmp_path: Pa
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.view.status == "connected")
             await pilot.press("c")
-            await until(pilot, lambda: isinstance(app.screen, CreateTableScreen))
+            await until(
+                pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen.complete
+            )
             app.screen.query_one("#turn").value = "0"  # type: ignore[attr-defined]
             await pilot.click("#ok")
             await until(pilot, lambda: app.view.table is not None)

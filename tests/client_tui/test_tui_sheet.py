@@ -149,3 +149,46 @@ async def test_a_tall_sheet_scrolls_and_the_nets_come_first() -> None:
         assert scroll.scroll_y == 0
         await pilot.press("escape")
         assert isinstance(app.screen, TableScreen)
+
+
+def qidui_with_baoting() -> Round:
+    """A bot round (seed 219) won with 七对 and 报听 on a discard: the longest hand note."""
+    r = bot_round(219)
+    assert any("qidui" in repr(p) and "baoting" in repr(p) for p in r.result.payments)  # type: ignore[union-attr]
+    return r
+
+
+@pytest.mark.parametrize(
+    ("lang", "want"),
+    [("en", "七对 seven pairs 7 + 报听 declared 10"), ("zh", "七对 7 + 报听 10")],
+)
+async def test_at_80_by_24_every_payment_note_shows_its_amount(lang: str, want: str) -> None:
+    """Issue 23: at 80×24 a note is never cut before its amount ("七对 seven pairs 7 + 报听" and
+    nothing after): the note column wraps, and read down its lines each note is whole and ends
+    with a number."""
+    from rich.cells import cell_len
+
+    table = OfflineTable(qidui_with_baoting(), viewer=0)
+    app = offline_app(lang, ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for frame in table.opening():
+            app.apply(frame)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SheetScreen)
+        body = screen.query_one("#sheet-body", Static)
+        strips = [body.render_line(y) for y in range(body.size.height)]
+        head = Lang(lang).t("detail")
+        top = next(i for i, s in enumerate(strips) if s.text.rstrip().endswith(head))
+        at = cell_len(strips[top].text.rstrip()) - cell_len(head)  # the note column's first cell
+        notes: list[str] = []
+        for strip in strips[top + 1 :]:
+            left, note = strip.crop(0, at).text.strip(), strip.crop(at).text.strip()
+            if not strip.text.startswith(" ") or not (left or note):
+                break  # the end of the payments table (the totals' title follows)
+            if left:
+                notes.append(note)
+            else:
+                notes[-1] += " " + note
+        assert notes and want in notes, notes
+        assert all(n[-1].isdigit() for n in notes), notes

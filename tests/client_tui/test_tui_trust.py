@@ -427,8 +427,9 @@ async def test_an_empty_cap_is_not_drawn_as_an_error(tmp_path: Path) -> None:
 
     a = app("zh")
     async with a.run_test(size=(120, 40)) as pilot:
-        a.push_screen(CreateTableScreen(a.lang, "me", houses=tmp_path))
-        await pilot.pause()
+        form = CreateTableScreen(a.lang, "me", houses=tmp_path)
+        a.push_screen(form)
+        await until(pilot, lambda: form.complete)  # its sections are there to open
         a.screen.query_one("#fold-score", Collapsible).collapsed = False
         await until(pilot, lambda: bool(a.screen.query(f"#{option_id('hand_cap')}")))
         cap = a.screen.query_one(f"#{option_id('hand_cap')}", Input)
@@ -451,8 +452,9 @@ async def test_a_radio_set_highlights_its_choice(tmp_path: Path) -> None:
 
     a = app("zh")
     async with a.run_test(size=(120, 40)) as pilot:
-        a.push_screen(CreateTableScreen(a.lang, "me", houses=tmp_path))
-        await pilot.pause()
+        form = CreateTableScreen(a.lang, "me", houses=tmp_path)
+        a.push_screen(form)
+        await until(pilot, lambda: form.complete)  # its sections are there to open
         for fold in a.screen.query(Collapsible):
             fold.collapsed = False  # each section is built when it opens
         await until(pilot, lambda: len(a.screen.query(RadioSet)) >= 5)
