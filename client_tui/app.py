@@ -416,8 +416,15 @@ class ZhuojiApp(App[int]):
                 if self.played is not None:  # its rounds can be browsed later
                     name = new.table.name if new.table is not None else new.table_id
                     score = new.scores[new.seat] if len(new.scores) == 4 else None
+                    voted = new.match_end is not None and new.match_end.reason == "vote"
                     self.played.put(
-                        url, new.table_id, token=new.token, seat=new.seat, name=name, score=score
+                        url,
+                        new.table_id,
+                        token=new.token,
+                        seat=new.seat,
+                        name=name,
+                        score=score,
+                        voted=voted,
                     )
         if old.table_id is not None and new.table_id is None and old.token is not None:
             playing = old.table is not None and old.table.state == "playing"
@@ -672,7 +679,8 @@ class ZhuojiApp(App[int]):
             if table is not None and table in by_table:
                 self.ask_rounds(table, by_table[table].token)
 
-        choices = [(p.table, p.label()) for p in played]  # with the date and the result
+        voted = self.lang.t("state_voted")
+        choices = [(p.table, p.label(voted)) for p in played]  # with the date and the result
         self.push_screen(ChoiceScreen(self.lang.t("rp_pick_played"), choices), picked)
 
     def browse(self, msg: Rounds) -> None:

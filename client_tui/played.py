@@ -6,8 +6,11 @@ one JSON file beside the saved seats, the newest `KEEP` per server.
 >>> store = PlayedStore(pathlib.Path(tempfile.mkdtemp()) / "played.json", clock=iter(range(99)).__next__)
 >>> store.put("ws://h:1", "7", token="t" * 24, seat=2, name="周五")
 >>> store.put("ws://h:1", "9", token="u" * 24, seat=0, name="周六")
+>>> store.put("ws://h:1", "11", token="v" * 24, seat=1, name="周日", score=-4, voted=True)
 >>> [(p.table, p.seat, p.name) for p in store.matches("ws://h:1")]
-[('9', 0, '周六'), ('7', 2, '周五')]
+[('11', 1, '周日'), ('9', 0, '周六'), ('7', 2, '周五')]
+>>> store.matches("ws://h:1")[0].label("投票解散").endswith("-4  (投票解散)")
+True
 """
 
 from __future__ import annotations
@@ -33,12 +36,15 @@ class PlayedMatch:
     name: str
     saved_at: float
     score: int | None = None  # the player's net for the match (None: saved by an older client)
+    voted: bool = False  # its players ended it together (解散)
 
-    def label(self) -> str:
-        """The line the lobby's `h` lists: table, name, when it ended, the player's result."""
+    def label(self, voted_word: str = "ended by vote") -> str:
+        """The line the lobby's `h` lists: table, name, when it ended, the player's result, and
+        `voted_word` for a match its players ended by vote (its result is not a placement)."""
         when = datetime.fromtimestamp(self.saved_at).strftime("%Y-%m-%d %H:%M")
         score = "" if self.score is None else f"  {self.score:+d}"
-        return f"#{self.table}  {self.name}  {when}{score}"
+        voted = f"  ({voted_word})" if self.voted else ""
+        return f"#{self.table}  {self.name}  {when}{score}{voted}"
 
 
 class PlayedStore:
@@ -57,13 +63,23 @@ class PlayedStore:
         self._file._save(data)
 
     def put(
-        self, url: str, table: str, *, token: str, seat: int, name: str, score: int | None = None
+        self,
+        url: str,
+        table: str,
+        *,
+        token: str,
+        seat: int,
+        name: str,
+        score: int | None = None,
+        voted: bool = False,
     ) -> None:
         data = self._load()
         rows = data.setdefault(url, {})
         rows[table] = {"token": token, "seat": seat, "name": name, "saved_at": self.clock()}
         if score is not None:
             rows[table]["score"] = score
+        if voted:
+            rows[table]["voted"] = True
         newest = sorted(rows, key=lambda t: rows[t]["saved_at"], reverse=True)[:KEEP]
         data[url] = {t: rows[t] for t in newest}
         self._save(data)
@@ -82,6 +98,7 @@ class PlayedStore:
                         str(e["name"]),
                         float(e["saved_at"]),
                         None if e.get("score") is None else int(e["score"]),
+                        e.get("voted") is True,
                     )
                 )
             except (KeyError, TypeError, ValueError):

@@ -158,7 +158,7 @@ def _table(rows: list[dict[str, Any]]) -> None:
 
     t = Table(box=None, pad_edge=False)
     for head in ("player", "id", "M", "R", "1st-4th", "net", "net/R", "win", "自摸", "点炮",
-                 "rating", "Δ"):  # fmt: skip
+                 "rating", "Δ", "voted"):  # fmt: skip
         t.add_column(head, justify="left" if head in ("player", "id") else "right")
     for r in rows:
         t.add_row(
@@ -174,6 +174,7 @@ def _table(rows: list[dict[str, Any]]) -> None:
             _pct(r["dealin_rate"]),
             "bot" if r["rating"] is None else f"{r['rating']:.0f}",
             "" if r["rating_change"] is None else f"{r['rating_change']:+.1f}",
+            str(r["voted"]),  # matches ended by vote (解散): counted, not placed
         )
     # Piped to a file or another program, nothing is cut to fit a terminal.
     Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200).print(t)

@@ -892,12 +892,14 @@ class TableCore(Generic[M]):
 
     def _answer_at_once(self, index: int, now: float) -> None:
         """The move of a seat the server answers for (`_plays_at_once`): its policy's, but a
-        seat awaiting its player after a restart passes its claims (`SeatState.awaits_return`).
+        seat nobody is at and not in 托管 only wins or passes (`SeatState.claims_for_itself`).
         Either comes within the window's minimum, so neither tells who could claim."""
         r, seat = self.round, self.seats[index]
         assert r is not None
-        if seat.awaits_return and r.phase in WINDOW_PHASES:
-            self._move(index, r.default_action(index), seat.reason_at_once(), now)
+        if seat.claims_for_itself and r.phase in WINDOW_PHASES:
+            owed = "hu" in r.claim_options.get(index, ())
+            action = Action(index, "hu") if owed else r.default_action(index)
+            self._move(index, action, seat.reason_at_once(), now)
         else:
             self._play_policy(index, seat.reason_at_once(), now)
 

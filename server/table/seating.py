@@ -64,16 +64,24 @@ class SeatState(Generic[M]):
     def dropped(self) -> bool:
         """A player's seat with nobody at it during the match: their connection dropped, or
         they have not come back since a restart (`restored_seq`). Its claim windows close
-        like everyone's (the policy answers within the minimum): a window that waited for
-        its player would tell that the seat could claim."""
+        like everyone's (the server answers within the minimum, `claims_for_itself`): a
+        window that waited for its player would tell that the seat could claim."""
         return self.kind == "human" and not self.connected
 
     @property
     def awaits_return(self) -> bool:
-        """A player's seat not yet taken back since the server restarted. In a claim window it
-        passes (`TableCore._answer_at_once`): a restart is the server's doing, no reason for a
-        policy to change the player's hand before they are back."""
+        """A player's seat not yet taken back since the server restarted."""
         return self.dropped and self.restored_seq is not None
+
+    @property
+    def claims_for_itself(self) -> bool:
+        """In a claim window the server answers for the seat with only what its player is
+        owed: a win if it has one, else a pass (`TableCore._answer_at_once`). So it is for a
+        player's seat with nobody at it (their connection dropped, or they are not back since
+        a restart) that is not in 托管: the server melds for nobody who did not hand it their
+        hand, and a dropped connection must not cost a win. 托管, and the quiet 托管 after a
+        claim timeout, play the policy instead."""
+        return self.dropped and not (self.auto or self.quiet_auto)
 
     def away_in(self, started: bool) -> bool:
         """A player's seat of a `started` match with nobody at it (the server plays it)."""

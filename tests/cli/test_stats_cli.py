@@ -68,6 +68,9 @@ def test_the_standings_as_json_csv_and_a_table(played: Path) -> None:
     assert out.returncode == 0, out.stderr  # nothing ended tonight (the matches are in 2033)
     out = zhuoji("stats", "--db", str(played))
     assert out.returncode == 0 and "阿明" in out.stdout and "bot" in out.stdout
+    head, *lines = out.stdout.splitlines()
+    assert head.split()[-1] == "voted"  # matches ended by vote (解散), as in --json and --csv
+    assert [line.split()[-1] for line in lines] == [str(r["voted"]) for r in rows]
 
 
 def test_one_players_record_by_name_or_id(played: Path) -> None:

@@ -13,11 +13,13 @@ from rich.console import Console
 from textual.widgets import DataTable, Static
 
 from client_tui.app import ZhuojiApp
+from client_tui.played import PlayedStore
 from client_tui.player_key import new_key
 from client_tui.screens.help import KEYS
 from client_tui.screens.records import RecordsScreen
 from client_tui.screens.sheets import SheetScreen
 from client_tui.screens.table import TableScreen
+from client_tui.seats import SeatStore
 from clients.client import Client
 from protocol.messages import TakeSeat
 from server.testkit import running_server
@@ -43,7 +45,16 @@ async def test_the_vote_prompt_shows_who_agreed_and_the_keys_answer_and_propose(
         await bob.recv_type("welcome")
         await bob.send({"type": "create_table", "name": "vote", "rounds": 4, **FAST})
         table_id = (await bob.recv_type("joined"))["table"]
-        app = ZhuojiApp(url, name="me", lang="en", ascii=True, mode="join", player_key=new_key())
+        seats = SeatStore(tmp_path / "state" / "seats.json")
+        app = ZhuojiApp(
+            url,
+            name="me",
+            lang="en",
+            ascii=True,
+            mode="join",
+            player_key=new_key(),
+            seats=seats,
+        )
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.view.status == "connected")
             app.send(TakeSeat(table=table_id, seat=1))  # as the lobby's `j` does
@@ -102,6 +113,10 @@ async def test_the_vote_prompt_shows_who_agreed_and_the_keys_answer_and_propose(
             matches = records.query_one("#rec-matches", DataTable)
             _, _, players = matches.get_row_at(0)
             assert "ended by vote" in str(players) and "bob" in str(players)
+        # The lobby's `h` list of played matches marks it too.
+        (played,) = PlayedStore(seats.path.with_name("played.json")).matches(url)
+        assert played.table == table_id and played.voted
+        assert played.label("ended by vote").endswith("(ended by vote)"), played.label()
         await bob.close()
 
 

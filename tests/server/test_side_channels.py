@@ -34,6 +34,7 @@ import pytest
 from protocol import frames
 from protocol.messages import ROUND_EVENT_TYPES, AddBot, TakeSeat, Watch, parse_client
 from rules.options import make_options
+from rules.players.levels import policy_for
 from rules.round import Phase
 from server.credentials import token_key
 from server.storage.dbfile import open_database
@@ -432,3 +433,44 @@ def _shown_mover(event: dict[str, Any]) -> int | None:
     if kind in ("discarded", "concealed_gang", "add_gang_declared", "claimed", "won"):
         return int(event["seat"])
     return None
+
+
+@pytest.mark.slow
+def test_an_away_seat_only_wins_or_passes_its_claims() -> None:
+    """A player's seat with nobody at it (not in 托管) is answered for within the window's
+    minimum, and only with what its player is owed: a win when it has one, else a pass. The
+    server melds for nobody who did not hand it their hand."""
+    t = away_table("away-claims", volume(40, 120))
+    seen: list[tuple[tuple[str, ...], list[dict[str, Any]]]] = []  # (seat 1's options, events)
+    got, policy = t.got, policy_for("normal", "away-claims")
+
+    def watch(member: str, frame: dict[str, Any]) -> None:
+        r = t.core.round
+        if member.startswith("away") and frame["type"] == "prompt" and r is not None:
+            # Its player plays its turns well, so that its hand gets ready and can win.
+            move = policy.choose(r.clone(), 1).to_dict()
+            item = {"type": "act", "seq": frame["seq"], **{k: move[k] for k in move if k != "seat"}}
+            heapq.heappush(t.pending, (t.now + 0.5, next(t.order), member, item))
+            return
+        got(member, frame)
+        if member != "watch":
+            return
+        if frame["type"] in OPENS:
+            r = t.core.round
+            assert r is not None
+            seen.append((r.claim_options.get(1, ()), []))
+        elif seen and frame["type"] in ROUND_EVENT_TYPES:
+            seen[-1][1].append(frame)
+
+    t.got = watch  # type: ignore[method-assign]
+    t.play()
+    melds = {"pong", "gang"}
+    closed = [(options, events) for options, events in seen if events]  # the last may not be
+    meldable = [events for options, events in closed if melds & set(options)]
+    winnable = [events for options, events in closed if "hu" in options]
+    assert len(meldable) >= 5 and winnable, f"too few windows ({len(meldable)}, {len(winnable)})"
+    for events in meldable:
+        claimed = [e for e in events if e["type"] == "claimed" and e["seat"] == 1]
+        assert not claimed, f"the away seat melded: {claimed}"
+    for events in winnable:
+        assert any(e["type"] == "won" for e in events), "a win owed to the away seat was passed"

@@ -30,6 +30,16 @@ def test_the_server_answers_at_once_for_auto_and_in_a_window_for_quiet_or_droppe
     assert not dropped.awaits_return  # a drop is no restart's
 
 
+def test_only_a_seat_nobody_is_at_and_not_in_tuoguan_claims_for_itself() -> None:
+    """Such a seat only wins or passes in a claim window; 托管 plays the policy."""
+    assert SeatState[str](kind="human").claims_for_itself  # dropped
+    assert SeatState[str](kind="human", restored_seq=40).claims_for_itself  # not back yet
+    assert not SeatState[str](kind="human", auto=True).claims_for_itself
+    assert not SeatState[str](kind="human", quiet_auto=True).claims_for_itself
+    assert not SeatState[str](kind="human", member="c").claims_for_itself  # at the table
+    assert not SeatState[str](kind="bot", bot_here=True).claims_for_itself
+
+
 def test_who_played_a_claim_is_said_only_as_far_as_the_table_shows_it() -> None:
     assert SeatState[str](kind="bot").public_by() == "bot"
     assert SeatState[str](kind="human", member="c", auto=True).public_by() == "auto"
