@@ -34,6 +34,9 @@ ROUND_PLAY = (ROUND_EVENT_TYPES - {"round_started", "round_ended"}) | {"auto_pla
 T = TypeVar("T", bound="Listed")
 
 _HEAD = '{"type":"tables","tables":['
+# Room each page is cut with for its rows to grow in place (a bot seated, a spectator more)
+# before the pages must be cut again: a tenth of the frame.
+SLACK = 0.1
 # What a page's frame holds besides its rows, at its widest (the numbers at most 10 digits).
 _TAIL_MAX = len('],"page":0000000000,"pages":0000000000,"total":0000000000}')
 
@@ -85,7 +88,8 @@ class Listing:
     row encoded once per change of its table (`changed`)."""
 
     def __init__(self, frame_bytes: int = MAX_FRAME_BYTES) -> None:
-        self.budget = frame_bytes - len(_HEAD) - _TAIL_MAX
+        self.budget = frame_bytes - len(_HEAD) - _TAIL_MAX  # a page's rows and commas at most
+        self.cut_at = int(self.budget * (1 - SLACK))  # … as the pages are cut
         self.rows: dict[str, tuple[str, int]] = {}  # table id → its row's text and bytes
         self.frames: list[str] | None = None  # every page's frame; None: to be cut again
         self.pages: list[list[str]] = []  # the table ids of each page
@@ -123,7 +127,7 @@ class Listing:
     def _patch(self, tables: Mapping[str, Listed], frames: list[str]) -> bool:
         """Make again only the pages of the rows that changed, if each table is still listed
         in the same state and its row still fits its page (then the listing's order and its
-        tables are the same, and no page outgrows a frame); False if the pages must be cut
+        tables are the same, and no page outgrows a frame; pages are cut with `SLACK` room); False if the pages must be cut
         again (a table made, closed, started or ended; a row grown past its page's room)."""
         touched: dict[int, int] = {}  # page → its bytes now
         for table_id in self.dirty:
@@ -153,7 +157,7 @@ class Listing:
         where: dict[str, tuple[int, str, int]] = {}
         for table in shown(tables):
             text, size = self._row(table)
-            if pages[-1] and used[-1] + 1 + size > self.budget:
+            if pages[-1] and used[-1] + 1 + size > self.cut_at:
                 pages.append([])
                 texts.append([])
                 used.append(0)
