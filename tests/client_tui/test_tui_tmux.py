@@ -84,6 +84,19 @@ class Tmux:
         poll(shown, f"{what} in {target}", timeout, lambda: texts[0] if texts else "")
         return texts[0]
 
+    def settled(
+        self, target: str, cond: Callable[[str], bool], what: str, timeout: float = 30.0
+    ) -> str:
+        """As `wait`, and the screen the same on two captures in a row: not a redraw caught
+        half written."""
+        last: list[str] = [""]
+
+        def steady(screen: str) -> bool:
+            same, last[0] = screen == last[0], screen
+            return same and cond(screen)
+
+        return self.wait(target, steady, what, timeout)
+
     def wait_dead(self, target: str, what: str, timeout: float = 20.0) -> None:
         """Until the pane's process has exited (tmux tells no event for it: it is polled)."""
         poll(lambda: self.pane(target, "pane_dead") == "1", what, timeout)
@@ -197,7 +210,7 @@ def test_a_killed_client_comes_back_to_its_seat_and_hand(
     tmux.keys(a, "a")  # 托管: the server plays alice; the round goes on to bob
     tmux.wait(a, lambda s: "the server plays for you" in s, "alice in 托管")
 
-    before = tmux.wait(b, my_prompt, "a move asked of bob", timeout=60)
+    before = tmux.settled(b, my_prompt, "a move asked of bob", timeout=60)
     hand, seats = hand_of(before), seats_of(before)
     assert seats.get("left") == "alice" and len(seats) == 3, before
 
@@ -206,13 +219,14 @@ def test_a_killed_client_comes_back_to_its_seat_and_hand(
     tmux.wait_dead(b, "the killed client's pane to close")
     tmux.run("respawn-pane", "-t", b)  # the same command: `zhuoji join` started again
 
+    # The screen as it settles: a capture can catch a redraw half written (the hand line new,
+    # the drawn tile not yet), so the wait is for the hand as it was, not the first frame.
     after = tmux.wait(
         b,
-        lambda s: my_prompt(s) and HAND_KEYS.search(s) is not None,
-        "bob back at his seat with the move",
+        lambda s: my_prompt(s) and HAND_KEYS.search(s) is not None and hand_of(s) == hand,
+        "bob back at his seat with the move and the hand he had",
         timeout=30,
     )
-    assert hand_of(after) == hand, (before, after)
     assert seats_of(after) == seats
     assert "bob (you)" in after
     for refusal in ("watch it instead", "already", "gone", "refused"):
