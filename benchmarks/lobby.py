@@ -117,6 +117,8 @@ async def measure(tables: int, requests: int, db: Path) -> dict[str, Any]:
             "listing_cpu_ms_median": round(statistics.median(full) * ms, 3),
             "listing_cpu_ms_max": round(max(full) * ms, 3),
             "requests": len(per_request),
+            # times the pages were cut again over every table (none before this was counted)
+            "cuts": getattr(server.listing, "cuts", None),
             "python": sys.version.split()[0],
         }
     finally:

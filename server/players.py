@@ -18,10 +18,13 @@ A new key costs the server nothing until its player sits down (review: registeri
 `hello` let anyone store infinitely many keys, and kept each digest in memory before its row was
 stored). `identify` answers an unknown key with an id it only *offers* (`Pending`, kept on the
 connection); the row is written by `register` when that connection takes a seat, creates a
-table or takes its seat back. Memory stays bounded: the offered ids are remembered in a small
-LRU (`PENDING_KEEP`, so one key said twice gets one id), and the unknown keys each address said
-hello with in the last hour in another (`ADDRESSES_KEEP` addresses, at most `new_per_address`
-keys each); past the cap a new key gets a clear refusal and plays without an id. What stays in
+table or takes its seat back. The offered id is the key digest's HMAC under a secret this
+process drew at start (`offered_id`): one key said twice, by two connections at once or an hour
+apart, is offered one id, with nothing remembered for it (an LRU of offered ids used to forget
+one under a flood of new keys, and two connections of one key could then be told two ids and
+sit as one). Memory stays bounded: the unknown keys each address said hello with in the last
+hour are remembered in an LRU (`ADDRESSES_KEEP` addresses, at most `new_per_address` keys
+each); past the cap a new key gets a clear refusal and plays without an id. What stays in
 memory otherwise is the stored players' digests, whose rows only seats can now add.
 
 >>> reg = Players({}, new_per_address=2)
@@ -44,6 +47,7 @@ your address said hello with 2 new player keys in the last hour (the server's li
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -57,12 +61,13 @@ def key_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def new_player_id() -> str:
-    return "p-" + secrets.token_hex(6)
+def offered_id(secret: bytes, digest: str) -> str:
+    """The id offered to an unknown key (its digest) by a process that drew `secret`: the same
+    for every `hello` with that key, unlinkable to its id on another server or run."""
+    return "p-" + hmac.new(secret, digest.encode(), hashlib.sha256).hexdigest()[:12]
 
 
 NEW_KEYS_WINDOW = 3600.0  # seconds: the unknown keys an address said hello with are counted over it
-PENDING_KEEP = 4096  # offered ids remembered at most (the oldest are forgotten first)
 ADDRESSES_KEEP = 4096  # addresses whose new keys are counted at most (the quietest forgotten)
 
 
@@ -105,15 +110,13 @@ class Players:
         *,
         new_per_address: int = 0,
         window: float = NEW_KEYS_WINDOW,
-        keep: int = PENDING_KEEP,
         addresses: int = ADDRESSES_KEEP,
     ) -> None:
         self.by_digest = known
         self.new_per_address = new_per_address
         self.window = window
-        self.keep = keep
         self.addresses = addresses
-        self.offered: OrderedDict[str, str] = OrderedDict()  # digest → offered id (LRU)
+        self.secret = secrets.token_bytes(32)  # the offered ids' (`offered_id`)
         self.fresh: OrderedDict[str, dict[str, float]] = OrderedDict()  # address → digest → when
 
     @classmethod
@@ -139,10 +142,7 @@ class Players:
                 " (the server's limit): you play without a player id until one of them is known"
                 " here",
             )
-        pid = self.offered.pop(digest, None) or new_player_id()
-        self.offered[digest] = pid
-        while len(self.offered) > self.keep:
-            self.offered.popitem(last=False)
+        pid = offered_id(self.secret, digest)
         return Identity(pid, pending=Pending(digest, pid, name))
 
     def _count(self, address: str, digest: str, now: float) -> bool:
@@ -169,5 +169,4 @@ class Players:
         if known is not None:
             return known.id, []
         self.by_digest[pending.digest] = Known(pending.id, pending.name)
-        self.offered.pop(pending.digest, None)
         return pending.id, [PlayerJoined(pending.id, pending.digest, pending.name, now)]

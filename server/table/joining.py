@@ -128,9 +128,17 @@ class Joining(Generic[M]):
 
     def _watch(self, member: M, name: str | None, now: float) -> None:
         """A spectator comes in (a paused table wakes: someone is there), unless the table
-        has as many as the server allows."""
+        has as many as the server allows — past which a seat's own player, come back to
+        watch until the creator hands the seat on, is still let in (`Seats.returning`)."""
         cap = self.timing.spectators
-        if cap and len(self.core.spectators) >= cap:
+        if (
+            cap
+            and len(self.core.spectators) >= cap
+            and (
+                not self.seats.returning(getattr(member, "player", None), name)
+                or bool(self.members.named(name))
+            )
+        ):
             self.core.error(
                 member,
                 codes.SPECTATORS_FULL,

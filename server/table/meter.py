@@ -37,6 +37,7 @@ class EventCost:
     learned: bool = False
     rounds: int = 0  # rounds ended
     spent: float = 0.0  # every step's cost in all (the benchmark)
+    priced: float = 0.0  # what its events were charged in all, without the rounds' true-ups
 
     def step(self, cost: float, effects: Iterable[Any]) -> float:
         """A step that took `cost` seconds and did `effects`: what to charge for it."""
@@ -53,6 +54,7 @@ class EventCost:
         self.spent += cost
         self.round_events += events
         self.round_charged += charge
+        self.priced += charge
         if over and self.round_events:
             self.per_event = self.round_cost / self.round_events
             self.learned = True

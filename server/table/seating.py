@@ -303,6 +303,29 @@ class Seats(list[SeatState[M]]):
             )
         return Claim(away[0])
 
+    def returning(self, player: str | None, name: str | None) -> bool:
+        """Whether someone who asks to watch may be a seat's own player, come back to wait
+        for the creator's `hand_seat` (on a new machine: no key, no token): its player key
+        played a seat here, or it is called as an away seat's player is. The spectators' cap
+        lets such a one in (`TableCore._watch`: one per name, so at most one per seat).
+
+        >>> seats: Seats[str] = Seats()
+        >>> seats[1].kind, seats[1].name, seats[1].player = "human", "阿明", "p-1"
+        >>> seats.returning(None, "阿明"), seats.returning("p-1", "x"), seats.returning(None, "x")
+        (True, True, False)
+        >>> seats[1].member = "conn"                      # the seat is played from elsewhere
+        >>> seats.returning(None, "阿明"), seats.returning("p-1", "x")
+        (False, True)
+        """
+        for seat in self:
+            if seat.kind != "human":
+                continue
+            if player is not None and seat.player == player:
+                return True
+            if seat.member is None and name is not None and seat.name == name:
+                return True
+        return False
+
     def hand_refusal(
         self, by: int, index: int, to: str, found: int, *, playing: bool
     ) -> tuple[str, str] | None:

@@ -295,6 +295,7 @@ class Table:
                 reckoned = time.thread_time() - armed
                 self.meter.round_cost += reckoned
                 self.meter.spent += reckoned
+                budget.measured(reckoned, attended=not self.unattended())
             else:
                 self._arm_timer()
 
@@ -306,15 +307,18 @@ class Table:
         meter = self.meter
         if not meter.learned and budget.price is not None:
             meter.per_event = budget.price  # the server's price until a round of its own ends
-        rounds = meter.rounds
+        rounds, priced = meter.rounds, meter.priced
         cost = max(0.0, took - self._write_wait) + self._committed
         charge = meter.step(cost, effects)
         if meter.rounds > rounds:
             budget.learn(meter.per_event)  # a round ended: public, and the server's price
         now, unattended = self.loop.time(), self.unattended()
+        # Every table's steps against the loop's CPU: what no step measured (the overhead).
+        budget.measured(cost, attended=not (metered or unattended))
+        budget.observe(now, time.thread_time())
         if metered or unattended:
             budget.join(self.id, now)
-            budget.spend(self.id, charge, now)
+            budget.spend(self.id, charge, now, priced=meter.priced - priced)
         if not unattended:
             budget.leave(self.id)
 

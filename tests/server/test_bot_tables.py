@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from clients.client import Client
-from server.quota import CpuShare, TableQuota
+from server.quota import OVERHEAD_MAX, OVERHEAD_WINDOW, CpuShare, TableQuota
 from server.storage.records import ActionPlayed, EventLogged
 from server.table.effects import Write
 from server.table.meter import EVENT_COST, EventCost
@@ -237,3 +237,133 @@ def test_a_new_table_is_charged_the_price_rounds_had_on_the_server() -> None:
     assert budget.price == 0.004
     budget.learn(0.014)
     assert abs(budget.price - 0.005) < 1e-12  # a tenth of the way
+
+
+def test_the_overhead_is_the_loops_work_no_step_measured_over_what_was_paid() -> None:
+    """Whole windows of the loop's CPU: what no step measured, over what the bot tables were
+    charged plus what the others' steps measured; half way from the last value each window."""
+    b = CpuShare(share=0.1, overhead=0.25)
+    b.join("bot", now=0.0)
+    b.observe(now=0.0, loop_cpu=0.0)
+    # 10 s: the bot table measured 0.4 s (it pondered) and was charged 0.3; a table its
+    # players are at measured 0.5; the loop spent 1.1 s: 0.2 s no step measured.
+    b.measured(0.4)
+    b.spend("bot", 0.3, now=5.0)
+    b.measured(0.5, attended=True)
+    b.observe(now=OVERHEAD_WINDOW - 0.1, loop_cpu=1.0)
+    assert b.overhead == 0.25, "a window counts once it is whole"
+    b.observe(now=OVERHEAD_WINDOW, loop_cpu=1.1)
+    assert b.overhead == pytest.approx((0.25 + 0.2 / 0.8) / 2)
+    # The same window again, but the bot pondered twice as long: the loop spent that too, and
+    # the overhead is the same (its steps cancel out: pace never follows a step's time).
+    twin = CpuShare(share=0.1, overhead=0.25)
+    twin.join("bot", now=0.0)
+    twin.observe(now=0.0, loop_cpu=0.0)
+    twin.measured(0.8)
+    twin.spend("bot", 0.3, now=5.0)
+    twin.measured(0.5, attended=True)
+    twin.observe(now=OVERHEAD_WINDOW, loop_cpu=1.5)
+    assert twin.overhead == pytest.approx(b.overhead)
+    # A round's true-up (here a refund: its events were priced over what they cost) is not
+    # what the overhead is reckoned against: only the events at their price are.
+    refunded = CpuShare(share=0.1, overhead=0.25)
+    refunded.join("bot", now=0.0)
+    refunded.observe(now=0.0, loop_cpu=0.0)
+    refunded.measured(0.4)
+    refunded.spend("bot", 0.3, now=4.0)
+    refunded.spend("bot", 0.01 - 0.2, now=5.0, priced=0.01)  # the round ends
+    refunded.measured(0.5, attended=True)
+    refunded.observe(now=OVERHEAD_WINDOW, loop_cpu=1.11)
+    assert refunded.overhead == pytest.approx((0.25 + 0.21 / 0.81) / 2)
+    # A window in which nobody played shows nothing: the overhead stays.
+    before = b.overhead
+    b.observe(now=2 * OVERHEAD_WINDOW, loop_cpu=1.2)
+    assert b.overhead == before
+    # A server busy with something else (the lobby: 5 s unmeasured for 0.1 s paid) slows
+    # the bot tables by at most 1 + OVERHEAD_MAX.
+    b.spend("bot", 0.1, now=25.0)
+    b.measured(0.1)
+    for i in range(3, 12):
+        b.spend("bot", 0.1, now=i * OVERHEAD_WINDOW - 1)
+        b.measured(0.1)
+        b.observe(now=i * OVERHEAD_WINDOW, loop_cpu=1.2 + 5.2 * (i - 2))
+    assert OVERHEAD_MAX - 0.01 < b.overhead <= OVERHEAD_MAX
+    # and none is never below nothing (a loop that measured less than its steps: rounding)
+    b.spend("bot", 0.1, now=125.0)
+    for i in range(13, 25):
+        b.spend("bot", 0.1, now=i * OVERHEAD_WINDOW - 1)
+        b.measured(0.2)
+        b.observe(now=i * OVERHEAD_WINDOW, loop_cpu=100.0)
+    assert 0.0 <= b.overhead < 0.01
+
+
+def _loop_per_second(share: float, watch: bool, seconds: float = 300.0) -> float:
+    """16 tables left to their bots on a fake clock, each step as the shell charges it: the
+    meter's price by events (3 ms, learned from each round), the loop's CPU the steps' cost
+    plus what no step measures (asyncio's switches, 40 % more for a table 4 spectators watch:
+    their frames written). The loop's CPU a second over the last two thirds of the run."""
+    tables, events_per_round = 16, 60
+    budget = CpuShare(share=share, overhead=0.25)
+    meters = [EventCost() for _ in range(tables)]
+    cost = [0.002 + 0.0005 * (i % 3) for i in range(tables)]  # CPU a step (one event each)
+    extra = [0.0004 + (0.4 * cost[i] if watch and i < 4 else 0.0) for i in range(tables)]
+    due, made = [0.0] * tables, [0] * tables
+    for i in range(tables):
+        budget.join(str(i), now=0.0)
+    now = loop_cpu = 0.0
+    mark = None
+    while now < seconds:
+        if mark is None and now >= seconds / 3:
+            mark = (now, loop_cpu)
+        i = min(range(tables), key=due.__getitem__)
+        now = due[i]
+        ready = budget.ready_at(str(i), now)
+        if ready > now:
+            due[i] = ready
+            continue
+        made[i] += 1
+        kind = "round_ended" if made[i] % events_per_round == 0 else "drew"
+        meter = meters[i]
+        if not meter.learned and budget.price is not None:
+            meter.per_event = budget.price
+        rounds, priced = meter.rounds, meter.priced
+        charge = meter.step(cost[i], _events(kind))
+        if meter.rounds > rounds:
+            budget.learn(meter.per_event)
+        budget.spend(str(i), charge, now, priced=meter.priced - priced)
+        budget.measured(cost[i])
+        loop_cpu += cost[i] + extra[i]
+        budget.observe(now, loop_cpu)
+    assert mark is not None
+    return (loop_cpu - mark[1]) / (now - mark[0])
+
+
+@pytest.mark.parametrize("watch", [False, True])
+def test_what_no_step_measures_is_paid_too_so_the_loop_stays_within_the_share(
+    watch: bool,
+) -> None:
+    share = 0.05
+    assert _loop_per_second(share, watch) <= share * 1.01
+
+
+async def test_a_bot_table_someone_watches_still_plays_within_the_share(tmp_path: Path) -> None:
+    """No seated player connected is "no human connected": a spectator does not take the
+    table out of the share. It sees the table play on, put off between its moves, and the
+    table is never paused for idleness (someone is connected)."""
+    async with running_server(tmp_path / "z.db", bot_tables_cpu_share=0.01) as (url, server):
+        host, joined = await _playing(url, "看")
+        await host.send({"type": "leave"})
+        await host.recv_type("left")
+        table = server.tables[str(joined["table"])]
+        watcher = await Client.connect(url, "watcher")
+        await watcher.recv_type("welcome")
+        await watcher.send({"type": "watch", "table": joined["table"]})
+        await watcher.recv_type("joined")
+        assert table.unattended(), "a spectator is not a seated player"
+        await apoll(lambda: table.deferred >= 3, "the watched bot table put off", 60)
+        assert table.core.idle.empty_since is None, "someone is connected: no idle pause"
+        for _ in range(3):  # and it plays on, at the share's pace, for the spectator to see
+            await watcher.recv_type("discarded", timeout=60)
+        assert table.unattended()
+        await watcher.close()
+        await host.close()

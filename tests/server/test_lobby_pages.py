@@ -9,13 +9,14 @@ listing is read by a real websocket client."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from clients.client import Client
 from protocol.messages import MAX_FRAME_BYTES, PROTOCOL_VERSION, TableInfo, Tables, parse_server
 from server.app import Server
-from server.lobby import Listing
+from server.lobby import Listing, shown
 from server.testkit import InProcessConn, running_server
 from tests.deadline import apoll
 
@@ -134,6 +135,10 @@ def _info(i: int, name: str, seat_name: str) -> dict[str, Any]:
     }
 
 
+def _by_id(rows: Iterable[_Row]) -> dict[str, _Row]:
+    return {r.id: r for r in rows}
+
+
 class _Row:
     def __init__(self, i: int, name: str = "牌桌", seat_name: str = "阿明") -> None:
         self.id, self.state = str(i), "waiting"
@@ -145,17 +150,17 @@ class _Row:
 
 def test_pages_are_cut_by_the_rows_bytes_and_the_widest_row_fits_a_frame() -> None:
     # The widest names there are: 32 characters of four UTF-8 bytes, seats of 24.
-    wide = [_Row(i, "𠀀" * 32, "𠀀" * 24) for i in range(1, 61)]
+    wide = _by_id(_Row(i, "𠀀" * 32, "𠀀" * 24) for i in range(1, 61))
     listing = Listing()
     first = json.loads(listing.frame(wide, 0))
     frames = [listing.frame(wide, p) for p in range(first["pages"])]
     assert all(len(f.encode()) <= MAX_FRAME_BYTES for f in frames)
     parsed = [Tables.model_validate_json(f) for f in frames]
     assert [t.id for p in parsed for t in p.tables] == [str(i) for i in range(1, 61)]
-    assert all(TableInfo.model_validate(r.fields) for r in wide)
+    assert all(TableInfo.model_validate(r.fields) for r in wide.values())
     # A small frame: every page is full up to it, none beyond.
     small = Listing(frame_bytes=4000)
-    rows = [_Row(i) for i in range(1, 41)]
+    rows = _by_id(_Row(i) for i in range(1, 41))
     count = json.loads(small.frame(rows, 0))["pages"]
     texts = [small.frame(rows, p) for p in range(count)]
     row_bytes = len(texts[0].encode()) // len(json.loads(texts[0])["tables"])
@@ -164,11 +169,65 @@ def test_pages_are_cut_by_the_rows_bytes_and_the_widest_row_fits_a_frame() -> No
     assert sum(len(json.loads(t)["tables"]) for t in texts) == 40
     # A change re-encodes that row only, and the pages are cut again.
     encoded = small.encoded
-    rows[5].fields = {**rows[5].fields, "spectators": 7}
-    small.changed(rows[5].id)
+    rows["6"].fields = {**rows["6"].fields, "spectators": 7}
+    small.changed("6")
     again = [json.loads(small.frame(rows, p)) for p in range(count)]
     assert small.encoded == encoded + 1
     assert next(r for p in again for r in p["tables"] if r["id"] == "6")["spectators"] == 7
     # Nothing changed: the same frames, nothing encoded.
     same = [small.frame(rows, p) for p in range(count)]
     assert [json.loads(t) for t in same] == again and small.encoded == encoded + 1
+
+
+SMALL = 3900  # a frame size whose pages hold five rows of ~680 bytes and less room than a row grows
+
+
+def _listed(listing: Listing, rows: dict[str, _Row]) -> list[dict[str, Any]]:
+    """Every page's rows as a client reads them; each frame within the listing's size."""
+    first = json.loads(listing.frame(rows, 0))
+    frames = [listing.frame(rows, p) for p in range(first["pages"])]
+    assert all(len(f.encode()) <= SMALL for f in frames)
+    assert {json.loads(f)["pages"] for f in frames} == {len(frames)}
+    return [r for f in frames for r in json.loads(f)["tables"]]
+
+
+def test_a_row_that_changes_in_place_makes_its_page_again_and_nothing_else() -> None:
+    """The worst request was the first after any change: a pass over every table to cut the
+    pages again. A row that stays where it was (same state, still fits its page) now re-makes
+    its own page only; anything else (a table made, closed, started, a row grown past its
+    page's room) cuts the pages again, and the listing is always the tables as they are."""
+    listing = Listing(frame_bytes=SMALL)
+    rows = _by_id(_Row(i) for i in range(1, 41))
+    _listed(listing, rows)
+    cuts = listing.cuts
+    for n in range(1, 30):  # spectators come and go: in place
+        rows[str(n)].fields = {**rows[str(n)].fields, "spectators": n}
+        listing.changed(str(n))
+        seen = _listed(listing, rows)
+        assert seen == [r.fields for r in rows.values()]
+    assert listing.cuts == cuts, "no pass over the tables for a row changed in place"
+    # A row grown past its page's room (a long name): the pages are cut again.
+    wide = _info(0, "𠀀" * 32, "𠀀" * 24)
+    growth = len(TableInfo.model_validate(wide).model_dump_json(exclude_unset=True).encode())
+    growth -= listing.where["1"][2]
+    full = next(p for p, used in enumerate(listing.used) if listing.budget - used < growth)
+    grows = next(i for i, (p, _, _) in listing.where.items() if p == full)
+    rows[grows].fields = {**wide, "id": grows}
+    listing.changed(grows)
+    assert _listed(listing, rows) == [r.fields for r in rows.values()]
+    assert listing.cuts == cuts + 1
+    # A table that starts moves to another group: cut again, in the listing's order.
+    rows["2"].state = "playing"
+    rows["2"].fields = {**rows["2"].fields, "state": "playing"}
+    listing.changed("2")
+    seen = _listed(listing, rows)
+    assert [r["id"] for r in seen] == [r.id for r in shown(rows.values())]
+    assert listing.cuts == cuts + 2
+    # A table closed and a new one made: cut again.
+    del rows["7"]
+    listing.changed("7")
+    rows["41"] = _Row(41)
+    listing.changed("41")
+    seen = _listed(listing, rows)
+    assert [r["id"] for r in seen] == [r.id for r in shown(rows.values())]
+    assert listing.cuts == cuts + 3

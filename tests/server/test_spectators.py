@@ -77,3 +77,36 @@ async def test_a_spectator_that_stops_reading_is_closed_by_the_keepalive(tmp_pat
         assert host.ws.close_code is None, "the host, who reads, stays"
         writer.close()
         await host.close()
+
+
+async def test_a_full_table_still_lets_a_seats_own_player_in_to_be_handed_the_seat(
+    tmp_path: Path,
+) -> None:
+    """The guest dropped and comes back on a new machine (no key, no token) to watch until
+    the creator hands the seat back; the spectators' cap (1) is reached. The guest is let in
+    (called as the away seat's player is), one such per seat: a second "guest" is refused,
+    and so is anyone else; the creator then hands the seat to the guest."""
+    from tests.server.test_seats_wire import guest_dropped
+
+    async with running_server(tmp_path / "z.db", seed="back", spectators_per_table=1) as (
+        url,
+        _,
+    ):
+        host, table, _ = await guest_dropped(url)
+        first = await connect(url, "someone")
+        await first.send({"type": "watch", "table": table})
+        assert (await first.recv_type("joined"))["seat"] is None
+        stranger = await connect(url, "stranger")
+        await stranger.send({"type": "watch", "table": table})
+        assert (await stranger.recv_type("error"))["code"] == "spectators_full"
+        back = await connect(url, "guest")  # a new machine: no player key, no token
+        await back.send({"type": "watch", "table": table})
+        assert (await back.recv_type("joined"))["seat"] is None
+        twin = await connect(url, "guest")
+        await twin.send({"type": "watch", "table": table})
+        assert (await twin.recv_type("error"))["code"] == "spectators_full", "one per seat"
+        await host.send({"type": "hand_seat", "seat": 1, "to": "guest"})
+        handed = await back.recv_type("joined")
+        assert handed["seat"] == 1 and handed["token"]
+        for c in (host, first, stranger, back, twin):
+            await c.close()
