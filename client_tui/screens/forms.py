@@ -534,7 +534,9 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
         out: dict[str, Any] = {}
         for key, f in self.fields.items():
             wid = f"#{option_id(key)}"
-            if self.fold_of[key] not in self.built:
+            if self.fold_of[key] not in self.built or not self.query(wid):
+                # Not built, or (two sections opened at once) still being attached: nobody
+                # can have changed it yet, so the value it is built from is the truth.
                 out[key] = self._values[key]
             elif f.kind == "switch":
                 out[key] = self.query_one(wid, Checkbox).value
@@ -613,9 +615,9 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
             return
         inert = inert_options(options, "zh" if self.lang.code == "zh" else "en")
         for key in self.fields:
-            if self.fold_of[key] not in self.built:
-                continue
             wid = option_id(key)
+            if self.fold_of[key] not in self.built or not self.query(f"#{wid}"):
+                continue  # not attached yet: the next `_show_changes` greys it
             greyed = key in inert
             widget = self.query_one(f"#{wid}")
             if widget.disabled != greyed:

@@ -44,7 +44,8 @@ def focus_order(config: Path) -> list[str]:
                 await pilot.pause(0.01)
             for fold in ("chicken", "score"):  # the two sections the test opens, with Enter
                 form.query_one(f"#fold-{fold}", Collapsible).collapsed = False
-            while not form.query(f"#{option_id('hand_cap')}"):
+            wanted = [f"#{option_id(k)}" for k in ("wuguji", "benji", "hand_cap")]
+            while not all(form.query(w) for w in wanted):  # both sections built
                 await pilot.pause(0.01)
             return [
                 # a focusable child of a Collapsible itself is its title (the body sits in
