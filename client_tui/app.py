@@ -246,11 +246,10 @@ class ZhuojiApp(App[int]):
         from client_tui.screens.replay import ReplayScreen
 
         for screen in self.screen_stack:
-            if isinstance(screen, TableScreen):
+            if isinstance(screen, ReplayScreen):
+                screen.configure(self.lang, self.ascii)
+            elif isinstance(screen, TableScreen):
                 screen.configure(self.lang, self.ascii, self.clock, self.play_mode)
-                if isinstance(screen, ReplayScreen):
-                    screen.show(screen.shown)
-                    continue
                 until = None if self.held is None else self._reveal_until
                 screen.present(self.view, shown=self.displayed, reveal_until=until)
             elif isinstance(screen, LobbyScreen):
@@ -699,9 +698,7 @@ class ZhuojiApp(App[int]):
         goes on behind it) and is told only how to draw."""
         from client_tui.screens.replay import ReplayScreen
 
-        screen = ReplayScreen(tapes, exporter=self.exporter)
-        screen.configure(self.lang, self.ascii, self.clock, self.play_mode)
-        self.push_screen(screen)
+        self.push_screen(ReplayScreen(tapes, exporter=self.exporter))
 
     def open_records(self, table: str | None = None) -> None:
         """The Records screen (client_tui.screens.records); `table`: a match just played. Its

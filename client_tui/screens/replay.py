@@ -1,9 +1,10 @@
-"""The replay browser: a stored round on the table screen, one move at a time.
+"""The replay browser: a stored round on the table widget, one move at a time.
 
 Keys: ← → step back/forward one move, Home/End jump to the deal/the end, PageUp/PageDown (or
 `[`/`]`) the previous/next round, `v` the viewpoint (all hands, each seat, a spectator), `s` the
 settlement sheet (at the end), `r` the match's rounds, `e` export the round up to this point as a
-deal script. The table is the live client's own screen, fed the views `client_tui.replay` builds.
+deal script. The table is the live client's own widget (`client_tui.screens.table_view`), fed
+the views `client_tui.replay` builds, with no clocks (a recorded move's clock is over).
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widgets import Static
 
-from client_tui.intents import Note, OpenSheet, Presented
+from client_tui.i18n import Lang
+from client_tui.intents import Note, OpenSheet, Presented, Refused
 from client_tui.replay import ALL, RoundTape, Viewpoint, export_script, view_at
-from client_tui.screens.table import TableScreen
+from client_tui.screens.table_view import TABLE_CSS, TableView
 from client_tui.view import View
 
 Exporter = Callable[[RoundTape, int, dict[str, object]], Path]
@@ -39,10 +43,10 @@ def export_to(folder: Path) -> Exporter:
     return write
 
 
-class ReplayScreen(TableScreen):
-    """One match's stored rounds, browsed; `tapes` in round order, `start` the round shown first."""
+class ReplayScreen(Screen[None]):
+    """One match's stored rounds, browsed; `tapes` in round order, `start` the round shown first.
+    The replay's own view is its own: the live table's goes on in the app, untouched."""
 
-    inherit_bindings = False
     BINDINGS = [
         Binding("left", "step(-1)", "←", show=False),
         Binding("right", "step(1)", "→", show=False),
@@ -61,6 +65,9 @@ class ReplayScreen(TableScreen):
         self, tapes: Sequence[RoundTape], start: int = 0, *, exporter: Exporter | None = None
     ) -> None:
         super().__init__()
+        self.table = TableView(live=False, id="table")
+        self.keys = Static(id="keys")  # where the replay is, and its keys
+        self.view = View()
         self.tapes = tuple(tapes)
         self.index = max(0, min(start, len(self.tapes) - 1))
         self.step = 0
@@ -71,18 +78,35 @@ class ReplayScreen(TableScreen):
     def tape(self) -> RoundTape:
         return self.tapes[self.index]
 
+    @property
+    def lang(self) -> Lang:
+        return self.table.lang
+
+    def configure(self, lang: Lang, ascii: bool) -> None:
+        """How to draw: the language and the tiles (the app's, handed down)."""
+        self.table.configure(lang, ascii, self.table.clock)
+        self.table.redraw()
+        self._show_keys()
+
+    def say_why(self, why: str) -> None:
+        """Show why a key did nothing, on the table's status line."""
+        self.table.say_why(why)
+
+    def compose(self) -> ComposeResult:
+        yield self.table
+        yield self.keys
+
     def on_mount(self) -> None:
+        self.table.terminal = (self.size.width, self.size.height)
         self._load()
-        self.set_interval(0.25, self._tick)
         self.post_message(Presented())  # how to draw (the language, the tiles) comes down
 
-    def on_screen_resume(self) -> None:
-        self.show(self.shown)
+    def on_resize(self, event: events.Resize) -> None:
+        self.table.terminal = (event.size.width, event.size.height)
 
-    def _track_clocks(self, view: View) -> None:
-        """No clocks in a replay: a recorded move's clock is over, and one that ran on the
-        reader's wall time would mean nothing (issue 23)."""
-        self.clocks = None
+    def on_screen_resume(self) -> None:
+        self.table.redraw()
+        self._show_keys()
 
     def _load(self) -> None:
         """Build the view at the current step and show it (the replay's own: the live table's
@@ -95,13 +119,15 @@ class ReplayScreen(TableScreen):
                 if (r := view_at(t, t.last, None).result) is not None
             )
             view = replace(view, history=history + view.history)
-        self.present(view)
+        self.view = view
+        self.table.present(view)
+        self._show_keys()
 
     # ----- what the screen shows besides the table -----
 
-    CSS_PATH = ["table.tcss", "replay.tcss"]  # type: ignore[assignment]
+    CSS_PATH = [TABLE_CSS, TABLE_CSS.with_name("replay.tcss")]  # type: ignore[list-item]
 
-    def _show_keys(self, view: object) -> None:
+    def _show_keys(self) -> None:
         """Two lines at the bottom: where the replay is, then its keys (short enough for 80
         columns)."""
         t = self.lang.t
@@ -124,7 +150,7 @@ class ReplayScreen(TableScreen):
                 out.append("  ")
             out.append(key, style="bold")
             out.append(" " + label, style="dim")
-        self.query_one("#keys", Static).update(out)
+        self.keys.update(out)
 
     def _viewpoint_name(self) -> str:
         t = self.lang.t
@@ -138,10 +164,8 @@ class ReplayScreen(TableScreen):
 
     # ----- keys -----
 
-    def on_key(self, event: events.Key) -> None:
-        """The table's tile keys play nothing here (the table screen's key handler is skipped);
-        the bindings above do the rest."""
-        event.prevent_default()
+    def _refuse(self, why: str) -> None:
+        self.post_message(Refused(why))
 
     def action_step(self, delta: int) -> None:
         target = self.step + delta

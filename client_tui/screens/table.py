@@ -1,26 +1,22 @@
-"""The table: the other seats with their discards and melds, the player's hand, the waits, what
-just happened, and the moves the server offers, one key each."""
+"""The play/watch screen: the table widget (`client_tui.screens.table_view`), the keys line
+below it, and the table's keys: a move, a claim, 报听, 托管, the sheets, leaving. Each key
+becomes an intent (`client_tui.intents`) posted up to the app; the state it acts on is the
+widget's, handed down by the app (`present`)."""
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Callable
 
-from rich.style import Style
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from client_tui import board
 from client_tui import render as rd
 from client_tui import tiles as tl
-from client_tui.analysis import options_for, ready_discards, rules_for, waits_after, waits_now
-from client_tui.clocks import SeatClocks
+from client_tui.analysis import options_for, rules_for
 from client_tui.i18n import Lang
 from client_tui.intents import (
     AnswerEnd,
@@ -36,18 +32,11 @@ from client_tui.intents import (
     Refused,
     Request,
 )
+from client_tui.screens.table_view import BIG, TABLE_CSS, WIDE, TableView
 from client_tui.view import PromptV, View
 from client_tui.widgets import Chip, HandView
-from rules.tiles import parse_tile, tile_name
 
-WHY_SECONDS = 5.0
-"""How long the status line says why a key did nothing."""
-WHY_STYLE = Style(color="#ff8060", bold=True)
-WIDE = (100, 30)
-"""The least terminal size (columns, rows) for the table layout."""
-BIG = (150, 45)
-"""The least terminal size for tiles drawn as boxes, the hand and the discards (issue 23: at
-200x60 most of the screen was empty and the hand small at the bottom left)."""
+__all__ = ["BIG", "WIDE", "TableScreen"]
 
 
 class TableScreen(Screen[None]):
@@ -75,29 +64,15 @@ class TableScreen(Screen[None]):
         Binding("o", "hand_seat", "hand seat", show=False),
     ]
 
-    CSS_PATH = "table.tcss"
+    CSS_PATH = [TABLE_CSS, TABLE_CSS.with_name("table.tcss")]  # type: ignore[list-item]
 
     def __init__(self) -> None:
         super().__init__()
-        self.cursor = 0
-        self.declare = False
-        self._why: tuple[str, float] | None = None  # why a key did nothing, and until when
-        self._chips: tuple[tuple[str, str, str, bool], ...] = ()
-        self._drawn_key: tuple[int, int, int | None] | None = None
-        self.bot_level = "normal"  # the level `a` / `+` adds (`v` cycles it)
-        self._hints: tuple[int, Text] | None = None  # the hints shown, for the prompt (seq)
-        self.wide = False  # the table layout (about 100x30 and up), else the compact list
-        self.big = False  # tiles drawn as boxes (about 150x45 and up)
-        self.clocks: SeatClocks | None = None
-        # State down: what the app hands this screen (`present`, `configure`). The screen reads
-        # nothing of the app and calls nothing in it; what the player asks for goes up as an
-        # intent (`client_tui.intents`).
-        self.view = View()  # the table as it stands: what a key acts on
-        self.shown = View()  # what is drawn: the finished round while it is held, else `view`
-        self.reveal_until: float | None = None  # while the round is held: when its sheet opens
-        self.lang = Lang("en")
-        self.ascii = False
-        self.clock: Callable[[], float] = time.monotonic
+        # State down: what the app hands this screen (`present`, `configure`) goes to the table
+        # widget, which holds it once; the screen reads nothing of the app and calls nothing in
+        # it: what the player asks for goes up as an intent (`client_tui.intents`).
+        self.table = TableView(id="table")
+        self.keys = Static(id="keys")  # the keys line below the table
         self.play_mode = "join"
 
     def configure(
@@ -105,7 +80,8 @@ class TableScreen(Screen[None]):
     ) -> None:
         """How to draw (language, tiles), the clock deadlines are read on, and the client's
         mode (`zhuoji play` offers a new match to anyone)."""
-        self.lang, self.ascii, self.clock, self.play_mode = lang, ascii, clock, play_mode
+        self.table.configure(lang, ascii, clock)
+        self.play_mode = play_mode
 
     def present(
         self,
@@ -115,337 +91,75 @@ class TableScreen(Screen[None]):
         reveal_until: float | None = None,
     ) -> None:
         """The table's new state (`shown`: what is drawn, when it is not `view`), drawn at once."""
-        self.view, self.shown = view, shown if shown is not None else view
-        self.reveal_until = reveal_until
-        self.show(self.shown)
+        self.table.present(view, shown=shown, reveal_until=reveal_until)
+        self._show_keys(view)
+
+    def show(self, view: View) -> None:
+        """Draw `view` as the table's state."""
+        self.present(view)
+
+    # The state the keys act on: the widget's (held there once).
+
+    @property
+    def view(self) -> View:
+        return self.table.view
+
+    @property
+    def lang(self) -> Lang:
+        return self.table.lang
+
+    @property
+    def ascii(self) -> bool:
+        return self.table.ascii
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.table.clock
 
     @property
     def held(self) -> bool:
         """The finished round is held on the table (any key opens its sheet)."""
-        return self.reveal_until is not None
+        return self.table.held
 
-    def reveal_left(self) -> float | None:
-        """Seconds until the sheet opens, while the hands are revealed."""
-        if self.reveal_until is None:
-            return None
-        return max(0.0, self.reveal_until - self.clock())
+    @property
+    def wide(self) -> bool:
+        return self.table.wide
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="header")
-        yield Static(id="banner")
-        with Vertical(id="room"):
-            yield Static(id="room-seats")
-            with Horizontal(id="room-buttons"):
-                # Not focusable: the table's keys (Enter, a, l) must reach the screen.
-                for bid, variant in (
-                    ("add-bot", "default"),
-                    ("remove-bot", "default"),
-                    ("start", "primary"),
-                    ("leave", "default"),
-                ):
-                    button = Button("", id=bid, variant=variant)  # type: ignore[arg-type]
-                    button.can_focus = False
-                    yield button
-        with Vertical(id="game"):
-            with Vertical(id="seats"):  # the compact list, below about 100x30
-                for p in range(4):
-                    yield Static(classes="seat", id=f"seat-{p}")
-            with Vertical(id="board"):  # the table itself: four seats around the centre
-                with Horizontal(id="board-top"):
-                    yield Static(classes="wseat", id="w-top")
-                with Horizontal(id="board-mid"):
-                    yield Static(classes="wseat", id="w-left")
-                    yield Static(id="w-centre")
-                    yield Static(classes="wseat", id="w-right")
-                with Horizontal(id="board-bottom"):
-                    yield Static(classes="wseat", id="w-me")
-            with Vertical(id="center"):
-                yield Static(id="status")
-            yield HandView(id="hand")
-            yield Static(id="waits")
-            yield Static(id="hints")
-            with Horizontal(id="actions"):
-                yield Static(id="clock")  # first: a narrow terminal crops the chips, not this
-        yield Static(id="keys")
+    @property
+    def big(self) -> bool:
+        return self.table.big
 
-    def on_mount(self) -> None:
-        self.set_interval(0.25, self._tick)
-        self._layout()
-        self.post_message(Presented())  # the app hands down the state to show
-        self.show(self.shown)
+    @property
+    def cursor(self) -> int:
+        return self.table.cursor
 
-    def on_screen_resume(self) -> None:
-        self.show(self.shown)
+    @cursor.setter
+    def cursor(self, index: int) -> None:
+        self.table.cursor = index
 
-    def on_resize(self, event: events.Resize) -> None:
-        self._layout()
-        self.show(self.shown)
-
-    def _layout(self) -> None:
-        """The table layout on screens of about 100x30 and up, else the compact list."""
-        w, h = self.size
-        self.wide = w >= WIDE[0] and h >= WIDE[1]
-        self.big = w >= BIG[0] and h >= BIG[1]
-        hand = self.query_one(HandView)
-        hand.styles.height = rd.HAND_LINES_BIG if self.big else rd.HAND_LINES
-        self.query_one("#board").display = self.wide
-        self.query_one("#seats").display = not self.wide
-        self.query_one("#seats").set_class(h < WIDE[1], "-tight")  # no blank lines to spare
-
-    # ----- rendering -----
+    @property
+    def declare(self) -> bool:
+        return self.table.declare
 
     def hand(self) -> tuple[str, ...]:
         """The player's hand in display order, in notation (the tiles a move names)."""
-        r = self.view.round
-        return tuple(map(tile_name, rd.hand_tiles(r))) if r is not None else ()
+        return self.table.hand()
 
-    def show(self, view: View) -> None:
-        """Render `view` (the app calls this after every change)."""
-        if not self.is_mounted:
-            return
-        lang, ascii = self.lang, self.ascii
-        self.query_one("#header", Static).update(rd.header_text(view, lang, ascii))
-        banner = rd.banner_text(view, lang)
-        self.query_one("#banner", Static).display = banner is not None
-        self.query_one("#banner", Static).update(banner or "")
-        waiting = view.table is not None and view.table.state == "waiting" and view.round is None
-        self.query_one("#room").display = waiting
-        self.query_one("#game").display = not waiting
-        if waiting:
-            self._show_room(view)
-        else:
-            self._show_game(view)
-        self._show_keys(view)
+    def compose(self) -> ComposeResult:
+        yield self.table
+        yield self.keys
 
-    def _show_room(self, view: View) -> None:
-        lang = self.lang
-        t = view.table
-        assert t is not None
-        out = Text(
-            lang.t("room_title", name=t.name, preset=lang.t("preset_" + t.preset)) + "\n\n",
-            style="bold",
-        )
-        for i, s in enumerate(t.seats):
-            who = s.name or lang.t("empty_seat")
-            tag = f" ({lang.t('you')})" if i == view.seat else ""
-            if s.kind == "bot":
-                tag += f" ({lang.t('bot')})" + rd.level_tag(s.level, lang)
-            out.append(f"  {i + 1}. {who}{tag}\n", style="dim" if s.kind == "empty" else "")
-        seated = view.seat is not None
-        if seated:
-            out.append("\n" + lang.t("room_hint"), style="dim")
-            level = lang.t("level_" + self.bot_level)
-            out.append("\n" + lang.t("room_level_hint", level=level), style="dim")
-        else:  # a watcher sees only what a watcher can do (issue 23)
-            out.append("\n" + lang.t("room_watching"), style="dim")
-        self.query_one("#room-seats", Static).update(out)
-        free = t.seated < 4
-        bots = any(s.kind == "bot" for s in t.seats)
-        for bid, key, enabled in (
-            ("add-bot", "btn_add_bot", seated and free),
-            ("remove-bot", "btn_remove_bot", seated and bots),
-            ("start", "btn_start", seated and not free),
-            ("leave", "btn_leave", True),
-        ):
-            button = self.query_one(f"#{bid}", Button)
-            button.label = lang.t(key)
-            if bid == "add-bot":
-                button.label = f"{lang.t(key)} ({lang.t('level_' + self.bot_level)})"
-            button.disabled = not enabled
-            button.display = seated or bid == "leave"  # a watcher can only leave
+    def on_mount(self) -> None:
+        self.table.terminal = (self.size.width, self.size.height)
+        self.post_message(Presented())  # the app hands down the state to show
 
-    def _clock_of(self, seat: int) -> Text:
-        """A seat's clock for the centre: the prompt's deadline for the player's own, else the
-        estimate of `client_tui.clocks` for the seat on turn, else its bank left."""
-        view, lang = self.view, self.lang
-        c = self.clocks
-        if c is None or not c.running:
-            return Text()
-        now = self.clock()
-        prompt = view.prompt
-        left: float | None
-        if seat == view.seat and prompt is not None and not prompt.answered:
-            left = None if prompt.deadline_at is None else max(0.0, prompt.deadline_at - now)
-        else:
-            left = c.left(seat, now)
-        if left is not None:
-            return Text(
-                "⏱" + lang.t("clock", s=math.ceil(left)),
-                style="bold red" if left <= 5 else "bold",
-            )
-        return Text(lang.t("bank_left", s=math.ceil(c.banks[seat])), style=rd.DIM)
+    def on_resize(self, event: events.Resize) -> None:
+        self.table.terminal = (event.size.width, event.size.height)
+        self._show_keys(self.view)
 
-    def _track_clocks(self, view: View) -> None:
-        t, r = view.table, view.round
-        if t is None or r is None:
-            return
-        if self.clocks is None or (self.clocks.turn_seconds, self.clocks.bank_seconds) != (
-            t.turn_seconds,
-            t.bank_seconds,
-        ):
-            self.clocks = SeatClocks.start(t.turn_seconds, t.bank_seconds)
-        turn = r.turn if r.phase == "turn" else None
-        self.clocks = self.clocks.moved(turn=turn, round_no=view.round_no, at=self.clock())
-
-    def _show_board(self, view: View) -> None:
-        """The table layout: 对家 on top, 上家 left, the centre, 下家 right, the player below."""
-        lang, ascii = self.lang, self.ascii
-        r = view.round
-        # 下家, 对家, 上家, 本家; a spectator sees the first seat (0) at the bottom, as if sat there.
-        order = rd.seat_order(view) if view.seat is not None else [1, 2, 3, 0]
-        width = self.size.width
-        inner = 24 if width < 110 else 28  # the centre's text; its box adds a border and padding
-        centre = self.query_one("#w-centre", Static)
-        if centre.styles.width is None or centre.styles.width.value != inner + 4:
-            centre.styles.width = inner + 4
-        side = max(20, (width - inner - 4) // 2 - 6)
-        big = self.big
-        for wid, seat in zip(("w-right", "w-top", "w-left", "w-me"), order, strict=True):
-            panel = self.query_one(f"#{wid}", Static)
-            cells = side if wid in ("w-left", "w-right") else width - 4
-            panel.update(rd.panel_text(view, seat, ascii, lang, cells, big=big))
-            panel.set_class(r is not None and r.phase == "turn" and r.turn == seat, "-turn")
-        self._show_centre(view)
-
-    def _show_centre(self, view: View) -> None:
-        """The centre alone (the clocks move every tick; the seats only with the view)."""
-        lang, ascii = self.lang, self.ascii
-        inner = 24 if self.size.width < 110 else 28
-        last = rd.last_text(view, lang, ascii)
-        text = board.centre_text(view, lang, ascii, self._clock_of, last, inner)
-        self.query_one("#w-centre", Static).update(text)
-
-    def _show_game(self, view: View) -> None:
-        lang, ascii = self.lang, self.ascii
-        r = view.round
-        self._track_clocks(view)
-        if self.wide:
-            self._show_board(view)
-        else:
-            order = rd.seat_order(view)
-            width = self.size.width - 2
-            for p, seat in enumerate(order):
-                panel = self.query_one(f"#seat-{p}", Static)
-                panel.update(rd.seat_text(view, seat, ascii, lang, width))
-                panel.set_class(r is not None and r.phase == "turn" and r.turn == seat, "-turn")
-        hand_widget = self.query_one(HandView)
-        seated = view.seat is not None and r is not None and r.hand is not None
-        hand_widget.display = seated
-        waits = self.query_one("#waits", Static)
-        if not seated or r is None or view.seat is None:
-            waits.update("")
-            self._show_status(view)
-            self._show_actions(view)
-            self._show_hints(view)
-            return
-        tiles = rd.hand_tiles(r)
-        prompt = view.prompt
-        my_turn = prompt is not None and not prompt.is_claim
-        # A new draw puts the cursor on the drawn tile: the usual discard is the one just drawn.
-        key = (view.round_no, len(r.discards[view.seat]), rd.drawn_tile(r))
-        if my_turn and key != self._drawn_key:
-            self._drawn_key = key
-            self.cursor = len(tiles) - 1
-        if tiles:
-            self.cursor = max(0, min(self.cursor, len(tiles) - 1))
-        marks: frozenset[int] = frozenset()
-        if my_turn and prompt is not None:
-            marks = (
-                frozenset(parse_tile(t) for t in prompt.tiles_for("ready"))
-                if self.declare
-                else ready_discards(r)
-            )
-        text, slots = rd.hand_text(
-            r,
-            view.seat,
-            ascii=ascii,
-            cursor=self.cursor if my_turn else None,
-            marks=marks,
-            playable=my_turn,
-            lang=lang,
-            big=self.big,
-        )
-        hand_widget.show(text, slots)
-        if my_turn and tiles:
-            tile = tiles[self.cursor]
-            after = waits_after(r, tile)
-            if after is None and marks:
-                waits.update(rd.keep_ready_text(marks, lang, ascii))
-            else:
-                waits.update(rd.waits_text(after, lang, ascii, after=tile))
-        elif r.phase != "over":
-            waits.update(rd.waits_text(waits_now(r), lang, ascii))
-        else:
-            waits.update("")
-        self._show_status(view)
-        self._show_actions(view)
-        self._show_hints(view)
-
-    def _show_hints(self, view: View) -> None:
-        """The hints asked for (`i`), while their prompt is open."""
-        panel = self.query_one("#hints", Static)
-        prompt = view.prompt
-        if self._hints is not None and (
-            prompt is None or prompt.answered or prompt.seq != self._hints[0]
-        ):
-            self._hints = None
-        panel.display = self._hints is not None
-        panel.update(self._hints[1] if self._hints is not None else "")
-
-    def _show_status(self, view: View) -> None:
-        """What just happened, and why the last key did nothing (while that is fresh)."""
-        parts = rd.last_parts(view, self.lang, self.ascii)
-        left = self.reveal_left()
-        if left is not None:
-            hint = self.lang.t("reveal_hint", s=math.ceil(left))
-            parts.append(Text(hint, style=rd.TURN_MARK))
-        if self._why is not None:
-            parts.append(Text(f"✗ {self._why[0]}", style=WHY_STYLE))
-        # Side by side while they fit, else a line each: a part is never cut or split.
-        self.query_one("#status", Static).update(rd.packed(parts, self.size.width - 2))
-
-    def _show_actions(self, view: View) -> None:
-        lang, ascii = self.lang, self.ascii
-        chips: list[tuple[str, str, str, bool]] = []
-        prompt = view.prompt
-        if prompt is not None and not prompt.answered:
-            if prompt.is_claim:  # the status line above says which tile is offered
-                if prompt.offers("hu"):
-                    chips.append(("h", lang.t("hu"), "hu", True))
-                if prompt.offers("gang"):
-                    chips.append(("k", lang.t("gang"), "gang", True))
-                if prompt.offers("pong"):
-                    chips.append(("p", lang.t("pong"), "pong", True))
-                if prompt.offers("pass"):
-                    chips.append(("space", lang.t("pass"), "pass", False))
-            else:
-                chips.append(("Enter", lang.t("your_turn"), "discard", True))
-                if prompt.offers("hu"):
-                    chips.append(("h", lang.t("zimo"), "hu", True))
-                for tile in prompt.tiles_for("gang"):
-                    label = f"{lang.t('gang')} {tl.label(tile, ascii)}"
-                    chips.append(("k", label, f"gang:{tile}", True))
-                if prompt.tiles_for("ready"):
-                    label = lang.t("ready_on") if self.declare else lang.t("ready")
-                    chips.append(("b", label, "declare", self.declare))
-        elif prompt is not None:
-            chips.append(("", lang.t("waiting_answer"), "", False))
-        table = view.table
-        if view.seat is not None and table is not None and table.seats[view.seat].auto:
-            chips.append(("a", lang.t("auto_on"), "auto", True))
-        # Highlighted while a move or claim waits for the player (with the bell: the app's).
-        asked = prompt is not None and not prompt.answered
-        self.query_one("#actions", Horizontal).set_class(asked, "-asked")
-        self.query_one(HandView).set_class(asked, "-asked")
-        sig = tuple(chips)
-        if sig != self._chips:
-            self._chips = sig
-            bar = self.query_one("#actions", Horizontal)
-            for chip in list(bar.query(Chip)):
-                chip.remove()
-            for key, label, action, main in chips:
-                bar.mount(Chip(key, label, action, main=main))
-        self._tick()
+    def on_screen_resume(self) -> None:
+        self.table.redraw()
+        self._show_keys(self.view)
 
     def _show_keys(self, view: View) -> None:
         lang = self.lang
@@ -479,49 +193,7 @@ class TableScreen(Screen[None]):
                 out.append(" " + (label.split()[0].rstrip(":：") if short else label))
             if out.cell_len <= width:
                 break
-        self.query_one("#keys", Static).update(out)
-
-    def _tick(self) -> None:
-        """The clock: seconds left for the prompt, red in the last five."""
-        if not self.is_mounted:
-            return
-        view = self.view
-        if self._why is not None and self.clock() >= self._why[1]:
-            self._why = None
-            if self.query_one("#game").display:
-                self._show_status(view)
-        if self.query_one("#game").display:
-            if self.held:
-                self._show_status(self.shown)  # the reveal counts down
-            if self.wide and self.shown.round is not None:
-                self._show_centre(self.shown)  # so do the clocks
-        clock = self.query_one("#clock", Static)
-        prompt = view.prompt
-        if view.end_vote is not None:  # a vote to end the match: the countdown, who agreed
-            names = rd.seat_names(view, self.lang, rd.name_cells(self.size.width))
-            line = rd.vote_line(view, names, self.lang, self.clock())
-            vote = Text(line, style="bold yellow")
-            if prompt is not None and prompt.deadline_at is not None and not prompt.answered:
-                left = max(0.0, prompt.deadline_at - self.clock())
-                vote.append("  ⏱ " + self.lang.t("clock", s=math.ceil(left)), style="bold")
-            clock.update(vote)
-            return
-        if view.wait is not None and prompt is None:  # between rounds
-            names = rd.seat_names(view, self.lang, rd.name_cells(self.size.width))
-            line = rd.wait_line(view, names, self.lang, self.clock())
-            if view.waiting_on_me:
-                line += " · " + self.lang.t("enter_ready")
-            clock.update(Text(line, style="bold"))
-            return
-        if prompt is None or prompt.deadline_at is None or prompt.answered:
-            clock.update("")
-            return
-        left = max(0.0, prompt.deadline_at - self.clock())
-        lang = self.lang
-        text = Text(
-            "⏱ " + lang.t("clock", s=math.ceil(left)), style="bold red" if left <= 5 else "bold"
-        )
-        clock.update(text)
+        self.keys.update(out)
 
     # ----- input -----
 
@@ -545,11 +217,8 @@ class TableScreen(Screen[None]):
 
     @on(HandView.TileClicked)
     def _tile_clicked(self, message: HandView.TileClicked) -> None:
-        if self.cursor == message.index:
-            self.action_discard()
-        else:
-            self.cursor = message.index
-            self.show(self.shown)
+        """A click on the tile under the cursor (the table moved the cursor on the first)."""
+        self.action_discard()
 
     @on(Chip.Pressed)
     def _chip(self, message: Chip.Pressed) -> None:
@@ -583,8 +252,7 @@ class TableScreen(Screen[None]):
 
     def say_why(self, why: str) -> None:
         """Show why a key did nothing, on the status line, for a few seconds."""
-        self._why = (why, self.clock() + WHY_SECONDS)
-        self._show_status(self.view)
+        self.table.say_why(why)
 
     def _why_not(self, act: str) -> str:
         """Why the move `act` (discard, hu, pong, gang, pass) cannot be made now."""
@@ -654,7 +322,6 @@ class TableScreen(Screen[None]):
             self._refuse(self._why_not("discard"))
             return
         self.cursor = (self.cursor + delta) % len(tiles)
-        self.show(self.shown)
 
     def action_discard(self) -> None:
         view = self.view
@@ -671,7 +338,7 @@ class TableScreen(Screen[None]):
             return
         tile = tiles[max(0, min(self.cursor, len(tiles) - 1))]
         if self.declare and prompt.offers("ready", tile):
-            self.declare = False
+            self.table.declare = False
             self.post_message(Discard(tile, declare=True))
         elif prompt.offers("discard", tile):
             self.post_message(Discard(tile))
@@ -725,9 +392,7 @@ class TableScreen(Screen[None]):
         if prompt is None or prompt.answered or not prompt.tiles_for("ready"):
             self._refuse(self._why_no_declare())
             return
-        self.declare = not self.declare
-        self._chips = ()
-        self.show(self.shown)
+        self.table.declare = not self.declare
 
     def action_auto(self) -> None:
         view = self.view
@@ -819,15 +484,15 @@ class TableScreen(Screen[None]):
             return
         from protocol.messages import AddBot
 
-        self.post_message(Request(AddBot(level=self.bot_level)))  # type: ignore[arg-type]
+        self.post_message(Request(AddBot(level=self.table.bot_level)))  # type: ignore[arg-type]
 
     def action_bot_level(self) -> None:
         """`v`: the level of the next bot added: normal → strong → easy → normal."""
         if not self._before_start():
             return
         order = ("normal", "strong", "easy")
-        self.bot_level = order[(order.index(self.bot_level) + 1) % len(order)]
-        self.show(self.shown)
+        level = self.table.bot_level
+        self.table.bot_level = order[(order.index(level) + 1) % len(order)]
 
     def action_hints(self) -> None:
         """`i`: the strong bot's three best moves for the prompt on screen, each with its value
@@ -841,8 +506,7 @@ class TableScreen(Screen[None]):
             self._refuse(self.lang.t(why))
             return
         assert view.prompt is not None
-        self._hints = (view.prompt.seq, Text(self.lang.t("hints_thinking"), style="dim"))
-        self.show(view)
+        self.table.hints = (view.prompt.seq, Text(self.lang.t("hints_thinking"), style="dim"))
         self._work_out_hints(view)
 
     @work(thread=True, exclusive=True, group="hints", exit_on_error=False)
@@ -857,9 +521,9 @@ class TableScreen(Screen[None]):
 
     def _hints_ready(self, seq: int, text: Text) -> None:
         """The hints worked out for the prompt `seq`: shown if that prompt is still open."""
-        if self._hints is not None and self._hints[0] == seq:
-            self._hints = (seq, text)
-            self.show(self.shown)
+        hints = self.table.hints
+        if hints is not None and hints[0] == seq:
+            self.table.hints = (seq, text)
 
     def action_remove_bot(self) -> None:
         if not self._before_start():

@@ -51,11 +51,11 @@ async def test_the_create_form_sets_the_pace_and_v_picks_each_bots_level(tmp_pat
             core = server.tables[app.view.table.id].core
             assert core.bot_delay == 1.5
             screen = app.screen
-            assert isinstance(screen, TableScreen) and screen.bot_level == "normal"
+            assert isinstance(screen, TableScreen) and screen.table.bot_level == "normal"
             assert "(normal)" in str(screen.query_one("#add-bot", Button).label)
             for seat, level in enumerate(("strong", "easy", "normal"), start=1):
                 await pilot.press("v")
-                assert screen.bot_level == level
+                assert screen.table.bot_level == level
                 assert f"now: {level}" in text_of(app, "#room-seats")
                 await pilot.press("a")  # before the start, `a` seats a bot of that level
 

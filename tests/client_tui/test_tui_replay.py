@@ -100,7 +100,7 @@ async def test_browse_a_stored_match_to_its_settlement_and_export_it(
         after_one = screen.view.round
         assert screen.step == 1 and after_one is not None
         # No running clock in a replay (issue 23): a recorded turn's clock means nothing now.
-        assert screen.clocks is None
+        assert screen.table.clocks is None
         centre = str(screen.query_one("#w-centre", Static).render())
         assert "⏱" not in centre and "bank " not in centre, centre
         await pilot.press("left", "left")

@@ -62,13 +62,13 @@ async def test_r_then_v_replays_the_hosts_match_from_every_viewpoint_and_exports
             screen = app.screen
             assert isinstance(screen, ReplayScreen)
             await pilot.pause()
-            assert screen._why is None, f"refused at once: {screen._why}"
+            assert screen.table.why is None, f"refused at once: {screen.table.why}"
             assert screen.tape.script is not None, "the whole round, from the host's database"
             assert screen.viewpoint == ALL
             await pilot.press("v")  # the next viewpoint: the first seat's
-            assert screen.viewpoint == 0 and screen._why is None
+            assert screen.viewpoint == 0 and screen.table.why is None
             await pilot.press("end", "e")
-            assert screen._why is None, screen._why
+            assert screen.table.why is None, screen.table.why
             files = sorted(out.glob("*.json"))
             assert [f.name for f in files] == [
                 f"table-{screen.tape.table}-round-1-step-{screen.tape.last}.json"
