@@ -43,25 +43,9 @@ from rules.options import (
     normalize_overrides,
 )
 
-DIALOG_CSS = """
-{name} { align: center middle; }
-{name} > Vertical {
-    width: 72; max-width: 100%; height: auto; max-height: 100%;
-    border: thick $primary; background: $surface; padding: 1 2;
-}
-{name} .title { text-style: bold; margin-bottom: 1; }
-{name} .error { color: $error; height: auto; }
-{name} Horizontal { height: auto; }
-{name} #buttons { margin-top: 1; }
-{name} Horizontal Button { margin-right: 2; }
-{name} .row { height: auto; margin-bottom: 1; }
-{name} .row Label { width: 30; }
-{name} .row Input, {name} .row Select { width: 1fr; }
-"""
-
-
-def dialog_css(name: str) -> str:
-    return DIALOG_CSS.replace("{name}", name)
+FORMS_CSS = Path(__file__).with_name("forms.tcss")
+"""The dialogs' styles, by absolute path: a relative `CSS_PATH` resolves beside the module of
+the class that names it, and a subclass elsewhere (a test's, a benchmark's) would miss it."""
 
 
 CompactW = TypeVar("CompactW", Input, Button, Checkbox, RadioButton, RadioSet, Select[str])
@@ -80,7 +64,7 @@ def compact(widget: CompactW) -> CompactW:
 class ChoiceScreen(ModalScreen[str | None]):
     """Pick one of `choices` ((value, label) pairs); Escape picks nothing."""
 
-    DEFAULT_CSS = dialog_css("ChoiceScreen")
+    CSS_PATH = FORMS_CSS
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
@@ -105,13 +89,7 @@ class ConfirmScreen(ModalScreen[bool]):
     """Ask before something that cannot be taken back by a key: `y` or Enter goes ahead, `n` or
     Escape stays. The body says what will happen."""
 
-    DEFAULT_CSS = (
-        dialog_css("ConfirmScreen")
-        + """
-    ConfirmScreen .body { height: auto; margin-bottom: 1; }
-    ConfirmScreen .hint { height: auto; color: $text-muted; }
-    """
-    )
+    CSS_PATH = FORMS_CSS
     BINDINGS = [
         Binding("y,enter", "answer(True)", "yes"),
         Binding("n,escape", "answer(False)", "no"),
@@ -282,35 +260,7 @@ class CreateTableScreen(ModalScreen[CreateTable | None]):
     A house preset (`protocol.house`) fills it from a saved file; Ctrl+S (or the button) saves the
     current choice under the name typed beside it. The body scrolls, so it works at 80×24."""
 
-    DEFAULT_CSS = (
-        dialog_css("CreateTableScreen")
-        + """
-    CreateTableScreen > Vertical { height: 100%; padding: 0 1; }
-    CreateTableScreen .title { margin-bottom: 0; }
-    CreateTableScreen #body { height: 1fr; }
-    CreateTableScreen .opts, CreateTableScreen .rows {
-        grid-size: 2; grid-columns: 24 1fr; grid-rows: auto; height: auto; grid-gutter: 0;
-    }
-    CreateTableScreen .rows Label { width: 24; }
-    CreateTableScreen .opts Label { width: 24; height: 1; }
-    CreateTableScreen .opts Checkbox, CreateTableScreen .opts Input { height: 1; }
-    CreateTableScreen Collapsible { padding: 0; border: none; margin: 0; }
-    CreateTableScreen Collapsible > Contents { padding: 0; }
-    CreateTableScreen .help {
-        color: $text-muted; height: 1; padding-left: 2; column-span: 2;
-        text-wrap: nowrap; text-overflow: ellipsis;
-    }
-    CreateTableScreen .section { text-style: bold; color: $accent; margin-top: 1; }
-    CreateTableScreen #changes { height: auto; color: $warning; }
-    CreateTableScreen #error.-ok { color: $success; }
-    CreateTableScreen #keys { height: 1; color: $text-muted; }
-    CreateTableScreen RadioSet { layout: horizontal; width: 1fr; height: auto; }
-    CreateTableScreen RadioSet > RadioButton { width: auto; margin-right: 1; }
-    CreateTableScreen #bot_delay { layout: vertical; }
-    CreateTableScreen Checkbox { width: 1fr; }
-    CreateTableScreen #buttons { margin-top: 0; }
-    """
-    )
+    CSS_PATH = FORMS_CSS
     BINDINGS = [
         Binding("escape", "cancel", "cancel"),
         Binding("ctrl+s", "save_house", "save house rules"),
@@ -790,7 +740,7 @@ class SeatScreen(ModalScreen[tuple[int | None, str | None] | None]):
     """Choose a seat at `table` (or any free one), with its password if it has one. With
     `watch`, only the password is asked."""
 
-    DEFAULT_CSS = dialog_css("SeatScreen")
+    CSS_PATH = FORMS_CSS
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
     def __init__(self, lang: Lang, table: TableV, *, watch: bool = False) -> None:
@@ -849,7 +799,7 @@ class HandSeatScreen(ModalScreen[tuple[int, str] | None]):
     as they watch (`hand_seat`): a returning player on a new machine, who has neither the
     seat's token nor the player key it was played under."""
 
-    DEFAULT_CSS = dialog_css("HandSeatScreen")
+    CSS_PATH = FORMS_CSS
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
     def __init__(self, lang: Lang, away: list[tuple[int, str | None]]) -> None:
