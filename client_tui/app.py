@@ -22,6 +22,7 @@ from textual.widgets import Static
 
 from client_tui.i18n import Lang
 from client_tui.intents import (
+    Again,
     AnswerEnd,
     AskEnd,
     Claim,
@@ -34,10 +35,12 @@ from client_tui.intents import (
     OpenSheet,
     PickPlayed,
     Presented,
+    Quit,
     ReadyForNext,
     Refused,
     Request,
     TakeBack,
+    ToggleAuto,
 )
 from client_tui.local import Acted, LocalMessage
 from client_tui.net import Link, hello_frame
@@ -54,6 +57,7 @@ from client_tui.view import Choice, ResultV, View
 from protocol.messages import (
     Act,
     AddBot,
+    Auto,
     BotLevel,
     CreateTable,
     GetRounds,
@@ -283,6 +287,13 @@ class ZhuojiApp(App[int]):
                 self.propose_end()
             case AnswerEnd():
                 self.answer_end(intent.agree)
+            case Again():
+                if not self.answer_end(False) and intent.summary:  # `n` refuses a vote first
+                    self.new_match()
+            case ToggleAuto():
+                self.toggle_auto()
+            case Quit():
+                self.action_quit_app()
             case OpenSheet():
                 self._open_sheet(intent)
             case LeaveTable():
@@ -740,6 +751,14 @@ class ZhuojiApp(App[int]):
             self.send(Leave())
         else:
             self._connected(self.view)
+
+    def toggle_auto(self) -> None:
+        """`a`: 托管 on or off for this player's seat (the server plays it meanwhile)."""
+        v = self.view
+        if v.seat is None or v.table is None:
+            self.refuse(self.lang.t("why_watching"))
+            return
+        self.send(Auto(on=not v.table.seats[v.seat].auto))
 
     def mid_match(self) -> bool:
         """Seated at a match that has not ended: leaving hands the seat to the bot."""

@@ -98,6 +98,23 @@ class NewMatch(Intent):
     """`n` after a match: play again."""
 
 
+class Again(Intent):
+    """`n` over a sheet: refuse an open vote to end the match if there is one, else, over the
+    standings (`summary`), play again."""
+
+    def __init__(self, *, summary: bool) -> None:
+        super().__init__()
+        self.summary = summary
+
+
+class ToggleAuto(Intent):
+    """`a`: 托管 on or off for this player's seat (from the table, or over a sheet)."""
+
+
+class Quit(Intent):
+    """Quit the client (mid-match, after saying what happens to the seat)."""
+
+
 class ReadyForNext(Intent):
     """Enter between rounds: this player has read the sheet."""
 

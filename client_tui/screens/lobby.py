@@ -12,7 +12,7 @@ from textual.widgets import Button, DataTable, Static
 
 from client_tui import render as rd
 from client_tui.i18n import Lang
-from client_tui.intents import OpenSheet, PickPlayed, Presented, Refused, Request, TakeBack
+from client_tui.intents import OpenSheet, PickPlayed, Presented, Quit, Refused, Request, TakeBack
 from client_tui.view import TableV, View
 from protocol.messages import CreateTable, ListTables, TakeSeat, Watch
 
@@ -251,7 +251,7 @@ class LobbyScreen(Screen[None]):
     @on(Button.Pressed)
     def _button(self, event: Button.Pressed) -> None:
         if event.button.id == "quit":
-            self.app.exit(0)
+            self.post_message(Quit())
         elif event.button.id:
             getattr(self, f"action_{event.button.id}")()
 

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from client_tui import tiles as tl
 from client_tui.i18n import Lang
-from client_tui.intents import NewMatch
+from client_tui.intents import Again, AnswerEnd, ToggleAuto
 from client_tui.render import signed
 from client_tui.screens.history import outcome_text
 from client_tui.sheet import HandRow, Sheet, payment_note
@@ -359,23 +359,21 @@ class SheetScreen(ModalScreen[bool]):
     def action_close(self, ready: bool = False) -> None:
         self.dismiss(ready)
 
+    # The intents below go to the app itself: this screen may be gone (dismissed) before a
+    # message posted to it would bubble up.
+
     def action_take_over(self) -> None:
-        """`a`: close the sheet and let the table take the key (托管 off or on)."""
+        """`a`: close the sheet, 托管 off or on."""
         self.dismiss(False)
-        self.app.call_later(self.app.run_action, "screen.auto")
+        self.app.post_message(ToggleAuto())
 
     def action_vote_end(self, agree: bool) -> None:
         """`y` (and `n`, see `action_again`) answer an open vote to end the match."""
-        answer = getattr(self.app, "answer_end", None)
-        if answer is not None:
-            answer(agree)
+        self.app.post_message(AnswerEnd(agree))
 
     def action_again(self) -> None:
-        answer = getattr(self.app, "answer_end", None)
-        if answer is not None and answer(False):  # `n` refuses an open vote to end the match
-            return
-        if self.name == "summary":
-            self.post_message(NewMatch())
+        """`n`: refuse an open vote to end the match, else (over the standings) play again."""
+        self.app.post_message(Again(summary=self.name == "summary"))
 
 
 def summary_renderable(

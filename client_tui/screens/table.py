@@ -31,6 +31,7 @@ from client_tui.intents import (
     ReadyForNext,
     Refused,
     Request,
+    ToggleAuto,
 )
 from client_tui.screens.table_view import BIG, TABLE_CSS, WIDE, TableView
 from client_tui.view import PromptV, View
@@ -402,9 +403,7 @@ class TableScreen(Screen[None]):
         if view.table.state == "waiting":
             self.action_add_bot()
             return
-        from protocol.messages import Auto
-
-        self.post_message(Request(Auto(on=not view.table.seats[view.seat].auto)))
+        self.post_message(ToggleAuto())
 
     def action_settlement(self) -> None:
         self.post_message(OpenSheet("settlement"))
