@@ -506,6 +506,9 @@ class ZhuojiApp(App[int]):
         self.held = view
         self._reveal_until = self.clock() + self.reveal_seconds
         self._reveal_timer = self.set_timer(self.reveal_seconds, self.end_reveal)
+        # The table learns it holds the round now (its countdown, any key opens the sheet), not
+        # with whatever frame comes next.
+        self._present()
 
     def reveal_left(self) -> float | None:
         """Seconds until the sheet opens, while the hands are revealed."""

@@ -3,19 +3,23 @@ round projected for one seat), at the sizes where each defect showed."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
+from rich.text import Text
 
+from client_tui import tiles as tl
 from client_tui.app import ZhuojiApp
 from client_tui.i18n import Lang
 from client_tui.offline import OfflineTable
 from client_tui.screens.history import outcome_text
 from client_tui.screens.sheets import SheetScreen, summary_renderable
 from client_tui.screens.table import TableScreen
+from client_tui.screens.table_view import TableView
 from protocol.messages import parse_server
 from rules.options import PRESETS
 from rules.players.bot import Bot
@@ -226,9 +230,12 @@ async def test_a_move_asked_over_an_open_sheet_brings_the_table_back_at_once() -
             )
         )
         table.seq += 1
-        await pilot.pause(0.6)
-        status = str(a.screen.query_one("#sheet-status").render())
-        assert "Round 2 starts in 30 s" in status, status
+
+        def status() -> str:
+            return str(a.screen.query_one("#sheet-status").render())
+
+        # The sheet's status line is redrawn on its own timer: wait for it (a deadline, no sleep).
+        await until(pilot, lambda: "Round 2 starts in 30 s" in status(), what="the countdown")
         nxt = Round.deal(PRESETS["guiyang"], seed=203, dealer=0)
         follow = OfflineTable(nxt, viewer=0, round_no=2)
         follow.seq = table.seq
@@ -482,3 +489,118 @@ def test_the_help_wraps_every_line_at_80_by_24(lang: str) -> None:
         flat = "".join(ln.strip() for ln in text.splitlines()).replace(" ", "")
         for _key, zh, en in KEYS:
             assert (zh if lang == "zh" else en).replace(" ", "") in flat, (width, zh)
+
+
+def lobby_row(preset: str, options: dict[str, Any], base: int) -> dict[str, Any]:
+    """A lobby row of a started house table (a `tables` frame's entry)."""
+    seat = {"name": "Bot", "kind": "bot", "connected": True, "auto": False, "level": "strong"}
+    return {
+        "id": "7",
+        "name": "周五晚上的家规桌 Friday house table",
+        "preset": preset,
+        "options": options,
+        "base": base,
+        "rounds": 8,
+        "turn_seconds": 15,
+        "bank_seconds": 60,
+        "claim_min_ms": 0,
+        "has_password": True,
+        "seats": [{"name": "me", "kind": "human", "connected": False, "auto": True}] + [seat] * 3,
+        "spectators": 2,
+        "state": "playing",
+        "round_no": 3,
+        "scores": [0, 0, 0, 0],
+    }
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(100, 30), (120, 40)])
+async def test_the_lobby_never_cuts_your_seat_and_wraps_the_house_rules(
+    tmp_path: Path, lang: str, size: tuple[int, int]
+) -> None:
+    """Issue 23, defect 7: at 100–120 columns a house table's row keeps the "your seat" marker
+    the `l` dialog tells the player to look for, and every override is said in full under the
+    list (the options column may be cut, the wrapped line below it is not)."""
+    from client_tui.render import options_summary
+    from client_tui.screens.lobby import LobbyScreen
+    from client_tui.seats import SeatStore
+
+    seats = SeatStore(tmp_path / "seats.json")
+    seats.put("ws://offline", "7", token="t" * 32, seat=0, left=True)
+    options = {
+        "hand_cap": 20,
+        "benji": True,
+        "xingqiji": True,
+        "wuguji": False,
+        "chuifengji": True,
+        "zimo_double": True,
+        "baodou": True,
+    }
+    a = ZhuojiApp(
+        "ws://offline", name="me", lang=lang, connect=False, seats=seats, clock=lambda: 1000.0
+    )
+    async with a.run_test(size=size) as pilot:
+        a.apply(parse_server('{"type": "welcome", "version": 1, "server": "t", "name": "me"}'))
+        frame = {"type": "tables", "tables": [lobby_row("guiyang", options, 2)]}
+        a.apply(parse_server(json.dumps(frame)))
+        await until(pilot, lambda: isinstance(a.screen, LobbyScreen) and bool(a.view.tables))
+        await pilot.pause()
+        lines = [screen_line(a, y) for y in range(size[1])]
+        row = next(line for line in lines if line.lstrip().startswith("7 "))
+        assert a.lang.t("your_seat") in row, row
+        said = options_summary(a.view.tables[0], a.lang)
+        assert Text(said).cell_len > 60, said  # longer than the options column leaves it
+        text = "".join(line.strip() for line in lines)
+        assert said.replace(" ", "") in text.replace(" ", ""), (said, lines)
+
+
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_at_80_by_24_en_the_status_line_and_the_sheets_keys_are_whole(ascii: bool) -> None:
+    """Issue 23, defect 9: at 80×24 in English the status line said `discarded 八…` and the
+    sheet's key line lost `· s shows it`. Every part is whole: the last discard beside why a key
+    did nothing, the round's end (the win, "round over", the countdown to the sheet), then every
+    key of the settlement sheet."""
+    r, table = played(0, late)
+    a = app("en")
+    a.ascii = ascii
+    now = [1000.0]
+    a.clock = lambda: now[0]
+    async with a.run_test(size=(80, 24)) as pilot:
+        for frame in table.opening():
+            a.apply(frame)
+        await pilot.pause()
+        last = a.view.last
+        assert last is not None and last.kind == "discarded" and last.tile is not None
+        await pilot.press("p")  # no pong offered: the status line says why, beside the discard
+        await pilot.pause()
+        tile = tl.label(last.tile, ascii)
+        said = [a.lang.t("last_discarded", name=a.view.name_of(last.seat), tile=tile)]
+        view = a.screen.query_one(TableView)
+        assert view.why is not None
+        said.append(view.why[0])
+        whole(a, said)
+        now[0] += 10  # the why goes after a while
+        await until(pilot, lambda: view.why is None)
+        bots = [Bot(f"end:{s}") for s in range(4)]
+        while r.phase is not Phase.OVER:  # the round played on to its end, held on the table
+            seat = r.awaiting()[0]
+            for frame in table.apply(bots[seat].choose(r, seat)):
+                a.apply(frame)
+        await until(pilot, lambda: a.held is not None)
+        await pilot.pause()
+        assert a.held.round is not None and a.held.round.wins, "won: its line is the longest"
+        whole(a, [a.lang.t("round_over"), a.lang.t("reveal_hint", s=3600)])
+        await pilot.press("x")  # any key: the sheet
+        await until(pilot, lambda: isinstance(a.screen, SheetScreen))
+        await pilot.pause()
+        hint = a.settlement_hint()
+        assert "s shows it again" in hint
+        whole(a, [hint])
+
+
+def whole(a: ZhuojiApp, parts: list[str]) -> None:
+    """Each of `parts` is on the screen whole, and no line of the screen is cut (`…`)."""
+    lines = [screen_line(a, y) for y in range(a.size.height)]
+    for part in parts:
+        assert any(part in line for line in lines), (part, "\n".join(lines))
+    assert not any("…" in line for line in lines), lines
