@@ -159,3 +159,24 @@ def test_sheet_at_larger_sizes(snap_compare: Any, lang: str, size: tuple[int, in
         assert isinstance(app.screen, SheetScreen)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_the_replay_draws_the_table_widget_without_clocks(snap_compare: Any) -> None:
+    """The replay browser mid-round at 120×40: the live table's own widget (the same seats and
+    centre as play) with no clock in the centre, and the replay's two lines of keys below."""
+    import json
+    from pathlib import Path
+
+    from client_tui.replay import tape_from_script
+    from client_tui.replay_app import ReplayApp
+
+    root = Path(__file__).resolve().parents[2]
+    data = json.loads((root / "tests/scenarios/opt_benji_01_flip_kind.json").read_text())
+    tape = tape_from_script(data, names=("me", "Bot-2", "Bot-3", "Bot-4"))
+    app = ReplayApp(tapes=[tape], lang="en", ascii=True, bell=False)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.press("v", *["right"] * 15)  # seat 0's view, 15 moves in
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
