@@ -199,8 +199,11 @@ class ChoiceSet(RadioSet):
         self.call_after_refresh(self._highlight_choice)
 
     def _highlight_choice(self) -> None:
-        if self.pressed_index >= 0:
-            self._selected = self.pressed_index
+        # Runs after a refresh: by then the set may have been taken out of the form (its fold
+        # rebuilt, the dialog closed), its buttons gone while it still names the pressed one.
+        pressed = self.pressed_button
+        if pressed is not None and pressed in self._nodes:
+            self._selected = self._nodes.index(pressed)
 
 
 class PaceChoice(ChoiceSet):
