@@ -6,9 +6,12 @@ I/O. `Table` owns one core and one asyncio task. Connection handlers only put me
 (the loop's steady clock for deadlines, the wall clock for records), and performs the effects
 it returns in order: store writes (awaited: nothing
 after a write is done until it is on disk), frames to send, memberships, the server's token
-registry. Then it arms one timer for the core's `next_wakeup`, which posts a `tick`. Nothing
-else reads or writes a table's state, and the core is never entered across an `await`, so
-there are no races to reason about.
+registry. Then it arms one timer for the core's `next_wakeup`, which posts a `tick`; or, when
+the input left frames that may go at once (its events, now stored, with no claim hold on them),
+it ticks at once instead. When an input is done its frames are handed to the sockets
+(`frames_out`), not at the end of the loop's next turn: a move's event leaves in the turn its
+write completes. Nothing else reads or writes a table's state, and the core is never entered
+across an `await`, so there are no races to reason about.
 
 A step that raises (a broken invariant, a failed write) freezes the table: its log is kept,
 its members are told, and the server goes on.
