@@ -115,7 +115,7 @@ class Table:
         self.loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
         self._moves: deque[_Move] = deque()  # moves whose frames wait to go out (metrics)
-        self._gone: list[tuple[float, float]] = []  # (received, held) of moves whose went
+        self._gone: list[tuple[float, float]] = []  # (received, held): moves whose frames went
         self.changes = 0  # writes that may have changed the lobby row (`lobby_key`)
         self._listed: tuple[int, str, int] | None = None  # `lobby_key` the lobby was told of
         # CPU the loop's thread spent on others while this step awaited the store (not its own)
