@@ -16,7 +16,14 @@ process (the other core). For each table count and each repeat, in alternating o
 Each run reads the server's CPU time from /proc (user + system, all threads) when the load starts
 and when it ends, and counts the frames its clients received: **CPU per delivered frame**, the
 cost a table pays, whatever the pace. Latency is measured the same way for both: from an action
-leaving its seat to the next event arriving at each other seat (p50 / p99 over all samples).
+leaving its seat to the next event arriving at each other seat (p50 / p99 over all samples):
+the frame that shows the action (zhuoji's tables are made with `claim_min_ms` 0, so no claim
+window is held open on purpose; a pass that closes a window is shown by the next draw). Beside
+it, for zhuoji, the server's own p50 / p99 (its `zhuoji_action_latency_seconds` histogram: the
+move read to its first event handed to the sockets, less any claim hold), and for every run the
+load generator's share of a core and its loop's lag p99: this process drives every client (2,000
+at 500 tables), and what it queues before reading a frame is in the clients' figures, not the
+server's.
 `--before DIR` adds a third server, `zhuoji serve` from another checkout (DIR first on its path,
 e.g. an older commit unpacked with `git archive REV | tar -x -C DIR`), played by the same load
 test: before and after a change, side by side. Printed per table count: the medians over the repeats and the ratio zhuoji / relay of the
@@ -94,6 +101,7 @@ class Load:
     actions: int = 0
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
+    lags: list[float] = field(default_factory=list)
 
 
 async def relay_table(url: str, index: int, actions: int, think: float, load: Load) -> None:
@@ -153,8 +161,19 @@ async def relay_load(url: str, tables: int, actions: int, think: float, ramp: fl
         await asyncio.sleep(i * ramp)
         await relay_table(url, i, actions, think, load)
 
+    lag = asyncio.create_task(watch_lag(load.lags))
     await asyncio.gather(*(delayed(i) for i in range(tables)))
+    lag.cancel()
     return load
+
+
+async def watch_lag(lags: list[float], every: float = 0.01) -> None:
+    """How late this process's own loop wakes for a timer (as `clients.loadtest`): the load
+    generator's queueing, which every latency sample of the run carries too."""
+    while True:
+        t = time.perf_counter()
+        await asyncio.sleep(every)
+        lags.append(time.perf_counter() - t - every)
 
 
 # ----- the runs -----
@@ -181,6 +200,51 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> 
             return
         time.sleep(0.05)
     raise SystemExit("the server did not start")
+
+
+def server_latency(port: int) -> dict[str, float | None]:
+    """p50 / p99 (ms) of zhuoji's own `zhuoji_action_latency_seconds` histogram (a move's
+    frame read by its connection's handler to its first event handed to the sockets, the
+    claim window's deliberate minimum left out), interpolated within its buckets as
+    Prometheus' `histogram_quantile` does: the server's part of the latency, without the
+    load generator's queueing. None for a server without it."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as answer:
+            text = answer.read().decode()
+    except OSError:
+        return {"server_p50_ms": None, "server_p99_ms": None}
+    buckets = []
+    for line in text.splitlines():
+        if line.startswith("zhuoji_action_latency_seconds_bucket"):
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets.append((float(le), float(line.rsplit(" ", 1)[1])))
+    return {
+        "server_p50_ms": bucket_quantile(buckets, 0.5),
+        "server_p99_ms": bucket_quantile(buckets, 0.99),
+    }
+
+
+def bucket_quantile(buckets: list[tuple[float, float]], q: float) -> float | None:
+    """The `q` quantile (ms) of cumulative histogram `buckets` ((upper bound s, count)),
+    linear within the bucket that holds it; the last finite bound if it is beyond.
+
+    >>> bucket_quantile([(0.001, 50), (0.002, 100), (float("inf"), 100)], 0.75)
+    1.5
+    """
+    if not buckets or buckets[-1][1] == 0:
+        return None
+    rank = q * buckets[-1][1]
+    lower, below = 0.0, 0.0
+    for bound, count in buckets:
+        if count >= rank:
+            if bound == float("inf"):
+                return round(lower * 1000, 2)
+            share = (rank - below) / (count - below) if count > below else 1.0
+            return round((lower + (bound - lower) * share) * 1000, 2)
+        lower, below = bound, count
+    return None
 
 
 def pct(xs: list[float], p: float) -> float | None:
@@ -229,16 +293,19 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         try:
             wait_port(port, proc)
             cpu0, t0 = process_cpu(proc.pid), time.perf_counter()
+            mine0 = time.process_time()
             samples: list[str] = []
+            server: dict[str, float | None] = {"server_p50_ms": None, "server_p99_ms": None}
             if kind == "relay":
                 load = asyncio.run(
                     relay_load(url, tables, args.relay_actions, args.think_ms / 1000, ramp)
                 )
-                frames, actions, lat, errors = (
+                frames, actions, lat, errors, lags = (
                     load.frames,
                     load.actions,
                     load.latencies,
                     load.errors,
+                    load.lags,
                 )
             else:
                 from clients.loadtest import run as run_loadtest
@@ -253,15 +320,19 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
                         table_options={"claim_min_ms": 0},
                     )
                 )
-                frames, actions, lat, errors = (
+                frames, actions, lat, errors, lags = (
                     report.frames,
                     report.actions,
                     report.latencies,
                     report.errors,
+                    report.lags,
                 )
                 samples = report.error_samples[:3]
             cpu = process_cpu(proc.pid) - cpu0
             wall = time.perf_counter() - t0
+            mine = time.process_time() - mine0
+            if kind != "relay":
+                server = server_latency(port)
         finally:
             proc.terminate()
             try:
@@ -280,6 +351,12 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         "cpu_per_action_us": round(cpu * 1e6 / actions, 1) if actions else None,
         "p50_ms": pct(lat, 0.5),
         "p99_ms": pct(lat, 0.99),
+        **server,
+        # The load generator (this process): its share of a core over the run and how late
+        # its loop ran (p99 of a 10 ms timer). A busy generator queues frames before it
+        # reads them, and the client-side p99 then measures it, not the server.
+        "loadgen_busy": round(mine / wall, 2) if wall else None,
+        "loadgen_lag_p99_ms": pct(lags, 0.99),
         "error_samples": samples,
     }
 
@@ -288,7 +365,16 @@ def summary(runs: list[dict[str, Any]], tables: int) -> dict[str, Any]:
     out: dict[str, Any] = {"tables": tables}
     for kind in ("relay", "zhuoji", "before"):
         mine = [r for r in runs if r["server"] == kind and r["tables"] == tables]
-        for key in ("cpu_per_frame_us", "cpu_per_action_us", "p50_ms", "p99_ms"):
+        for key in (
+            "cpu_per_frame_us",
+            "cpu_per_action_us",
+            "p50_ms",
+            "p99_ms",
+            "server_p50_ms",
+            "server_p99_ms",
+            "loadgen_busy",
+            "loadgen_lag_p99_ms",
+        ):
             values = [r[key] for r in mine if r[key] is not None]
             out[f"{kind}_{key}"] = round(statistics.median(values), 2) if values else None
     a, b = out["zhuoji_cpu_per_frame_us"], out["relay_cpu_per_frame_us"]
@@ -342,25 +428,53 @@ def main() -> None:
     if args.json:
         print(json.dumps({"runs": runs, "summary": summaries}))
         return
+    print_summaries(summaries, before=bool(args.before))
+
+
+TARGET_P99_MS = {100: 10.0, 500: 50.0}  # issue 26: zhuoji's p99 at 100 and 500 tables
+
+
+def print_summaries(summaries: list[dict[str, Any]], *, before: bool) -> None:
+    """Two tables: CPU per frame (zhuoji beside the relay), then each server's latency as its
+    clients saw it, as the server itself timed it, and what the load generator was doing."""
     print(
         f"{'tables':>6} {'relay µs/frame':>14} {'zhuoji µs/frame':>15} {'ratio':>6}"
         f" {'relay p50/p99 ms':>17} {'zhuoji p50/p99 ms':>18}"
     )
     for s in summaries:
-
-        def ms(kind: str, s: dict[str, Any] = s) -> str:
-            return f"{s[f'{kind}_p50_ms']:.1f} / {s[f'{kind}_p99_ms']:.1f}"
-
         print(
-            f"{s['tables']:>6} {s['relay_cpu_per_frame_us']:>14} {s['zhuoji_cpu_per_frame_us']:>15}"
-            f" {s['ratio_of_medians']:>6} {ms('relay'):>17} {ms('zhuoji'):>18}"
+            f"{s['tables']:>6} {s['relay_cpu_per_frame_us']!s:>14}"
+            f" {s['zhuoji_cpu_per_frame_us']!s:>15} {s['ratio_of_medians']!s:>6}"
+            f" {ms(s, 'relay'):>17} {ms(s, 'zhuoji'):>18}"
             f"   (per repeat: {s['ratio_per_repeat']})"
         )
-        if args.before:
+        if before:
             print(
                 f"{'':>6} before: {s['before_cpu_per_frame_us']} µs/frame,"
-                f" ratio {s['before_ratio_of_medians']}, p50/p99 {ms('before')} ms"
+                f" ratio {s['before_ratio_of_medians']}, p50/p99 {ms(s, 'before')} ms"
             )
+    print()
+    print(
+        f"{'tables':>6} {'server':>7} {'clients p50/p99 ms':>19} {'server p50/p99 ms':>18}"
+        f" {'load gen busy':>13} {'lag p99 ms':>10}  target p99"
+    )
+    for s in summaries:
+        for kind in ("relay", "zhuoji", "before") if before else ("relay", "zhuoji"):
+            target = TARGET_P99_MS.get(s["tables"]) if kind != "relay" else None
+            server = ms(s, f"{kind}_server") if kind != "relay" else "-"
+            print(
+                f"{s['tables']:>6} {kind:>7} {ms(s, kind):>19} {server:>18}"
+                f" {s[f'{kind}_loadgen_busy']!s:>13} {s[f'{kind}_loadgen_lag_p99_ms']!s:>10}"
+                f"  {'' if target is None else f'≤ {target:g}'}"
+            )
+
+
+def ms(s: dict[str, Any], kind: str) -> str:
+    """`p50 / p99` of `kind` in summary `s` (a dash for what was not measured)."""
+    p50, p99 = s.get(f"{kind}_p50_ms"), s.get(f"{kind}_p99_ms")
+    if p50 is None or p99 is None:
+        return "-"
+    return f"{p50:.1f} / {p99:.1f}"
 
 
 if __name__ == "__main__":

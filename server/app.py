@@ -280,6 +280,11 @@ class Server:
         commit; returns its part of the commit's time (`Store.write`)."""
         return await self.store.write(ops_of(records))
 
+    def frames_out(self) -> None:
+        """A table's input is done: its frames go to the sockets now (`TableHost`)."""
+        if self.outbox.pending:
+            self.outbox.flush()
+
     def seat_token(self, key: str, table: Table) -> None:
         """A seat token (its `token_key`) now leads to `table` (`TableHost`)."""
         self.tokens[key] = table

@@ -59,6 +59,11 @@ class TableHost(Protocol[Table]):
 
     def remove_table(self, table: Table) -> None: ...
 
+    def frames_out(self) -> None:
+        """Hand the frames sent so far to the sockets now, not at the end of the loop's turn:
+        a table calls it when its input is done (one more turn of a busy loop per move)."""
+        ...
+
     def lobby_changed(self, table: Table) -> None:
         """The table's lobby row may have changed (`server.lobby`)."""
         ...

@@ -6,9 +6,12 @@ I/O. `Table` owns one core and one asyncio task. Connection handlers only put me
 (the loop's steady clock for deadlines, the wall clock for records), and performs the effects
 it returns in order: store writes (awaited: nothing
 after a write is done until it is on disk), frames to send, memberships, the server's token
-registry. Then it arms one timer for the core's `next_wakeup`, which posts a `tick`. Nothing
-else reads or writes a table's state, and the core is never entered across an `await`, so
-there are no races to reason about.
+registry. Then it arms one timer for the core's `next_wakeup`, which posts a `tick`; or, when
+the input left frames that may go at once (its events, now stored, with no claim hold on them),
+it ticks at once instead. When an input is done its frames are handed to the sockets
+(`frames_out`), not at the end of the loop's next turn: a move's event leaves in the turn its
+write completes. Nothing else reads or writes a table's state, and the core is never entered
+across an `await`, so there are no races to reason about.
 
 A step that raises (a broken invariant, a failed write) freezes the table: its log is kept,
 its members are told, and the server goes on.
@@ -48,6 +51,7 @@ from server.table.effects import (
     Unbind,
     Write,
 )
+from server.table.fanout import EARLY
 from server.table.host import TableHost
 from server.table.inputs import (
     Command,
@@ -111,6 +115,7 @@ class Table:
         self.loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
         self._moves: deque[_Move] = deque()  # moves whose frames wait to go out (metrics)
+        self._gone: list[tuple[float, float]] = []  # (received, held): moves whose frames went
         self.changes = 0  # writes that may have changed the lobby row (`lobby_key`)
         self._listed: tuple[int, str, int] | None = None  # `lobby_key` the lobby was told of
         # CPU the loop's thread spent on others while this step awaited the store (not its own)
@@ -248,56 +253,80 @@ class Table:
     async def _run(self) -> None:
         while True:
             item = await self.inbox.get()
-            budget = self.server.bot_budget
             if isinstance(item, Stop):
                 self._cancel_timer()
-                if budget is not None:
-                    budget.leave(self.id)
+                if self.server.bot_budget is not None:
+                    self.server.bot_budget.leave(self.id)
                 return
-            metered = budget is not None and self.unattended()
-            if budget is not None and metered and isinstance(item, Tick):
-                now = self.loop.time()
-                if budget.ready_at(self.id, now) > now:  # over its share: it waits its turn
-                    self._arm_timer()
-                    continue
-            # The loop thread's CPU time, not the wall clock's: on a loaded machine a step
-            # preempted by other processes would be charged their time.
-            began, self._write_wait, self._committed = time.thread_time(), 0.0, 0.0
-            state, hold = self.core.state, self.core.pacer.hold_until
-            effects: list[Effect] = []
-            try:
-                effects = await self._step(item)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                # A broken invariant or a failed write: freeze the table, keep its log.
-                log.exception(
-                    "table %s: %s failed",
-                    self.id,
-                    type(item).__name__,
-                    extra={"event": "table_error", "table": self.id},
-                )
-                conn = getattr(item, "member", None)
-                if isinstance(conn, Conn) and conn.joining is self:
-                    conn.joining = None
-                await self._freeze()
-            try:
-                self._account(item, effects, state, hold)
-            except Exception:  # the metrics and the log never stop a table
-                log.exception("table %s: accounting failed", self.id)
-            self._lobby_check()
-            if budget is not None:
-                self._charge(budget, metered, time.thread_time() - began, effects)
-                armed = time.thread_time()
+            if await self._input(item, release=True):
+                # What the step stored goes out now, not after a timer's turn and a queued
+                # `Tick` (two more turns of a busy loop for every move).
+                await self._input(Tick(), release=False)
+            self.server.frames_out()
+            if self._gone:
+                self._delivered()
+
+    def _due_now(self) -> bool:
+        """Whether frames wait that may go at once: an event of this step, now stored, with
+        no claim hold on it. Only the pacer is asked (what is public: the events' order and
+        the hold), never what the core would do for a seat."""
+        now = self.loop.time()
+        due = self.core.pacer.due(now)
+        return due is not None and due <= now + EARLY
+
+    async def _input(self, item: Input[Conn], *, release: bool) -> bool:
+        """One input through the core, its effects done, its cost and metrics counted, the
+        timer armed for what comes next; or, with `release`, True instead of a timer if
+        frames wait that may go at once (`_due_now`): the caller ticks at once."""
+        budget = self.server.bot_budget
+        metered = budget is not None and self.unattended()
+        if budget is not None and metered and isinstance(item, Tick):
+            now = self.loop.time()
+            if budget.ready_at(self.id, now) > now:  # over its share: it waits its turn
                 self._arm_timer()
-                # Its next wakeup's reckoning is its cost too: into the round's, for the next
-                # round's rate (charged now, it would tell what the step decided).
-                reckoned = time.thread_time() - armed
-                self.meter.round_cost += reckoned
-                self.meter.spent += reckoned
-                budget.measured(reckoned, attended=not self.unattended())
-            else:
-                self._arm_timer()
+                return False
+        # The loop thread's CPU time, not the wall clock's: on a loaded machine a step
+        # preempted by other processes would be charged their time.
+        began, self._write_wait, self._committed = time.thread_time(), 0.0, 0.0
+        state, hold = self.core.state, self.core.pacer.hold_until
+        effects: list[Effect] = []
+        try:
+            effects = await self._step(item)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # A broken invariant or a failed write: freeze the table, keep its log.
+            log.exception(
+                "table %s: %s failed",
+                self.id,
+                type(item).__name__,
+                extra={"event": "table_error", "table": self.id},
+            )
+            conn = getattr(item, "member", None)
+            if isinstance(conn, Conn) and conn.joining is self:
+                conn.joining = None
+            await self._freeze()
+        try:
+            self._account(item, effects, state, hold)
+        except Exception:  # the metrics and the log never stop a table
+            log.exception("table %s: accounting failed", self.id)
+        self._lobby_check()
+        if budget is not None:
+            self._charge(budget, metered, time.thread_time() - began, effects)
+        if release and self._due_now():
+            return True
+        if budget is not None:
+            armed = time.thread_time()
+            self._arm_timer()
+            # Its next wakeup's reckoning is its cost too: into the round's, for the next
+            # round's rate (charged now, it would tell what the step decided).
+            reckoned = time.thread_time() - armed
+            self.meter.round_cost += reckoned
+            self.meter.spent += reckoned
+            budget.measured(reckoned, attended=not self.unattended())
+        else:
+            self._arm_timer()
+        return False
 
     def _charge(self, budget: CpuShare, metered: bool, took: float, effects: list[Effect]) -> None:
         """Charge a step to the share of the tables nobody is at, if this is one (or was when
@@ -543,16 +572,19 @@ class Table:
     def _timed(self, hold: float) -> None:
         """The moves whose first frames went out in this step: their latency, less the time
         the claim window's minimum (`hold`, the pacer's from before the step) held them after
-        they were stored. Observed once the frames are handed to the sockets (the outbox flush
-        was scheduled before this)."""
+        they were stored. Observed once the frames are handed to the sockets (`_delivered`,
+        after the input's `frames_out`)."""
         gone = self.core.pacer.gone
         while self._moves and self._moves[0].entry <= gone:
             move = self._moves.popleft()
-            held = max(0.0, hold - move.stored)
-            self.loop.call_soon(self._delivered, move.received, held)
+            self._gone.append((move.received, max(0.0, hold - move.stored)))
 
-    def _delivered(self, received: float, held: float) -> None:
-        self.server.metrics.delivered(max(0.0, self.loop.time() - received - held))
+    def _delivered(self) -> None:
+        """The moves timed by `_timed`, now that their frames are with the sockets."""
+        now = self.loop.time()
+        for received, held in self._gone:
+            self.server.metrics.delivered(max(0.0, now - received - held))
+        self._gone.clear()
 
     # ----- the timer -----
 
