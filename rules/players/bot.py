@@ -288,8 +288,9 @@ class Bot:
 
     def _turn(self, v: SeatView) -> Action:
         """The turn, decided with the same rules as `legal_actions` (the tests hold it to them)."""
-        seat, hand, melds = v.viewer, v.hand, v.own_melds
+        seat, hand = v.viewer, v.hand
         assert seat is not None and hand is not None
+        melds = v.melds[seat]  # as seen: the seat sees every tile of its own
         declared = v.declared[seat]
         if not v.after_pong and is_win_counts(hand, len(melds)):
             return Action(seat, "hu")
@@ -299,14 +300,14 @@ class Bot:
             if 4 in hand:
                 return Action(seat, "gang", hand.index(4))
             for m in melds:
-                if m.kind == "pong" and hand[m.tile]:
+                if m.kind == "pong" and m.tile is not None and hand[m.tile]:
                     return Action(seat, "gang", m.tile)
         choice = self._best_discard(v, hand, len(melds), self._chicken_kinds(v))
         discards = v.discard_count(seat)
         if discards == 0 and may_declare(
             v.opts,
             hand,
-            melds,
+            v.own_melds,
             choice,
             after_pong=v.after_pong,
             any_claim=v.any_claim,
@@ -357,23 +358,32 @@ def greedy_discards(
     """`Bot`'s discard choice before the seed: the discards that keep the hand closest to ready
     (exact shanten); when it stays ready, those whose waits have the most unseen copies; then
     those that keep connected tiles and `chickens`, isolated singles going first."""
-    low, candidates = exact.best_discards(hand, n_melds)
+    low, candidates, keys = exact.best_discards_keyed(hand, n_melds)
     if low == 0 and len(candidates) > 1:
         candidates = _widest_waits(v, hand, n_melds, candidates)
     if len(candidates) > 1:
-        rows = [tuple(hand[0:9]), tuple(hand[9:18]), tuple(hand[18:27])]
-        keeps = []
-        for k in candidates:
-            keep, lonely = row_tiebreak(rows[k // 9])
-            score = keep[k % 9]
-            if k in chickens:
-                score += CHICKEN_KEEP
-            elif k % 9 in lonely:
-                score -= 9
-            keeps.append(score)
+        keep0, plain0 = _tiebreak_scores(keys[0])
+        keep1, plain1 = _tiebreak_scores(keys[1])
+        keep2, plain2 = _tiebreak_scores(keys[2])
+        plain = plain0 + plain1 + plain2
+        if chickens:
+            keep = keep0 + keep1 + keep2
+            keeps = [keep[k] + CHICKEN_KEEP if k in chickens else plain[k] for k in candidates]
+        else:
+            keeps = [plain[k] for k in candidates]
         least = min(keeps)
         candidates = [k for k, score in zip(candidates, keeps, strict=True) if score == least]
     return candidates
+
+
+@lru_cache(maxsize=exact.KEY_CACHE)
+def _tiebreak_scores(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """`row_tiebreak` of the row whose suit key is `key`, as two score rows: `keep`, and `keep`
+    less 9 on the lonely ranks (the greedy tie-break's score of a tile that is not a chicken).
+    Cached by the int key: the tie-break asks it of three rows per decision."""
+    row = tuple(key // RANK_UNIT[r] % 5 for r in range(9))
+    keep, lonely = row_tiebreak(row)
+    return keep, tuple(v - 9 if r in lonely else v for r, v in enumerate(keep))
 
 
 def _widest_waits(v: SeatView, hand: Sequence[int], n_melds: int, ready: list[int]) -> list[int]:
