@@ -15,7 +15,7 @@ strong bot's playouts use: it is several times cheaper and the playouts only nee
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from rules.actions import Action
@@ -121,36 +121,75 @@ def approx_shanten(counts: Sequence[int], n_melds: int) -> int:
 @lru_cache(maxsize=ROW_CACHE)
 def row_info(row: tuple[int, ...]) -> RowInfo:
     """Everything the bot asks of one suit's nine counts, computed once per distinct row
-    (cached: a bot asks of the same rows again and again)."""
+    (cached: a bot asks of the same rows again and again). The small tuples inside are shared
+    between rows (`_Shared`): the strong bot's playouts make thousands of rows, and a cached
+    row holds references, not copies."""
+    key = int(bytes(row).translate(_DIGITS), 5)
+    sh = _shared()
+    index, pairs = sh.index, sh.pairs
     removals = []
     keep = []
     lonely = []
-    key = int(bytes(row).translate(_DIGITS), 5)
-    t = list(row)
+    present = []
+    pairs_held = 0
     for r in range(9):
-        if row[r]:
-            t[r] -= 1
-            removals.append(_suit_values(key - RANK_UNIT[r], t))
-            t[r] += 1
-            lo, hi = max(0, r - 2), min(8, r + 2)
-            if row[r] == 1 and sum(row[lo : hi + 1]) == 1:
-                lonely.append(r)
-            keep.append(_keep_score(row, r))
-        else:
-            removals.append((NEG, NEG))
+        c = row[r]
+        if not c:
+            removals.append(_NO_READING)
             keep.append(0)
-    pairs = sum(c // 2 for c in row)
-    present = tuple((r, removals[r][0], removals[r][1], 1 - row[r] % 2) for r in range(9) if row[r])
+            continue
+        n = index[key - RANK_UNIT[r]]
+        if n == suit_index.NONE:  # from a row of more than 15 tiles: the definition
+            t = list(row)
+            t[r] -= 1
+            rem = _suit_values(key - RANK_UNIT[r], t)
+            present.append((r, rem[0], rem[1], 1 - c % 2))
+        else:
+            rem = pairs[n]
+            present.append(sh.present[(r * len(pairs) + n) * 2 + 1 - c % 2])
+        removals.append(rem)
+        pairs_held += c // 2
+        lo, hi = r - 2 if r > 2 else 0, r + 2 if r < 6 else 8
+        if c == 1 and sum(row[lo : hi + 1]) == 1:
+            lonely.append(r)
+        keep.append(_keep_score(row, r))
     plain, eyed = _suit_values(key, row)
     return RowInfo(
         plain,
         eyed,
-        pairs,
+        pairs_held,
         tuple(removals),
         tuple(lonely),
         tuple(keep),
-        present,
+        tuple(present),
     )
+
+
+_NO_READING = (NEG, NEG)
+
+
+class _Shared:
+    """The approximate index (`suit_index.load_approx`) with its (plain, eyed) pairs as the
+    bot reads them (`NEG` for no eyed reading), and every `RowInfo.present` entry a row can
+    have, made once: (rank, plain, eyed, breaks a pair) at `(rank * pairs + number) * 2 +
+    breaks`."""
+
+    def __init__(self) -> None:
+        self.index, raw = suit_index.load_approx()
+        self.pairs = tuple(
+            (plain, NEG if eyed == suit_index.APPROX_NEG else eyed) for plain, eyed in raw
+        )
+        self.present = tuple(
+            (r, plain, eyed, breaks)
+            for r in range(9)
+            for plain, eyed in self.pairs
+            for breaks in (0, 1)
+        )
+
+
+@cache
+def _shared() -> _Shared:
+    return _Shared()
 
 
 @lru_cache(maxsize=ROW_CACHE)
