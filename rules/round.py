@@ -12,6 +12,7 @@ claim window, a 抢杠 window) or the round is over.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from rules.actions import Action, IllegalAction
 from rules.events import (
@@ -368,7 +369,7 @@ class Round:
         if tile in (YAOJI, WUGUJI) and tile not in self.first_discard:
             self.first_discard[tile] = (seat, len(row) - 1)
         hot = self.last_draw_replacement
-        self._emit(Discarded(seat, tile, declare, hot))
+        self._emit(_discarded(seat, tile, declare, hot))
         self.drawn = None
         self.claim_hot = hot
         self.claim_hot_gang = self.turn_gangs[-1] if hot and self.turn_gangs else None
@@ -528,7 +529,7 @@ class Round:
         if self.hands[seat][tile] == 4 or (self.melds[seat] and self.holding(seat, tile) == 4):
             self.four_turn[seat][tile] = self.turn_num[seat]
         self.phase = Phase.TURN
-        self._emit(Drew(seat, tile, replacement, self.wall_left))
+        self._emit(_drew(seat, tile, replacement, self.back - self.front))
 
     # ----- wins and the end -----
 
@@ -714,6 +715,12 @@ def step(r: Round, action: Action) -> tuple[Round, list[Event]]:
 OTHERS = ((1, 2, 3), (2, 3, 0), (3, 0, 1), (0, 1, 2))  # the other seats in play order
 # Per kind, the slice of kinds within two ranks of it in its suit.
 NEAR = tuple((k - min(k % 9, 2), k + min(8 - k % 9, 2) + 1) for k in range(NUM_KINDS))
+
+
+# The two events of every turn, made once per value (events are immutable): a draw by its seat,
+# tile, kind and the wall left after it; a discard by its seat, tile and marks.
+_drew = lru_cache(maxsize=1 << 15)(Drew)
+_discarded = lru_cache(maxsize=1 << 10)(Discarded)
 
 
 def _kinds(counts: Sequence[int]) -> list[int]:

@@ -31,6 +31,7 @@ and each seat's net. Its own claims in a window, and whether it passed a win sin
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from rules.actions import Action
@@ -284,17 +285,15 @@ def _melds_seen(
             rows.append(())
             continue
         shown = over or seat == viewer
-        rows.append(
-            tuple(
-                [
-                    MeldSeen(
-                        m.kind, m.tile if shown or m.kind != "an" else None, m.from_seat, m.dou
-                    )
-                    for m in row
-                ]
-            )
-        )
+        rows.append(tuple([_meld_seen(m, shown) for m in row]))
     return tuple(rows)
+
+
+@lru_cache(maxsize=4096)
+def _meld_seen(m: Meld, shown: bool) -> MeldSeen:
+    """A meld as seen (its tile hidden if it is an 暗杠 and not `shown`). Cached by value: melds
+    are few (kind, tile, claimed from, 豆), and every view shows every meld again."""
+    return MeldSeen(m.kind, m.tile if shown or m.kind != "an" else None, m.from_seat, m.dou)
 
 
 # Per kind, the kinds within two ranks of it in its suit: a wait on a kind always holds one.

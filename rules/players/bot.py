@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from rules.actions import Action
+from rules.actions import Action, ActKind
 from rules.chickens import known_chickens
 from rules.hand import is_win_counts, wait_mask
 from rules.legality import may_declare
@@ -295,6 +295,22 @@ def keep_value(kind: int, info: RowInfo, chickens: frozenset[int]) -> int:
     return info.keep[kind % 9] + (CHICKEN_KEEP if kind in chickens else 0)
 
 
+_BOT_ACTS: tuple[ActKind, ...] = ("discard", "ready", "gang", "hu", "pong", "pass")
+_ACTIONS: dict[tuple[int, ActKind, int | None], Action] = {
+    (seat, act, tile): Action(seat, act, tile)
+    for seat in range(4)
+    for act in _BOT_ACTS
+    for tile in (None, *range(27))
+}
+"""Every move a bot makes, made once (an `Action` is immutable): a decision looks its move up
+instead of building one."""
+
+
+def _action(seat: int, act: ActKind, tile: int | None = None) -> Action:
+    found = _ACTIONS.get((seat, act, tile))
+    return found if found is not None else Action(seat, act, tile)
+
+
 class Bot:
     """`Bot(seed).choose_for(view)` → one of `legal_actions_for(view)`, decided from one seat's
     view (`rules.view.SeatView`) and nothing else; `Bot(seed).choose(round, seat)` is
@@ -332,15 +348,15 @@ class Bot:
         melds = v.melds[seat]  # as seen: the seat sees every tile of its own
         declared = v.declared[seat]
         if not v.after_pong and is_win_counts(hand, len(melds)):
-            return Action(seat, "hu")
+            return _action(seat, "hu")
         if declared and v.drawn is not None:
-            return Action(seat, "discard", v.drawn)
+            return _action(seat, "discard", v.drawn)
         if not v.after_pong and not declared and v.wall_left > 0:
             if 4 in hand:
-                return Action(seat, "gang", hand.index(4))
+                return _action(seat, "gang", hand.index(4))
             for m in melds:
                 if m.kind == "pong" and m.tile is not None and hand[m.tile]:
-                    return Action(seat, "gang", m.tile)
+                    return _action(seat, "gang", m.tile)
         choice = self._best_discard(v, hand, len(melds), self._chicken_kinds(v))
         discards = v.discard_count(seat)
         if discards == 0 and may_declare(
@@ -353,20 +369,20 @@ class Bot:
             discards=discards,
             declared=declared,
         ):
-            return Action(seat, "ready", choice)  # 报听/天听 with the first discard
-        return Action(seat, "discard", choice)
+            return _action(seat, "ready", choice)  # 报听/天听 with the first discard
+        return _action(seat, "discard", choice)
 
     def _answer(self, v: SeatView) -> Action:
         seat, acts = v.viewer, v.offered
         assert seat is not None
         void = v.opts.pass_win == "penalty" and v.passed
         if "hu" in acts and not void:
-            return Action(seat, "hu")
+            return _action(seat, "hu")
         if "gang" in acts:
-            return Action(seat, "gang")
+            return _action(seat, "gang")
         if "pong" in acts and self._pong_helps(v):
-            return Action(seat, "pong")
-        return Action(seat, "pass")
+            return _action(seat, "pong")
+        return _action(seat, "pass")
 
     @staticmethod
     def _pong_helps(v: SeatView) -> bool:
