@@ -84,6 +84,10 @@ class Round:
         self.back = len(self.wall)
         self.hands: list[list[int]] = [to_counts(h) for h in hands]
         self.melds: list[list[Meld]] = [[], [], [], []]
+        # Bumped whenever a meld is made or changed: `rules.view.view_of` keeps what it shows of
+        # the melds per viewer until then (`melds_seen_memo`: (meld_changes, viewer → rows)).
+        self.meld_changes = 0
+        self.melds_seen_memo: tuple[int, dict[object, object]] = (-1, {})
         self.discards: list[list[DiscardRecord]] = [[], [], [], []]
         self.phase = Phase.TURN
         self.turn = dealer
@@ -154,6 +158,7 @@ class Round:
         c.__dict__.update(self.__dict__)
         c.hands = [list(h) for h in self.hands]
         c.melds = [list(m) for m in self.melds]
+        c.melds_seen_memo = (-1, {})
         c.discards = [list(d) for d in self.discards]
         c.turn_gangs = list(self.turn_gangs)
         c.turn_num = list(self.turn_num)
@@ -326,6 +331,7 @@ class Round:
         self._wait_cache[seat] = None
         meld = Meld("an", tile, None, "hanbao" if self._late(seat, tile) else "men")
         self.melds[seat].append(meld)
+        self.meld_changes += 1
         self.turn_gangs.append(meld)
         self.any_claim = True
         self._emit(ConcealedGang(seat, tile, meld.dou or ""))
@@ -353,6 +359,7 @@ class Round:
             "bu", tile, row[i].from_seat, "hanbao" if self._late(seat, tile) else "zhuanwan"
         )
         row[i] = meld
+        self.meld_changes += 1
         self.turn_gangs.append(meld)
         self.any_claim = True
         self._emit(AddedGang(seat, tile, meld.dou or ""))
@@ -478,6 +485,7 @@ class Round:
         if first == (discarder, len(row) - 1):
             self.zeren[tile] = (seat, discarder)
         self.any_claim = True
+        self.meld_changes += 1
         self._wait_cache[seat] = None
         self._begin_turn(seat)
         if act == "pong":

@@ -255,7 +255,7 @@ def view_of(r: Round, viewer: Viewer) -> SeatView:
         None if viewer is None else tuple(r.hands[viewer]),
         r.drawn if viewer is not None and viewer == r.turn else None,
         tuple(map(sum, r.hands)),
-        _melds_seen(r.melds, viewer, over),
+        _melds_seen(r, viewer, over),
         tuple(map(tuple, r.discards)),
         tuple(r.declared),
         r.claim_tile if window else None,
@@ -274,11 +274,18 @@ def view_of(r: Round, viewer: Viewer) -> SeatView:
     )
 
 
-def _melds_seen(
-    melds: list[list[Meld]], viewer: Viewer, over: bool
-) -> tuple[tuple[MeldSeen, ...], ...]:
+def _melds_seen(r: Round, viewer: Viewer, over: bool) -> tuple[tuple[MeldSeen, ...], ...]:
+    melds = r.melds
     if not (melds[0] or melds[1] or melds[2] or melds[3]):
         return _NO_MELDS
+    # The same rows for a viewer until a meld changes (`Round.meld_changes`): kept on the round.
+    changes, memo = r.melds_seen_memo
+    if changes != r.meld_changes:
+        memo = {}
+        r.melds_seen_memo = (r.meld_changes, memo)
+    found = memo.get((viewer, over))
+    if found is not None:
+        return found  # type: ignore[return-value]
     rows: list[tuple[MeldSeen, ...]] = []
     for seat, row in enumerate(melds):
         if not row:
@@ -286,7 +293,8 @@ def _melds_seen(
             continue
         shown = over or seat == viewer
         rows.append(tuple([_meld_seen(m, shown) for m in row]))
-    return tuple(rows)
+    seen = memo[(viewer, over)] = tuple(rows)
+    return seen
 
 
 @lru_cache(maxsize=4096)
