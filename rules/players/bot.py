@@ -192,10 +192,10 @@ def _shared() -> _Shared:
     return _Shared()
 
 
-@lru_cache(maxsize=ROW_CACHE)
 def row_tiebreak(row: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """`row_info(row)`'s `keep` and `lonely` alone: what the greedy bot's tie-break asks of a
-    row, without the approximate shanten it does not use (cached by the row)."""
+    row, without the approximate shanten it does not use (cached by suit key in
+    `_tiebreak_scores`)."""
     keep = []
     lonely = []
     for r in range(9):
@@ -431,7 +431,7 @@ def greedy_discards(
     return candidates
 
 
-@lru_cache(maxsize=exact.KEY_CACHE)
+@lru_cache(maxsize=ROW_CACHE)
 def _tiebreak_scores(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """`row_tiebreak` of the row whose suit key is `key`, as two score rows: `keep`, and `keep`
     less 9 on the lonely ranks (the greedy tie-break's score of a tile that is not a chicken).

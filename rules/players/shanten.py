@@ -406,7 +406,7 @@ def best_discards_keyed(
 # seven pairs' shanten after a discard per count held (index 1-4), their least at index 5:
 # none with a meld
 _NO_PAIRS = (99, 99, 99, 99, 99, 99)
-KEY_CACHE = 1 << 15  # suit keys (with their best entries) kept by `_keeping` and `_count_masks`
+KEY_CACHE = 1 << 14  # suit keys (with their best entries) kept by `_keeping` and `_count_masks`
 # the kinds of the set bits of a 9-bit rank mask (bit r: rank index r), per suit
 _KINDS0, _KINDS1, _KINDS2 = (
     tuple(tuple(9 * s + r for r in range(9) if m >> r & 1) for m in range(512)) for s in range(3)
