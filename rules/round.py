@@ -537,7 +537,7 @@ class Round:
         if self.hands[seat][tile] == 4 or (self.melds[seat] and self.holding(seat, tile) == 4):
             self.four_turn[seat][tile] = self.turn_num[seat]
         self.phase = Phase.TURN
-        self._emit(_drew(seat, tile, replacement, self.back - self.front))
+        self._emit(Drew(seat, tile, replacement, self.back - self.front))
 
     # ----- wins and the end -----
 
@@ -725,9 +725,8 @@ OTHERS = ((1, 2, 3), (2, 3, 0), (3, 0, 1), (0, 1, 2))  # the other seats in play
 NEAR = tuple((k - min(k % 9, 2), k + min(8 - k % 9, 2) + 1) for k in range(NUM_KINDS))
 
 
-# The two events of every turn, made once per value (events are immutable): a draw by its seat,
-# tile, kind and the wall left after it; a discard by its seat, tile and marks.
-_drew = lru_cache(maxsize=1 << 15)(Drew)
+# A discard's event, made once per value (events are immutable; 432 values: seat, tile and the
+# two marks). A draw's is not: with the wall left in it there are ~18,000 values.
 _discarded = lru_cache(maxsize=1 << 10)(Discarded)
 
 
