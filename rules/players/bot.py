@@ -417,9 +417,11 @@ def greedy_discards(
     if low == 0 and len(candidates) > 1:
         candidates = _widest_waits(v, hand, n_melds, candidates)
     if len(candidates) > 1:
-        keep0, plain0 = _tiebreak_scores(keys[0])
-        keep1, plain1 = _tiebreak_scores(keys[1])
-        keep2, plain2 = _tiebreak_scores(keys[2])
+        memo = _TIEBREAKS
+        k0, k1, k2 = keys
+        keep0, plain0 = memo.get(k0) or _tiebreak_scores(k0)
+        keep1, plain1 = memo.get(k1) or _tiebreak_scores(k1)
+        keep2, plain2 = memo.get(k2) or _tiebreak_scores(k2)
         plain = plain0 + plain1 + plain2
         if chickens:
             keep = keep0 + keep1 + keep2
@@ -431,14 +433,21 @@ def greedy_discards(
     return candidates
 
 
-@lru_cache(maxsize=ROW_CACHE)
+_TIEBREAKS: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}  # `_tiebreak_scores` by key
+
+
 def _tiebreak_scores(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """`row_tiebreak` of the row whose suit key is `key`, as two score rows: `keep`, and `keep`
     less 9 on the lonely ranks (the greedy tie-break's score of a tile that is not a chicken).
-    Cached by the int key: the tie-break asks it of three rows per decision."""
+    Kept in `_TIEBREAKS` by the int key (the tie-break asks it of three rows per decision; a
+    hit is one dict lookup), emptied when it holds `ROW_CACHE` entries."""
     row = tuple(key // RANK_UNIT[r] % 5 for r in range(9))
     keep, lonely = row_tiebreak(row)
-    return keep, tuple(v - 9 if r in lonely else v for r, v in enumerate(keep))
+    scores = keep, tuple(v - 9 if r in lonely else v for r, v in enumerate(keep))
+    if len(_TIEBREAKS) >= ROW_CACHE:
+        _TIEBREAKS.clear()
+    _TIEBREAKS[key] = scores
+    return scores
 
 
 def _widest_waits(v: SeatView, hand: Sequence[int], n_melds: int, ready: list[int]) -> list[int]:

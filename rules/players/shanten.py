@@ -372,7 +372,16 @@ def best_discards_keyed(
     keys = k0, k1, k2 = _keys(counts)
     (kept, b0), (_, b1), (_, b2) = _standard_after(rows[k0], rows[k1], rows[k2], sets)
     std = 3 * sets + 1 - kept  # after a discard that keeps a best entry; std + 1 otherwise
-    g0, g1, g2 = _keeping(k0, b0), _keeping(k1, b1), _keeping(k2, b2)
+    memo = _KEEPING  # `_keeping`, its hits inlined (three per decision)
+    g0 = memo.get(k0 << 10 | b0)
+    if g0 is None:
+        g0 = _keeping(k0, b0)
+    g1 = memo.get(k1 << 10 | b1)
+    if g1 is None:
+        g1 = _keeping(k1, b1)
+    g2 = memo.get(k2 << 10 | b2)
+    if g2 is None:
+        g2 = _keeping(k2, b2)
     if n_melds:
         sp: tuple[int, ...] = _NO_PAIRS
     else:
@@ -425,10 +434,14 @@ def _count_masks(key: int) -> tuple[int, int, int, int, int]:
     return out[0], out[1], out[2], out[3], out[4]
 
 
-@lru_cache(maxsize=KEY_CACHE)
+_KEEPING: dict[int, int] = {}  # `_keeping` by `key << 10 | best`
+
+
 def _keeping(key: int, best: int) -> int:
     """The rank mask of the suit's discards whose removal leaves one of the table entries
-    `best` (a mask of entries) unchanged (`_Index.removal_mask`)."""
+    `best` (a mask of entries) unchanged (`_Index.removal_mask`). Kept in `_KEEPING` by one int
+    (a hit is one dict lookup, no key tuple, no recency list to update), emptied when it holds
+    `KEY_CACHE` entries: bounded, and refilled in a few rounds."""
     ix = _index()
     rows = ix.rows
     full = rows[key]
@@ -436,4 +449,7 @@ def _keeping(key: int, best: int) -> int:
     for r in range(9):
         if key // RANK_UNIT[r] % 5 and ix.removal_mask(full, rows[key - RANK_UNIT[r]]) & best:
             out |= 1 << r
+    if len(_KEEPING) >= KEY_CACHE:
+        _KEEPING.clear()
+    _KEEPING[key << 10 | best] = out
     return out
