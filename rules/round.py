@@ -12,6 +12,7 @@ claim window, a 抢杠 window) or the round is over.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from rules.actions import Action, IllegalAction
 from rules.events import (
@@ -83,6 +84,10 @@ class Round:
         self.back = len(self.wall)
         self.hands: list[list[int]] = [to_counts(h) for h in hands]
         self.melds: list[list[Meld]] = [[], [], [], []]
+        # Bumped whenever a meld is made or changed: `rules.view.view_of` keeps what it shows of
+        # the melds per viewer until then (`melds_seen_memo`: (meld_changes, viewer → rows)).
+        self.meld_changes = 0
+        self.melds_seen_memo: tuple[int, dict[object, object]] = (-1, {})
         self.discards: list[list[DiscardRecord]] = [[], [], [], []]
         self.phase = Phase.TURN
         self.turn = dealer
@@ -153,6 +158,7 @@ class Round:
         c.__dict__.update(self.__dict__)
         c.hands = [list(h) for h in self.hands]
         c.melds = [list(m) for m in self.melds]
+        c.melds_seen_memo = (-1, {})
         c.discards = [list(d) for d in self.discards]
         c.turn_gangs = list(self.turn_gangs)
         c.turn_num = list(self.turn_num)
@@ -325,6 +331,7 @@ class Round:
         self._wait_cache[seat] = None
         meld = Meld("an", tile, None, "hanbao" if self._late(seat, tile) else "men")
         self.melds[seat].append(meld)
+        self.meld_changes += 1
         self.turn_gangs.append(meld)
         self.any_claim = True
         self._emit(ConcealedGang(seat, tile, meld.dou or ""))
@@ -352,6 +359,7 @@ class Round:
             "bu", tile, row[i].from_seat, "hanbao" if self._late(seat, tile) else "zhuanwan"
         )
         row[i] = meld
+        self.meld_changes += 1
         self.turn_gangs.append(meld)
         self.any_claim = True
         self._emit(AddedGang(seat, tile, meld.dou or ""))
@@ -368,7 +376,7 @@ class Round:
         if tile in (YAOJI, WUGUJI) and tile not in self.first_discard:
             self.first_discard[tile] = (seat, len(row) - 1)
         hot = self.last_draw_replacement
-        self._emit(Discarded(seat, tile, declare, hot))
+        self._emit(_discarded(seat, tile, declare, hot))
         self.drawn = None
         self.claim_hot = hot
         self.claim_hot_gang = self.turn_gangs[-1] if hot and self.turn_gangs else None
@@ -477,6 +485,7 @@ class Round:
         if first == (discarder, len(row) - 1):
             self.zeren[tile] = (seat, discarder)
         self.any_claim = True
+        self.meld_changes += 1
         self._wait_cache[seat] = None
         self._begin_turn(seat)
         if act == "pong":
@@ -528,7 +537,7 @@ class Round:
         if self.hands[seat][tile] == 4 or (self.melds[seat] and self.holding(seat, tile) == 4):
             self.four_turn[seat][tile] = self.turn_num[seat]
         self.phase = Phase.TURN
-        self._emit(Drew(seat, tile, replacement, self.wall_left))
+        self._emit(Drew(seat, tile, replacement, self.back - self.front))
 
     # ----- wins and the end -----
 
@@ -714,6 +723,11 @@ def step(r: Round, action: Action) -> tuple[Round, list[Event]]:
 OTHERS = ((1, 2, 3), (2, 3, 0), (3, 0, 1), (0, 1, 2))  # the other seats in play order
 # Per kind, the slice of kinds within two ranks of it in its suit.
 NEAR = tuple((k - min(k % 9, 2), k + min(8 - k % 9, 2) + 1) for k in range(NUM_KINDS))
+
+
+# A discard's event, made once per value (events are immutable; 432 values: seat, tile and the
+# two marks). A draw's is not: with the wall left in it there are ~18,000 values.
+_discarded = lru_cache(maxsize=1 << 10)(Discarded)
 
 
 def _kinds(counts: Sequence[int]) -> list[int]:

@@ -31,6 +31,7 @@ and each seat's net. Its own claims in a window, and whether it passed a win sin
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from rules.actions import Action
@@ -254,7 +255,7 @@ def view_of(r: Round, viewer: Viewer) -> SeatView:
         None if viewer is None else tuple(r.hands[viewer]),
         r.drawn if viewer is not None and viewer == r.turn else None,
         tuple(map(sum, r.hands)),
-        _melds_seen(r.melds, viewer, over),
+        _melds_seen(r, viewer, over),
         tuple(map(tuple, r.discards)),
         tuple(r.declared),
         r.claim_tile if window else None,
@@ -273,28 +274,34 @@ def view_of(r: Round, viewer: Viewer) -> SeatView:
     )
 
 
-def _melds_seen(
-    melds: list[list[Meld]], viewer: Viewer, over: bool
-) -> tuple[tuple[MeldSeen, ...], ...]:
+def _melds_seen(r: Round, viewer: Viewer, over: bool) -> tuple[tuple[MeldSeen, ...], ...]:
+    melds = r.melds
     if not (melds[0] or melds[1] or melds[2] or melds[3]):
         return _NO_MELDS
+    # The same rows for a viewer until a meld changes (`Round.meld_changes`): kept on the round.
+    changes, memo = r.melds_seen_memo
+    if changes != r.meld_changes:
+        memo = {}
+        r.melds_seen_memo = (r.meld_changes, memo)
+    found = memo.get((viewer, over))
+    if found is not None:
+        return found  # type: ignore[return-value]
     rows: list[tuple[MeldSeen, ...]] = []
     for seat, row in enumerate(melds):
         if not row:
             rows.append(())
             continue
         shown = over or seat == viewer
-        rows.append(
-            tuple(
-                [
-                    MeldSeen(
-                        m.kind, m.tile if shown or m.kind != "an" else None, m.from_seat, m.dou
-                    )
-                    for m in row
-                ]
-            )
-        )
-    return tuple(rows)
+        rows.append(tuple([_meld_seen(m, shown) for m in row]))
+    seen = memo[(viewer, over)] = tuple(rows)
+    return seen
+
+
+@lru_cache(maxsize=4096)
+def _meld_seen(m: Meld, shown: bool) -> MeldSeen:
+    """A meld as seen (its tile hidden if it is an 暗杠 and not `shown`). Cached by value: melds
+    are few (kind, tile, claimed from, 豆), and every view shows every meld again."""
+    return MeldSeen(m.kind, m.tile if shown or m.kind != "an" else None, m.from_seat, m.dou)
 
 
 # Per kind, the kinds within two ranks of it in its suit: a wait on a kind always holds one.

@@ -15,10 +15,10 @@ strong bot's playouts use: it is several times cheaper and the playouts only nee
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
-from rules.actions import Action
+from rules.actions import Action, ActKind
 from rules.chickens import known_chickens
 from rules.hand import is_win_counts, wait_mask
 from rules.legality import may_declare
@@ -121,42 +121,81 @@ def approx_shanten(counts: Sequence[int], n_melds: int) -> int:
 @lru_cache(maxsize=ROW_CACHE)
 def row_info(row: tuple[int, ...]) -> RowInfo:
     """Everything the bot asks of one suit's nine counts, computed once per distinct row
-    (cached: a bot asks of the same rows again and again)."""
+    (cached: a bot asks of the same rows again and again). The small tuples inside are shared
+    between rows (`_Shared`): the strong bot's playouts make thousands of rows, and a cached
+    row holds references, not copies."""
+    key = int(bytes(row).translate(_DIGITS), 5)
+    sh = _shared()
+    index, pairs = sh.index, sh.pairs
     removals = []
     keep = []
     lonely = []
-    key = int(bytes(row).translate(_DIGITS), 5)
-    t = list(row)
+    present = []
+    pairs_held = 0
     for r in range(9):
-        if row[r]:
-            t[r] -= 1
-            removals.append(_suit_values(key - RANK_UNIT[r], t))
-            t[r] += 1
-            lo, hi = max(0, r - 2), min(8, r + 2)
-            if row[r] == 1 and sum(row[lo : hi + 1]) == 1:
-                lonely.append(r)
-            keep.append(_keep_score(row, r))
-        else:
-            removals.append((NEG, NEG))
+        c = row[r]
+        if not c:
+            removals.append(_NO_READING)
             keep.append(0)
-    pairs = sum(c // 2 for c in row)
-    present = tuple((r, removals[r][0], removals[r][1], 1 - row[r] % 2) for r in range(9) if row[r])
+            continue
+        n = index[key - RANK_UNIT[r]]
+        if n == suit_index.NONE:  # from a row of more than 15 tiles: the definition
+            t = list(row)
+            t[r] -= 1
+            rem = _suit_values(key - RANK_UNIT[r], t)
+            present.append((r, rem[0], rem[1], 1 - c % 2))
+        else:
+            rem = pairs[n]
+            present.append(sh.present[(r * len(pairs) + n) * 2 + 1 - c % 2])
+        removals.append(rem)
+        pairs_held += c // 2
+        lo, hi = r - 2 if r > 2 else 0, r + 2 if r < 6 else 8
+        if c == 1 and sum(row[lo : hi + 1]) == 1:
+            lonely.append(r)
+        keep.append(_keep_score(row, r))
     plain, eyed = _suit_values(key, row)
     return RowInfo(
         plain,
         eyed,
-        pairs,
+        pairs_held,
         tuple(removals),
         tuple(lonely),
         tuple(keep),
-        present,
+        tuple(present),
     )
 
 
-@lru_cache(maxsize=ROW_CACHE)
+_NO_READING = (NEG, NEG)
+
+
+class _Shared:
+    """The approximate index (`suit_index.load_approx`) with its (plain, eyed) pairs as the
+    bot reads them (`NEG` for no eyed reading), and every `RowInfo.present` entry a row can
+    have, made once: (rank, plain, eyed, breaks a pair) at `(rank * pairs + number) * 2 +
+    breaks`."""
+
+    def __init__(self) -> None:
+        self.index, raw = suit_index.load_approx()
+        self.pairs = tuple(
+            (plain, NEG if eyed == suit_index.APPROX_NEG else eyed) for plain, eyed in raw
+        )
+        self.present = tuple(
+            (r, plain, eyed, breaks)
+            for r in range(9)
+            for plain, eyed in self.pairs
+            for breaks in (0, 1)
+        )
+
+
+@cache
+def _shared() -> _Shared:
+    return _Shared()
+
+
 def row_tiebreak(row: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """`row_info(row)`'s `keep` and `lonely` alone: what the greedy bot's tie-break asks of a
-    row, without the approximate shanten it does not use (cached by the row)."""
+    row, without the approximate shanten it does not use (cached by suit key in
+    `_tiebreak_scores`)."""
     keep = []
     lonely = []
     for r in range(9):
@@ -256,6 +295,22 @@ def keep_value(kind: int, info: RowInfo, chickens: frozenset[int]) -> int:
     return info.keep[kind % 9] + (CHICKEN_KEEP if kind in chickens else 0)
 
 
+_BOT_ACTS: tuple[ActKind, ...] = ("discard", "ready", "gang", "hu", "pong", "pass")
+_ACTIONS: dict[tuple[int, ActKind, int | None], Action] = {
+    (seat, act, tile): Action(seat, act, tile)
+    for seat in range(4)
+    for act in _BOT_ACTS
+    for tile in (None, *range(27))
+}
+"""Every move a bot makes, made once (an `Action` is immutable): a decision looks its move up
+instead of building one."""
+
+
+def _action(seat: int, act: ActKind, tile: int | None = None) -> Action:
+    found = _ACTIONS.get((seat, act, tile))
+    return found if found is not None else Action(seat, act, tile)
+
+
 class Bot:
     """`Bot(seed).choose_for(view)` → one of `legal_actions_for(view)`, decided from one seat's
     view (`rules.view.SeatView`) and nothing else; `Bot(seed).choose(round, seat)` is
@@ -288,45 +343,46 @@ class Bot:
 
     def _turn(self, v: SeatView) -> Action:
         """The turn, decided with the same rules as `legal_actions` (the tests hold it to them)."""
-        seat, hand, melds = v.viewer, v.hand, v.own_melds
+        seat, hand = v.viewer, v.hand
         assert seat is not None and hand is not None
+        melds = v.melds[seat]  # as seen: the seat sees every tile of its own
         declared = v.declared[seat]
         if not v.after_pong and is_win_counts(hand, len(melds)):
-            return Action(seat, "hu")
+            return _action(seat, "hu")
         if declared and v.drawn is not None:
-            return Action(seat, "discard", v.drawn)
+            return _action(seat, "discard", v.drawn)
         if not v.after_pong and not declared and v.wall_left > 0:
             if 4 in hand:
-                return Action(seat, "gang", hand.index(4))
+                return _action(seat, "gang", hand.index(4))
             for m in melds:
-                if m.kind == "pong" and hand[m.tile]:
-                    return Action(seat, "gang", m.tile)
+                if m.kind == "pong" and m.tile is not None and hand[m.tile]:
+                    return _action(seat, "gang", m.tile)
         choice = self._best_discard(v, hand, len(melds), self._chicken_kinds(v))
         discards = v.discard_count(seat)
         if discards == 0 and may_declare(
             v.opts,
             hand,
-            melds,
+            v.own_melds,
             choice,
             after_pong=v.after_pong,
             any_claim=v.any_claim,
             discards=discards,
             declared=declared,
         ):
-            return Action(seat, "ready", choice)  # 报听/天听 with the first discard
-        return Action(seat, "discard", choice)
+            return _action(seat, "ready", choice)  # 报听/天听 with the first discard
+        return _action(seat, "discard", choice)
 
     def _answer(self, v: SeatView) -> Action:
         seat, acts = v.viewer, v.offered
         assert seat is not None
         void = v.opts.pass_win == "penalty" and v.passed
         if "hu" in acts and not void:
-            return Action(seat, "hu")
+            return _action(seat, "hu")
         if "gang" in acts:
-            return Action(seat, "gang")
+            return _action(seat, "gang")
         if "pong" in acts and self._pong_helps(v):
-            return Action(seat, "pong")
-        return Action(seat, "pass")
+            return _action(seat, "pong")
+        return _action(seat, "pass")
 
     @staticmethod
     def _pong_helps(v: SeatView) -> bool:
@@ -357,23 +413,41 @@ def greedy_discards(
     """`Bot`'s discard choice before the seed: the discards that keep the hand closest to ready
     (exact shanten); when it stays ready, those whose waits have the most unseen copies; then
     those that keep connected tiles and `chickens`, isolated singles going first."""
-    low, candidates = exact.best_discards(hand, n_melds)
+    low, candidates, keys = exact.best_discards_keyed(hand, n_melds)
     if low == 0 and len(candidates) > 1:
         candidates = _widest_waits(v, hand, n_melds, candidates)
     if len(candidates) > 1:
-        rows = [tuple(hand[0:9]), tuple(hand[9:18]), tuple(hand[18:27])]
-        keeps = []
-        for k in candidates:
-            keep, lonely = row_tiebreak(rows[k // 9])
-            score = keep[k % 9]
-            if k in chickens:
-                score += CHICKEN_KEEP
-            elif k % 9 in lonely:
-                score -= 9
-            keeps.append(score)
+        memo = _TIEBREAKS
+        k0, k1, k2 = keys
+        keep0, plain0 = memo.get(k0) or _tiebreak_scores(k0)
+        keep1, plain1 = memo.get(k1) or _tiebreak_scores(k1)
+        keep2, plain2 = memo.get(k2) or _tiebreak_scores(k2)
+        plain = plain0 + plain1 + plain2
+        if chickens:
+            keep = keep0 + keep1 + keep2
+            keeps = [keep[k] + CHICKEN_KEEP if k in chickens else plain[k] for k in candidates]
+        else:
+            keeps = [plain[k] for k in candidates]
         least = min(keeps)
         candidates = [k for k, score in zip(candidates, keeps, strict=True) if score == least]
     return candidates
+
+
+_TIEBREAKS: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}  # `_tiebreak_scores` by key
+
+
+def _tiebreak_scores(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """`row_tiebreak` of the row whose suit key is `key`, as two score rows: `keep`, and `keep`
+    less 9 on the lonely ranks (the greedy tie-break's score of a tile that is not a chicken).
+    Kept in `_TIEBREAKS` by the int key (the tie-break asks it of three rows per decision; a
+    hit is one dict lookup), emptied when it holds `ROW_CACHE` entries."""
+    row = tuple(key // RANK_UNIT[r] % 5 for r in range(9))
+    keep, lonely = row_tiebreak(row)
+    scores = keep, tuple(v - 9 if r in lonely else v for r, v in enumerate(keep))
+    if len(_TIEBREAKS) >= ROW_CACHE:
+        _TIEBREAKS.clear()
+    _TIEBREAKS[key] = scores
+    return scores
 
 
 def _widest_waits(v: SeatView, hand: Sequence[int], n_melds: int, ready: list[int]) -> list[int]:

@@ -202,13 +202,14 @@ def _offer_index() -> bytes:
 
 
 def _seven_after(offers: int) -> tuple[int, ...]:
-    """Seven pairs' shanten after discarding a kind held h times (index h; 0: the hand's own),
-    from the hand's summed offers (three suits' `_offer_index` entries: twos << 5 | ones)."""
+    """Seven pairs' shanten after discarding a kind held h times (index h; 0: the hand's own;
+    5: the least of 1-4), from the hand's summed offers (three suits' `_offer_index` entries: twos << 5 | ones)."""
     twos, ones = offers >> _OFFER_SHIFT, offers & ((1 << _OFFER_SHIFT) - 1)
     out = [13 - _seven_kept(twos, ones)]
     for h in range(1, 5):
         (a0, o0), (a1, o1) = _OFFERS[h], _OFFERS[h - 1]
         out.append(13 - _seven_kept(twos - a0 + a1, ones - o0 + o1))
+    out.append(min(out[1:]))  # the least after any discard (`best_discards`)
     return tuple(out)
 
 
@@ -346,7 +347,109 @@ def discard_shantens(counts: Sequence[int], n_melds: int) -> dict[int, int]:
 
 
 def best_discards(counts: Sequence[int], n_melds: int) -> tuple[int, list[int]]:
-    """The lowest exact shanten one discard reaches, and every discard that reaches it."""
-    after = discard_shantens(counts, n_melds)
-    low = min(after.values())
-    return low, [k for k, s in after.items() if s == low]
+    """The lowest exact shanten one discard reaches, and every discard that reaches it (in
+    kind order): `discard_shantens`' minimum, without a value per discard."""
+    low, found, _ = best_discards_keyed(counts, n_melds)
+    return low, found
+
+
+def best_discards_keyed(
+    counts: Sequence[int], n_melds: int
+) -> tuple[int, list[int], tuple[int, int, int]]:
+    """`best_discards`, and the hand's three suit keys (for a caller that reads rows by key).
+
+    The lowest exact shanten one discard reaches, and every discard that reaches it (in
+    kind order): `discard_shantens`' minimum, without a value per discard.
+
+    A discard's standard shanten is the hand's best (`top - kept`) when its removal keeps a best
+    entry of its suit's table and one more otherwise (`discard_shantens`), so per suit one
+    cached rank mask of the discards that keep it (`_keeping`, by suit key and best entries)
+    decides; seven pairs' shanten after a discard depends only on the count held, so it is
+    compared a count at a time (`_count_masks`) when it can be as low as the standard one."""
+    sets = SETS - n_melds
+    ix = _index()
+    rows = ix.rows
+    keys = k0, k1, k2 = _keys(counts)
+    (kept, b0), (_, b1), (_, b2) = _standard_after(rows[k0], rows[k1], rows[k2], sets)
+    std = 3 * sets + 1 - kept  # after a discard that keeps a best entry; std + 1 otherwise
+    memo = _KEEPING  # `_keeping`, its hits inlined (three per decision)
+    g0 = memo.get(k0 << 10 | b0)
+    if g0 is None:
+        g0 = _keeping(k0, b0)
+    g1 = memo.get(k1 << 10 | b1)
+    if g1 is None:
+        g1 = _keeping(k1, b1)
+    g2 = memo.get(k2 << 10 | b2)
+    if g2 is None:
+        g2 = _keeping(k2, b2)
+    if n_melds:
+        sp: tuple[int, ...] = _NO_PAIRS
+    else:
+        sp = ix.seven[ix.offers[k0] + ix.offers[k1] + ix.offers[k2]]
+    if sp[5] > std:  # seven pairs cannot tie the standard form: the common case
+        if g0 or g1 or g2:
+            return std, [*_KINDS0[g0], *_KINDS1[g1], *_KINDS2[g2]], keys
+        h0, h1, h2 = _count_masks(k0)[0], _count_masks(k1)[0], _count_masks(k2)[0]
+        return std + 1, [*_KINDS0[h0], *_KINDS1[h1], *_KINDS2[h2]], keys
+    c0, c1, c2 = _count_masks(k0), _count_masks(k1), _count_masks(k2)
+    low = 99
+    m0 = m1 = m2 = 0
+    for h in range(1, 5):
+        a0, a1, a2 = c0[h], c1[h], c2[h]
+        if not (a0 or a1 or a2):
+            continue
+        p = sp[h]
+        for value, x0, x1, x2 in (
+            (std if std < p else p, a0 & g0, a1 & g1, a2 & g2),
+            (std + 1 if std + 1 < p else p, a0 & ~g0, a1 & ~g1, a2 & ~g2),
+        ):
+            if not (x0 or x1 or x2) or value > low:
+                continue
+            if value < low:
+                low, m0, m1, m2 = value, x0, x1, x2
+            else:
+                m0, m1, m2 = m0 | x0, m1 | x1, m2 | x2
+    return low, [*_KINDS0[m0], *_KINDS1[m1], *_KINDS2[m2]], keys
+
+
+# seven pairs' shanten after a discard per count held (index 1-4), their least at index 5:
+# none with a meld
+_NO_PAIRS = (99, 99, 99, 99, 99, 99)
+KEY_CACHE = 1 << 14  # suit keys (with their best entries) kept by `_keeping` and `_count_masks`
+# the kinds of the set bits of a 9-bit rank mask (bit r: rank index r), per suit
+_KINDS0, _KINDS1, _KINDS2 = (
+    tuple(tuple(9 * s + r for r in range(9) if m >> r & 1) for m in range(512)) for s in range(3)
+)
+
+
+@lru_cache(maxsize=KEY_CACHE)
+def _count_masks(key: int) -> tuple[int, int, int, int, int]:
+    """The rank masks of a suit key: (every rank held, held once, twice, three, four times)."""
+    out = [0, 0, 0, 0, 0]
+    for r in range(9):
+        h = key // RANK_UNIT[r] % 5
+        if h:
+            out[0] |= 1 << r
+            out[h] |= 1 << r
+    return out[0], out[1], out[2], out[3], out[4]
+
+
+_KEEPING: dict[int, int] = {}  # `_keeping` by `key << 10 | best`
+
+
+def _keeping(key: int, best: int) -> int:
+    """The rank mask of the suit's discards whose removal leaves one of the table entries
+    `best` (a mask of entries) unchanged (`_Index.removal_mask`). Kept in `_KEEPING` by one int
+    (a hit is one dict lookup, no key tuple, no recency list to update), emptied when it holds
+    `KEY_CACHE` entries: bounded, and refilled in a few rounds."""
+    ix = _index()
+    rows = ix.rows
+    full = rows[key]
+    out = 0
+    for r in range(9):
+        if key // RANK_UNIT[r] % 5 and ix.removal_mask(full, rows[key - RANK_UNIT[r]]) & best:
+            out |= 1 << r
+    if len(_KEEPING) >= KEY_CACHE:
+        _KEEPING.clear()
+    _KEEPING[key << 10 | best] = out
+    return out

@@ -9,7 +9,7 @@ import pytest
 from rules.hand import wait_mask
 from rules.options import PRESETS
 from rules.players import suit_index
-from rules.players.bot import NEG, Bot, _suit_value, shanten, suit_value
+from rules.players.bot import NEG, Bot, RowInfo, _suit_value, row_info, shanten, suit_value
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tiles, to_counts
 from tests.support import volume
@@ -155,3 +155,43 @@ def test_the_shipped_approximate_values_are_the_definition() -> None:
     assert _suit_value((4, 4, 4, 3, 0, 0, 0, 0, 0), False) == suit_value(
         (4, 4, 4, 3) + (0,) * 5, False
     )
+
+
+def _row_info_by_definition(row: tuple[int, ...]) -> RowInfo:
+    """`row_info` written out from its field comments, on `suit_value` (the recursion)."""
+    removals, keep, lonely, present = [], [], [], []
+    for r in range(9):
+        if not row[r]:
+            removals.append((NEG, NEG))
+            keep.append(0)
+            continue
+        less = list(row)
+        less[r] -= 1
+        plain, eyed = suit_value(tuple(less), False), suit_value(tuple(less), True)
+        removals.append((plain, eyed))
+        present.append((r, plain, eyed, 1 - row[r] % 2))
+        near = row[max(0, r - 2) : min(8, r + 2) + 1]
+        if row[r] == 1 and sum(near) == 1:
+            lonely.append(r)
+        score = sum(
+            (2 if abs(d) == 1 else 1) for d in (-2, -1, 1, 2) if 0 <= r + d <= 8 and row[r + d]
+        )
+        keep.append(score + (3 if row[r] >= 2 else 0) - (1 if r in (0, 8) else 0))
+    return RowInfo(
+        suit_value(row, False),
+        suit_value(row, True),
+        sum(c // 2 for c in row),
+        tuple(removals),
+        tuple(lonely),
+        tuple(keep),
+        tuple(present),
+    )
+
+
+def test_row_info_is_its_definition() -> None:
+    # `row_info` reads the precomputed values and shares its small tuples between rows (the
+    # strong bot's playouts make thousands of rows): the same values as the definition, on
+    # rows of every size a hand (or a hand and a draw) can hold.
+    rows = [row for _, row in suit_index.rows(15)]
+    for row in random.Random(24).sample(rows, volume(3_000, len(rows))):
+        assert row_info.__wrapped__(row) == _row_info_by_definition(row), row

@@ -214,3 +214,21 @@ def test_discard_shantens_are_the_shanten_after_each_discard() -> None:
         assert low == min(after.values()) and set(found) == {
             k for k, s in after.items() if s == low
         }
+
+
+@pytest.mark.parametrize("melds", [0, 1, 2, 3, 4])
+def test_best_discards_is_the_least_of_discard_shantens(melds: int) -> None:
+    # `best_discards` reads per-suit rank masks instead of a value per discard; on hands rich in
+    # pairs (where seven pairs ties or beats the standard form) as well as on plain deals, it is
+    # exactly the least of `discard_shantens` and every discard reaching it, in kind order.
+    rng = random.Random(100 + melds)
+    wall = [k for k in range(27) for _ in range(4)]
+    size = 14 - 3 * melds
+    for i in range(volume(3_000, 100_000)):
+        pool = wall if i % 2 else [k for k in rng.sample(range(27), 7) for _ in range(4)]
+        counts = [0] * 27
+        for k in rng.sample(pool, size):
+            counts[k] += 1
+        after = discard_shantens(counts, melds)
+        low = min(after.values())
+        assert best_discards(counts, melds) == (low, [k for k, s in after.items() if s == low])

@@ -19,10 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rules.script
+from rules.actions import Action
 from rules.events import Drew, Event, RoundStarted
 from rules.options import PRESETS, make_options
 from rules.players.bot import Bot
-from rules.round import Phase, Round, legal_actions
+from rules.round import Phase, Round, legal_actions, step
 from rules.script import ScriptError
 from rules.view import (
     DealSeen,
@@ -272,3 +273,29 @@ def test_views_hold_under_any_mix_of_claim_rules(
         seat = r.awaiting()[0]
         r.apply(bots[seat].choose_for(checker.view(seat)))
         checker.check()
+
+
+def test_views_of_rounds_branched_at_a_claim_show_each_branch_s_melds() -> None:
+    # `view_of` keeps the melds it shows on the round until a meld changes (`meld_changes`); a
+    # clone (`step`) must not share that with the round it came from. At each 碰 offered, the
+    # views of the round are made first (so the round holds them), then both branches are
+    # checked against their own events, for every viewer; and the round itself after each step.
+    branched = 0
+    for seed in range(40):
+        bots = [Bot(f"branch:{seed}:{s}") for s in range(4)]
+        r = Round.deal(PRESETS["guiyang"], seed=f"branch-{seed}", dealer=seed % 4)
+        main = Checker(r)
+        while r.phase is not Phase.OVER:
+            seat = r.awaiting()[0]
+            if Action(seat, "pong") in legal_actions(r, seat):
+                for viewer in VIEWERS:
+                    view_of(r, viewer)
+                for act in ("pong", "pass"):
+                    branch, _ = step(r, Action(seat, act))  # type: ignore[arg-type]
+                    for viewer in VIEWERS:
+                        view_of(branch, viewer)
+                    Checker(branch).check()
+                branched += 1
+            r.apply(bots[seat].choose(r, seat))
+            main.check()
+    assert branched >= 20
