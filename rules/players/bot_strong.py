@@ -477,7 +477,9 @@ def appraise(v: SeatView, seed: int | str = 0) -> list[Appraisal]:
     """Every legal move of the view's seat with the strong bot's estimate of it, best first;
     empty when the seat has nothing to do. Deterministic from `seed`; reads `v` alone.
     (For hints: `rules.players.hints`. The bot's own choice may differ where it uses a rule, not a
-    value: it always 胡s, and gangs by `GANG_SLACK`/`FREE_DOU_SLACK`.)"""
+    value: it always 胡s, gangs by `GANG_SLACK`/`FREE_DOU_SLACK`, takes `normal`'s discard far
+    from ready, and near ready keeps `normal`'s discard unless another is clearly better
+    (`NORMAL_GATE`), where these values rank by their means alone.)"""
     if v.viewer is None or v.hand is None or not (v.on_turn or v.offered):
         return []
     ctx = _Context(v, random.Random(seed_to_int(seed)))
