@@ -1,13 +1,16 @@
 """Tune the strong bot: two variants of its constants, each against three `normal`, on the same deals.
 
     python benchmarks/paired.py '{"LEADERS": 4}' '{}' --deals 1000 --seed 50
+    python benchmarks/paired.py '{"HAZARD": 0.04}' '{"HAZARD": 0.09}' '{}' --deals 300   # each vs the last
 
 Each variant sets module constants of `rules.players.bot_strong` (by name, JSON) in the worker processes,
 then plays `rules.players.arena.play_deals` (every deal four times, the strong seat in each seat, the same
 walls and the same opponents for both variants). The difference is taken per deal, so the luck of
 the deal cancels and a change that alters few games is measured sharply (`changed`: deals whose
 points differ). Prints one JSON object: both variants' points/round and the difference, each as
-[mean, 95 % low, 95 % high] clustered by deal. Use seeds other than the measurement's (1).
+[mean, 95 % low, 95 % high] clustered by deal; with more than two variants, one such object per
+line for each variant against the last (which is played once). Use seeds other than the
+measurement's (1).
 """
 
 from __future__ import annotations
@@ -68,20 +71,31 @@ def main() -> None:
         "a", help='variant A: JSON of rules.players.bot_strong constants, e.g. {"LEADERS": 4}'
     )
     p.add_argument("b", help="variant B (the committed bot: {})")
+    p.add_argument("more", nargs="*", help="more variants: then each is compared with the last")
     p.add_argument("--preset", default="guiyang")
     p.add_argument("--seed", type=int, default=50)
     p.add_argument("--deals", type=int, default=1000)
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args()
-    a, b = json.loads(args.a), json.loads(args.b)
+    variants = [json.loads(x) for x in (args.a, args.b, *args.more)]
     import rules.players.bot_strong as strong
 
-    unknown = sorted(name for name in {**a, **b} if not name.isupper() or not hasattr(strong, name))
+    names = {name for v in variants for name in v}
+    unknown = sorted(name for name in names if not name.isupper() or not hasattr(strong, name))
     if unknown:
         p.error(f"rules.players.bot_strong has no constant {', '.join(unknown)}")
+    b = variants[-1]
+    pb = points(b, args.preset, args.seed, args.deals, args.workers)
+    for a in variants[:-1]:
+        compare(a, b, pb, args)
+
+
+def compare(
+    a: dict[str, Any], b: dict[str, Any], pb: list[float], args: argparse.Namespace
+) -> None:
+    """Play variant `a` and print it against `b` (whose per-deal points are `pb`)."""
     start = time.monotonic()
     pa = points(a, args.preset, args.seed, args.deals, args.workers)
-    pb = points(b, args.preset, args.seed, args.deals, args.workers)
     diff = [x - y for x, y in zip(pa, pb, strict=True)]
     out = {
         "a": a,
@@ -95,7 +109,7 @@ def main() -> None:
         "changed": sum(1 for d in diff if d != 0),
         "elapsed_s": round(time.monotonic() - start),
     }
-    print(json.dumps(out))
+    print(json.dumps(out), flush=True)
 
 
 if __name__ == "__main__":

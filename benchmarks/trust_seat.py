@@ -9,7 +9,8 @@ duplicate deals (`rules.players.arena`: the 托管 seat in each seat of every de
 CI is clustered by deal as `zhuoji arena` reports it. No clock, no network: the choice of moves is
 all that differs between a 托管 seat and a bot seat, and that is what is measured.
 
-    nice -n 10 python benchmarks/trust_seat.py [--deals 500] [--seed 1] [--preset guiyang] [--json]
+    nice -n 10 python benchmarks/trust_seat.py [--deals 500] [--seed 1] [--preset guiyang]
+        [--workers 1] [--json]
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from multiprocessing import Pool
 from typing import Any
 
 from rules.actions import IllegalAction
@@ -53,12 +55,17 @@ def play(preset: str, seed: int, deal: int, trust: int) -> tuple[list[int], int,
     return list(r.result.net), policies.fallbacks, r
 
 
-def run(preset: str, seed: int, deals: int) -> dict[str, Any]:
-    started = time.process_time()
-    per_deal: list[float] = []
+def _play_deals(
+    job: tuple[str, int, list[int]],
+) -> tuple[list[tuple[int, float]], int, Diagnostics, Diagnostics, float]:
+    """The games of `deals`: (deal, the 托管 seat's points/round) each, fallbacks, the 托管
+    and the normal seats' diagnostics, and the CPU seconds taken."""
+    preset, seed, deals = job
+    cpu = time.process_time()
+    per_deal: list[tuple[int, float]] = []
     fallbacks = 0
     trust, bots = Diagnostics(), Diagnostics()
-    for deal in range(deals):
+    for deal in deals:
         points = 0.0
         for seat in range(4):
             net, fell, r = play(preset, seed, deal, seat)
@@ -66,8 +73,30 @@ def run(preset: str, seed: int, deals: int) -> dict[str, Any]:
             fallbacks += fell
             for s in range(4):
                 tally(r, s, trust if s == seat else bots)
-        per_deal.append(points)
-    est = clustered_estimate(per_deal)
+        per_deal.append((deal, points))
+    return per_deal, fallbacks, trust, bots, time.process_time() - cpu
+
+
+def run(preset: str, seed: int, deals: int, workers: int = 1) -> dict[str, Any]:
+    started = time.monotonic()
+    chunks = [list(range(i, deals, 4 * workers)) for i in range(4 * workers)]
+    jobs = [(preset, seed, c) for c in chunks if c]
+    if workers > 1:
+        with Pool(workers) as pool:
+            parts = pool.map(_play_deals, jobs)
+    else:
+        parts = [_play_deals(j) for j in jobs]
+    by_deal: dict[int, float] = {}
+    fallbacks = 0
+    trust, bots = Diagnostics(), Diagnostics()
+    cpu_s = 0.0
+    for per_deal, fell, t, b, cpu in parts:
+        cpu_s += cpu
+        by_deal.update(per_deal)
+        fallbacks += fell
+        trust.merge(t)
+        bots.merge(b)
+    est = clustered_estimate([by_deal[d] for d in sorted(by_deal)])
     return {
         "preset": preset,
         "seed": seed,
@@ -77,7 +106,8 @@ def run(preset: str, seed: int, deals: int) -> dict[str, Any]:
         "fallbacks": fallbacks,
         "trust": trust.summary(),
         "normal": bots.summary(),
-        "cpu_s": round(time.process_time() - started, 1),
+        "cpu_s": round(cpu_s, 1),  # summed over the workers
+        "elapsed_s": round(time.monotonic() - started, 1),
     }
 
 
@@ -86,9 +116,10 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--preset", default="guiyang")
+    ap.add_argument("--workers", type=int, default=1, help="processes (1)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    out = run(args.preset, args.seed, args.deals)
+    out = run(args.preset, args.seed, args.deals, args.workers)
     if args.json:
         print(json.dumps(out))
         return

@@ -23,6 +23,12 @@ ready, whether a win on the tile is allowed, what it pays, chickens included): t
 plus the chance of it times what the round ending now costs the hand (its sampled value less
 its value at an end now), so a valuable hand pushes and a poor one gives way.
 
+Near ready the samples do not overrule `normal`'s discard (`rules.players.bot.greedy_discards`)
+lightly: another discard is taken only when, on the shared samples, it beats normal's best by
+more than `NORMAL_GATE` standard errors of the per-sample difference. Letting the sample means
+decide alone made 40 % of those discards differ from normal's and lost to it (issue 24,
+benchmarks/README.md session 8: +0.90 points/round, CI +0.28…+1.53, in a paired run).
+
 A discard when none leaves the hand one step from ready (`GREEDY_FROM`) is not sampled: it takes
 `normal`'s choice (`rules.players.bot.greedy_discards`), the safest of those, or folds to a safer
 tile when the deal-in cost it saves is worth the steps it loses (`FAR_STEP_COST`). Those were the slowest decisions (cold
@@ -83,6 +89,9 @@ FREE_DOU_SLACK = 9
 SAMPLES = 12  # first-stage samples per decision
 MORE_SAMPLES = 28  # extra samples for the leading candidates
 LEADERS = 4
+# near ready, a discard other than `normal`'s choice is taken only when, on the shared samples,
+# it beats that choice by more than this many standard errors of their difference (0: off)
+NORMAL_GATE = 1.0
 GREEDY_FROM = 2  # discards leaving the hand this far from ready or more: `normal`'s choice
 FAR_SAMPLES = 8  # the same, two or more steps from ready
 FAR_MORE_SAMPLES = 16
@@ -411,6 +420,19 @@ def _dou_units(opts: RuleOptions, melds: list[Meld]) -> float:
     return total
 
 
+def _clearly_better(a: list[float], b: list[float], z: float) -> bool:
+    """Whether `a` beats `b` on the same samples by more than `z` standard errors of their
+    per-sample difference (common random numbers: the difference is much less noisy than
+    either value)."""
+    n = len(a)
+    d = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(d) / n
+    if n < 2:
+        return mean > 0
+    var = sum((x - mean) ** 2 for x in d) / (n - 1)
+    return mean > z * (var / n) ** 0.5
+
+
 def _claim_chance(unseen: int, pool: int) -> float:
     """The chance that some opponent holds two of the `unseen` live copies (so can 碰)."""
     if unseen < 2 or pool <= 0:
@@ -455,7 +477,9 @@ def appraise(v: SeatView, seed: int | str = 0) -> list[Appraisal]:
     """Every legal move of the view's seat with the strong bot's estimate of it, best first;
     empty when the seat has nothing to do. Deterministic from `seed`; reads `v` alone.
     (For hints: `rules.players.hints`. The bot's own choice may differ where it uses a rule, not a
-    value: it always 胡s, and gangs by `GANG_SLACK`/`FREE_DOU_SLACK`.)"""
+    value: it always 胡s, gangs by `GANG_SLACK`/`FREE_DOU_SLACK`, takes `normal`'s discard far
+    from ready, and near ready keeps `normal`'s discard unless another is clearly better
+    (`NORMAL_GATE`), where these values rank by their means alone.)"""
     if v.viewer is None or v.hand is None or not (v.on_turn or v.offered):
         return []
     ctx = _Context(v, random.Random(seed_to_int(seed)))
@@ -634,7 +658,9 @@ class _Context:
         that keeps the hand closest to ready is valued on the first samples, and the `LEADERS`
         again on more. (A screen by live useful tiles that kept only five of them cost about
         +0.7 to +1.4 points/round in paired arena runs: the samples judge better.) Far from
-        ready the samples are fewer: those decisions matter less and cost the most."""
+        ready the samples are fewer: those decisions matter less and cost the most. A leader
+        that is not one of `normal`'s choices must beat the best of those clearly
+        (`NORMAL_GATE`, `_clearly_better`); the value returned is the chosen one's mean."""
         low, cands = exact.best_discards(hand, len(melds))
         if len(cands) == 1 and not need_value:
             return cands[0], 0.0
@@ -643,13 +669,23 @@ class _Context:
             ((self._value_after(hand, melds, k, first), k) for k in cands), reverse=True
         )
         leaders = [k for _, k in scored[:LEADERS]]
-        if len(leaders) > 1 or need_value:
-            scored = sorted(
-                ((self._value_after(hand, melds, k, first + more), k) for k in leaders),
-                reverse=True,
-            )
-        value, k = scored[0]
-        return k, value
+        if not (len(leaders) > 1 or need_value):
+            return scored[0][1], scored[0][0]
+        n = first + more
+        rows = {k: self._samples_after(hand, melds, k, n) for k in leaders}
+        means = {k: sum(xs) / n for k, xs in rows.items()}
+        best = max(leaders, key=lambda k: (means[k], k))
+        if NORMAL_GATE:
+            greedy = [k for k in greedy_discards(self.v, hand, len(melds), self.keep) if k in cands]
+            if greedy and best not in greedy:
+                for k in greedy:
+                    if k not in rows:
+                        rows[k] = self._samples_after(hand, melds, k, n)
+                        means[k] = sum(rows[k]) / n
+                ref = max(greedy, key=lambda k: (means[k], k))
+                if not _clearly_better(rows[best], rows[ref], NORMAL_GATE):
+                    best = ref
+        return best, means[best]
 
     def _value_after(self, hand: list[int], melds: list[Meld], k: int, n_samples: int) -> float:
         """The value of discarding `k` from the 14-tile `hand`."""
@@ -657,6 +693,17 @@ class _Context:
         after[k] -= 1
         value, end = self._hand_values(after, melds, discarded=k, n_samples=n_samples)
         return value - self._deal_in_risk(k, value - end)
+
+    def _samples_after(
+        self, hand: list[int], melds: list[Meld], k: int, n_samples: int
+    ) -> list[float]:
+        """`_value_after` per sample (the deal-in charge, from the mean, on each)."""
+        after = list(hand)
+        after[k] -= 1
+        evs, end = self._hand_samples(after, melds, discarded=k, n_samples=n_samples)
+        value = sum(evs) / len(evs)
+        risk = self._deal_in_risk(k, value - end)
+        return [x - risk for x in evs]
 
     def _value_of_hand(
         self,
@@ -678,6 +725,18 @@ class _Context:
     ) -> tuple[float, float]:
         """(`_value_of_hand`, what the hand is worth if the round ended now by another's win:
         its chickens and 豆 when ready, 包鸡 when not)."""
+        evs, end = self._hand_samples(hand13, melds, discarded, n_samples)
+        return sum(evs) / len(evs), end
+
+    def _hand_samples(
+        self,
+        hand13: list[int],
+        melds: list[Meld],
+        discarded: int | None,
+        n_samples: int,
+    ) -> tuple[list[float], float]:
+        """(the hand's value on each of the first `n_samples` samples, its value at an end
+        now: see `_hand_values`)."""
         opts = self.opts
         v = self.v
         pass_ok = has_pass(opts, melds)
@@ -696,7 +755,7 @@ class _Context:
         samples = self._sample(n_samples)
         steps = self.steps
         keep = 1 - HAZARD
-        total = 0.0
+        evs: list[float] = []
         for seq in samples:
             st = st0
             alive = 1.0
@@ -736,9 +795,9 @@ class _Context:
                     ev += alive * (DRAW_OTHERS * st.ready_value + stakes.draw_ready)
                 else:
                     ev -= alive * stakes.draw_unready
-            total += ev
+            evs.append(ev)
         end = stakes.ready_gain if st0.s == 0 else -stakes.exposed_cost
-        return total / len(samples), end
+        return evs, end
 
     def _stakes(self, hand13: list[int], melds: list[Meld], discarded: int | None) -> _Stakes:
         opts = self.opts

@@ -81,7 +81,7 @@ def _strong(seed: int | str) -> LevelPolicy:
 LEVEL_LINES: dict[str, str] = {
     "easy": "plays like normal but slips: now and then a wrong discard, and it skips some 碰",
     "normal": "reads its hand exactly and plays for the fastest ready hand; never defends",
-    "strong": "near ready, weighs each move on sampled futures (chickens, 豆, 报听, what a win pays) and each discard's deal-in risk",
+    "strong": "normal's play, but near ready it weighs each move on sampled futures (chickens, 豆, 报听, what a win pays, deal-in risk) and changes normal's discard where they clearly favour another",
 }
 """What each level does, in one line (for `zhuoji play --bots` and the table form)."""
 

@@ -369,3 +369,73 @@ def test_far_from_ready_strong_discards_as_normal_does() -> None:
                     near += 1
             r.apply(a)
     assert far > 10 and near > 10 and folds < far / 4
+
+
+def test_clearly_better_reads_the_paired_difference() -> None:
+    """A move is clearly better only when its per-sample lead over the other, on the same
+    samples, is more than `z` standard errors of that lead."""
+    from rules.players.bot_strong import _clearly_better
+
+    base = [float(x % 7) * 3 for x in range(40)]
+    assert _clearly_better([x + 0.5 for x in base], base, 2.0)  # the same lead on every sample
+    assert not _clearly_better(base, base, 0.5)
+    noisy = [x + (2.0 if i % 2 else -1.5) for i, x in enumerate(base)]  # +0.25 on average
+    assert not _clearly_better(noisy, base, 1.0)  # se ≈ 0.28: a lead of 0.9 se
+    assert _clearly_better(noisy, base, 0.8)
+    assert not _clearly_better(base, [x + 0.5 for x in base], 0.0)
+
+
+def test_near_ready_strong_leaves_normals_discard_only_on_clear_evidence() -> None:
+    """Near ready (one step or ready), `strong` discards one of `normal`'s choices
+    (`greedy_discards`) unless, on the very samples it drew for that decision, another discard
+    beats normal's best by more than `NORMAL_GATE` standard errors of the difference (its
+    samples alone were noisier than normal's rule: issue 24, benchmarks/README.md session 8)."""
+    import random
+
+    from rules.options import make_options
+    from rules.players.bot import chicken_kinds, greedy_discards
+    from rules.players.bot_strong import (
+        GREEDY_FROM,
+        MORE_SAMPLES,
+        NORMAL_GATE,
+        SAMPLES,
+        _clearly_better,
+        _Context,
+    )
+    from rules.players.shanten import best_discards
+
+    assert NORMAL_GATE > 0
+    opts = make_options("guiyang", {})
+    n = SAMPLES + MORE_SAMPLES
+    near = departed = 0
+    for i in range(5):
+        r = Round.deal(opts, seed=f"gate-{i}", dealer=i % 4)
+        bots = [StrongBot(f"gate-{i}-{s}") for s in range(4)]
+        while r.phase is not Phase.OVER:
+            seat = r.awaiting()[0]
+            v = view_of(r, seat)
+            state = bots[seat].rng.getstate()
+            a = bots[seat].choose_for(v)
+            hand = v.hand
+            if v.on_turn and a.act in ("discard", "ready") and hand is not None:
+                melds = list(v.own_melds)
+                low, cands = best_discards(list(hand), len(melds))
+                if low < GREEDY_FROM and len(cands) > 1 and not v.declared[seat]:
+                    near += 1
+                    greedy = [
+                        k
+                        for k in greedy_discards(v, hand, len(melds), chicken_kinds(v))
+                        if k in cands
+                    ]
+                    if a.tile not in greedy:
+                        departed += 1
+                        rng = random.Random()
+                        rng.setstate(state)
+                        ctx = _Context(v, rng)
+                        rows = {k: ctx._samples_after(list(hand), melds, k, n) for k in greedy}
+                        ref = max(greedy, key=lambda k: (sum(rows[k]), k))
+                        assert a.tile is not None
+                        mine = ctx._samples_after(list(hand), melds, a.tile, n)
+                        assert _clearly_better(mine, rows[ref], NORMAL_GATE)
+            r.apply(a)
+    assert near > 40 and 0 < departed < near / 2
