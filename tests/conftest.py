@@ -22,6 +22,7 @@ from protocol import frames
 from server.app import Server
 from server.testkit import running_server
 from tests.deadline import read_until
+from tests.support import in_slice, soak_slice
 
 # Every frame a test's server sends is validated against its protocol model as it is encoded
 # (`protocol.frames.CHECK`): the servers in this process, and the `zhuoji` processes the tests
@@ -126,3 +127,15 @@ def serve() -> Iterator[Callable[[Path, int], Serve]]:
     yield make
     for server in made:
         server.stop()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """ZHUOJI_TEST_SLICE=I/K (`.ci/run`'s soak slice): keep only slice I of K of the volume
+    tests (marked slow; `tests.support.in_slice`), deselecting everything else."""
+    which = soak_slice()
+    if which is None:
+        return
+    keep = in_slice([item.nodeid for item in items if item.get_closest_marker("slow")], which)
+    kept = [item for item in items if item.nodeid in keep]
+    config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in keep])
+    items[:] = kept

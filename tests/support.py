@@ -29,8 +29,47 @@ if TYPE_CHECKING:
 
 def volume(default: int, full: int) -> int:
     """How many rounds (mixes, deals, ...) a volume test runs: `default` in an ordinary run,
-    `full` when the environment sets ZHUOJI_TEST_VOLUME=full (the soak step of .ci/run)."""
+    `full` when the environment sets ZHUOJI_TEST_VOLUME=full (`.ci/soak`, and the soak slice
+    of `.ci/run`)."""
     return full if os.environ.get("ZHUOJI_TEST_VOLUME") == "full" else default
+
+
+def parts(full: int) -> range:
+    """The parts a volume test too long for one soak slice is split into (`@parametrize`d
+    over them; part `p` of `n` takes every `n`-th item from the `p`-th): one part in an
+    ordinary run, `full` at full volume. So a slice of the soak (`soak_slice`) runs a few
+    minutes at most, and the parts of one test land in different slices."""
+    return range(volume(1, full))
+
+
+def soak_slice(spec: str | None = None) -> tuple[int, int] | None:
+    """The slice of the volume tests a run keeps, from ZHUOJI_TEST_SLICE="I/K" (slice I of K,
+    0 <= I < K; `.ci/run` picks I from the commit), or None (no such variable: all of them).
+    A bad value is an error that says what it should be."""
+    spec = os.environ.get("ZHUOJI_TEST_SLICE") if spec is None else spec
+    if spec is None or spec == "":
+        return None
+    index, _, count = spec.partition("/")
+    try:
+        i, k = int(index), int(count)
+    except ValueError:
+        i = k = -1
+    if not 0 <= i < k:
+        raise ValueError(f"ZHUOJI_TEST_SLICE={spec!r}: expected I/K with 0 <= I < K, e.g. 3/16")
+    return i, k
+
+
+def in_slice(slow_ids: list[str], which: tuple[int, int]) -> set[str]:
+    """The volume tests (their node ids) slice `which` = (I, K) keeps: in the order of their
+    ids, every K-th from the I-th. Neighbours in that order (the parts of one test, one test's
+    parameters) go to different slices, so the slices are of about equal length, and the K
+    slices together are every volume test once.
+
+    >>> sorted(in_slice(["a[0]", "a[1]", "a[2]", "b"], (1, 2)))
+    ['a[1]', 'b']
+    """
+    i, k = which
+    return set(sorted(slow_ids)[i::k])
 
 
 # ---------------------------------------------------------------------------------------------
