@@ -144,6 +144,7 @@ LONG_FIRST = (
     "tests/client_tui/test_tui_house_tmux.py::",
     "tests/client_tui/test_tui_tmux.py::",
 )
+LONG_TIMEOUT = 900  # seconds: the bound of each of them (the volume tests have as much)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -151,6 +152,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ZHUOJI_TEST_SLICE=I/K (`.ci/run`'s soak slice) only slice I of K of the volume tests
     (marked slow; `tests.support.in_slice`), everything else deselected."""
     items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))  # a stable sort
+    for item in items:
+        if item.nodeid.startswith(LONG_FIRST) and not item.get_closest_marker("timeout"):
+            # Their own bound: a create-form test is 10-60 s of CPU, which a machine at load
+            # 7-11 (measured) stretched past the suite's 120 s, one of them past 360 s.
+            item.add_marker(pytest.mark.timeout(LONG_TIMEOUT))
     which = soak_slice()
     if which is None:
         return
