@@ -90,16 +90,24 @@ def fast(turn_seconds: float = 0, bank_seconds: float = 0) -> dict[str, Any]:
 async def until(
     pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 30.0, what: str = "the app"
 ) -> None:
-    """Let a Textual app run (under its Pilot) until `cond()` holds; fail naming `what` after
-    `timeout` seconds. The app's counterpart of `tests.deadline.poll`: it pauses the Pilot, so
-    the app's own loop keeps running while the test waits. The deadline only bounds a failure
-    (a loaded machine makes a passing wait slower, never a failing one)."""
+    """Let a Textual app run (under its Pilot) until `cond()` holds; fail naming `what` once
+    this process has spent `timeout` seconds of CPU time on it (the app's work and that of a
+    server in the same process), or after ten times that of wall-clock time if it spends none
+    (waiting on another process). The app's counterpart of `tests.deadline.poll`: it pauses
+    the Pilot, so the app's own loop keeps running while the test waits. The deadline only
+    bounds a failure: a loaded machine stretches the wall-clock time of a passing wait, not
+    the CPU time it takes (at load 11, opening every section of the create form took minutes).
+    The Pilot's own 30 s bound on the app's pending messages is a sign of the same: the app is
+    busy, so the wait goes on."""
+    from textual.pilot import WaitForScreenTimeout
+
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    cpu_end, wall_end = time.process_time() + timeout, loop.time() + 10 * timeout
     while not cond():
-        if loop.time() > end:
+        if time.process_time() > cpu_end or loop.time() > wall_end:
             raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.01)
+        with contextlib.suppress(WaitForScreenTimeout):
+            await pilot.pause(0.01)
 
 
 def free_port() -> int:
