@@ -22,6 +22,7 @@ from protocol import frames
 from server.app import Server
 from server.testkit import running_server
 from tests.deadline import read_until
+from tests.support import in_slice, soak_slice
 
 # Every frame a test's server sends is validated against its protocol model as it is encoded
 # (`protocol.frames.CHECK`): the servers in this process, and the `zhuoji` processes the tests
@@ -126,3 +127,40 @@ def serve() -> Iterator[Callable[[Path, int], Serve]]:
     yield make
     for server in made:
         server.stop()
+
+
+# The tests that take longest on their own (15-35 s each on a quiet machine, most of it waiting
+# on real windows, processes or pip, or drawing the whole create form), by node id prefix. They
+# run first: a worker that runs out of tests takes the end of another's queue (`--dist
+# worksteal`), so the run ends on short tests, not with one worker alone on a long one.
+LONG_FIRST = (
+    "tests/client_tui/test_tui_create_form.py::",
+    "tests/server/test_metrics.py::test_the_claim_windows_pause_is_left_out_of_the_latency",
+    "tests/cli/test_install.py::",
+    "tests/cli/test_serve_config.py::test_admin_backup_during_a_loadtest",
+    "tests/client_tui/test_tui_play.py::test_play_whole_rounds_against_bots",
+    "tests/server/test_protocol_doc.py::test_a_reader_too_far_behind",
+    "tests/server/test_side_channels.py::test_a_claim_window_tells_nobody_who_could_claim",
+    "tests/client_tui/test_tui_house_tmux.py::",
+    "tests/client_tui/test_tui_tmux.py::",
+)
+LONG_TIMEOUT = 900  # seconds: the bound of each of them (the volume tests have as much)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest tests first (`LONG_FIRST`, otherwise in the order collected); and with
+    ZHUOJI_TEST_SLICE=I/K (`.ci/run`'s soak slice) only slice I of K of the volume tests
+    (marked slow; `tests.support.in_slice`), everything else deselected."""
+    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))  # a stable sort
+    for item in items:
+        if item.nodeid.startswith(LONG_FIRST) and not item.get_closest_marker("timeout"):
+            # Their own bound: a create-form test is 10-60 s of CPU, which a machine at load
+            # 7-11 (measured) stretched past the suite's 120 s, one of them past 360 s.
+            item.add_marker(pytest.mark.timeout(LONG_TIMEOUT))
+    which = soak_slice()
+    if which is None:
+        return
+    keep = in_slice([item.nodeid for item in items if item.get_closest_marker("slow")], which)
+    kept = [item for item in items if item.nodeid in keep]
+    config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in keep])
+    items[:] = kept

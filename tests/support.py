@@ -29,8 +29,47 @@ if TYPE_CHECKING:
 
 def volume(default: int, full: int) -> int:
     """How many rounds (mixes, deals, ...) a volume test runs: `default` in an ordinary run,
-    `full` when the environment sets ZHUOJI_TEST_VOLUME=full (the soak step of .ci/run)."""
+    `full` when the environment sets ZHUOJI_TEST_VOLUME=full (`.ci/soak`, and the soak slice
+    of `.ci/run`)."""
     return full if os.environ.get("ZHUOJI_TEST_VOLUME") == "full" else default
+
+
+def parts(full: int) -> range:
+    """The parts a volume test too long for one soak slice is split into (`@parametrize`d
+    over them; part `p` of `n` takes every `n`-th item from the `p`-th): one part in an
+    ordinary run, `full` at full volume. So a slice of the soak (`soak_slice`) runs a few
+    minutes at most, and the parts of one test land in different slices."""
+    return range(volume(1, full))
+
+
+def soak_slice(spec: str | None = None) -> tuple[int, int] | None:
+    """The slice of the volume tests a run keeps, from ZHUOJI_TEST_SLICE="I/K" (slice I of K,
+    0 <= I < K; `.ci/run` picks I from the commit), or None (no such variable: all of them).
+    A bad value is an error that says what it should be."""
+    spec = os.environ.get("ZHUOJI_TEST_SLICE") if spec is None else spec
+    if spec is None or spec == "":
+        return None
+    index, _, count = spec.partition("/")
+    try:
+        i, k = int(index), int(count)
+    except ValueError:
+        i = k = -1
+    if not 0 <= i < k:
+        raise ValueError(f"ZHUOJI_TEST_SLICE={spec!r}: expected I/K with 0 <= I < K, e.g. 3/16")
+    return i, k
+
+
+def in_slice(slow_ids: list[str], which: tuple[int, int]) -> set[str]:
+    """The volume tests (their node ids) slice `which` = (I, K) keeps: in the order of their
+    ids, every K-th from the I-th. Neighbours in that order (the parts of one test, one test's
+    parameters) go to different slices, so the slices are of about equal length, and the K
+    slices together are every volume test once.
+
+    >>> sorted(in_slice(["a[0]", "a[1]", "a[2]", "b"], (1, 2)))
+    ['a[1]', 'b']
+    """
+    i, k = which
+    return set(sorted(slow_ids)[i::k])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -51,16 +90,24 @@ def fast(turn_seconds: float = 0, bank_seconds: float = 0) -> dict[str, Any]:
 async def until(
     pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 30.0, what: str = "the app"
 ) -> None:
-    """Let a Textual app run (under its Pilot) until `cond()` holds; fail naming `what` after
-    `timeout` seconds. The app's counterpart of `tests.deadline.poll`: it pauses the Pilot, so
-    the app's own loop keeps running while the test waits. The deadline only bounds a failure
-    (a loaded machine makes a passing wait slower, never a failing one)."""
+    """Let a Textual app run (under its Pilot) until `cond()` holds; fail naming `what` once
+    this process has spent `timeout` seconds of CPU time on it (the app's work and that of a
+    server in the same process), or after ten times that of wall-clock time if it spends none
+    (waiting on another process). The app's counterpart of `tests.deadline.poll`: it pauses
+    the Pilot, so the app's own loop keeps running while the test waits. The deadline only
+    bounds a failure: a loaded machine stretches the wall-clock time of a passing wait, not
+    the CPU time it takes (at load 11, opening every section of the create form took minutes).
+    The Pilot's own 30 s bound on the app's pending messages is a sign of the same: the app is
+    busy, so the wait goes on."""
+    from textual.pilot import WaitForScreenTimeout
+
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    cpu_end, wall_end = time.process_time() + timeout, loop.time() + 10 * timeout
     while not cond():
-        if loop.time() > end:
+        if time.process_time() > cpu_end or loop.time() > wall_end:
             raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.01)
+        with contextlib.suppress(WaitForScreenTimeout):
+            await pilot.pause(0.01)
 
 
 def free_port() -> int:
