@@ -225,6 +225,8 @@ class ZhuojiApp(App[int]):
         self.post_message(ServerFrame(msg, self.clock()))
 
     def on_server_frame(self, message: ServerFrame) -> None:
+        if not self.screen_stack:
+            return  # the app is closing (its screens are gone): a late frame has nowhere to go
         self.apply(message.msg, message.at)
 
     def apply(self, msg: ServerMessage | LocalMessage, at: float | None = None) -> None:
