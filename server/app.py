@@ -1021,7 +1021,10 @@ class Server:
                 resumed += table.state == "playing"
         self.resumed, self.frozen_at_start = resumed, frozen
         if resumed or closed or frozen:
-            log.warning(
+            # A warning only when a match could not be resumed: resuming is the server doing
+            # its job after a restart, nothing for the host to act on (issue 23 item 10).
+            log.log(
+                logging.WARNING if frozen else logging.INFO,
                 "resumed %d unfinished matches; %d could not be resumed (frozen, their records"
                 " kept); closed %d tables that had not started",
                 resumed,

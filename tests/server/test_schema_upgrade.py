@@ -95,6 +95,8 @@ def test_an_upgraded_server_resumes_every_unfinished_match_of_an_older_database(
     assert server.returncode == 0, err
     assert f"{len(playing)} unfinished matches resumed" in line, line + err
     assert "cannot resume" not in err and "0 could not be resumed" in err, err
+    restored = next(ln for ln in err.splitlines() if "could not be resumed" in ln)
+    assert " INFO " in restored, restored  # nothing lost: not a warning (issue 23 item 10)
     after = rows(db)
     for tid in playing:
         was, now = before[tid], after[tid]
