@@ -11,9 +11,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
@@ -69,10 +71,17 @@ class MatchPicker(_Picker):
 
     BINDINGS = [Binding("escape", "app.quit_app", "quit", show=False)]
 
-    def __init__(self, lang: Lang, matches: Sequence[MatchEntry], load: Loader) -> None:
+    def __init__(
+        self,
+        lang: Lang,
+        matches: Sequence[MatchEntry],
+        load: Loader,
+        exporter: Exporter | None = None,
+    ) -> None:
         super().__init__(lang, lang.t("rp_pick_match"))
         self.matches = tuple(matches)
         self.load = load
+        self.exporter = exporter
 
     def on_mount(self) -> None:
         t = self.lang.t
@@ -100,10 +109,7 @@ class MatchPicker(_Picker):
         if not tapes:
             self.note(self.lang.t("rp_no_rounds"))
             return
-        self.app.push_screen(RoundPicker(self.lang, tapes, self._exporter()))
-
-    def _exporter(self) -> Exporter | None:
-        return getattr(self.app, "exporter", None)
+        self.app.push_screen(RoundPicker(self.lang, tapes, self.exporter))
 
 
 class RoundPicker(_Picker):
@@ -151,17 +157,26 @@ class RoundPicker(_Picker):
 
 
 class _Root(Screen[None]):
-    """Under the browser's screens: opens the first one, and quits once it is closed."""
+    """Under the browser's screens: asks for the first one, and for the end once it is closed
+    (intents the app answers: a screen does not reach into its app)."""
 
-    opened = False
+    class Opened(Message):
+        """The root is up: the browser's first screen goes on top of it."""
+
+    class Emptied(Message):
+        """Every screen above the root is closed: the browser is done."""
+
+    covered = False  # a screen has been opened above the root
 
     def on_mount(self) -> None:
-        self.app.push_screen(self.app.first_screen())  # type: ignore[attr-defined]
-        self.opened = True
+        self.post_message(self.Opened())
+
+    def on_screen_suspend(self) -> None:
+        self.covered = True
 
     def on_screen_resume(self) -> None:
-        if self.opened and len(self.app.screen_stack) == 1:
-            self.app.exit(0)
+        if self.covered:  # on top again after being covered: every screen above is closed
+            self.post_message(self.Emptied())
 
 
 class ReplayApp(ZhuojiApp):
@@ -205,7 +220,15 @@ class ReplayApp(ZhuojiApp):
         """The browser's first screen: the round given, or the picker of matches."""
         if self.tapes:
             return ReplayScreen(self.tapes, self.start, exporter=self.exporter)
-        return MatchPicker(self.lang, self.matches, self.loader or (lambda _: []))
+        return MatchPicker(self.lang, self.matches, self.loader or (lambda _: []), self.exporter)
+
+    @on(_Root.Opened)
+    def _open_first(self) -> None:
+        self.push_screen(self.first_screen())
+
+    @on(_Root.Emptied)
+    def _done(self) -> None:
+        self.exit(0)
 
     def action_quit_app(self) -> None:
         self.exit(0)  # nothing here is a seat: quitting loses nothing
