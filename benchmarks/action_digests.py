@@ -14,12 +14,11 @@ on purpose by other work, so its digests live here and not in a test.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 
 from rules.options import make_options
-from rules.players.levels import policy_for
-from rules.round import Phase, Round
+from rules.players.levels import action_digest, policy_for
+from rules.round import Round
 
 
 def levels_for(who: str, i: int) -> list[str]:
@@ -36,18 +35,13 @@ def levels_for(who: str, i: int) -> list[str]:
 def digest(who: str, preset: str, rounds: int) -> str:
     """The first 16 hex digits of the SHA-256 of every action and net of `rounds` rounds."""
     opts = make_options(preset, {})
-    h = hashlib.sha256()
-    for i in range(rounds):
-        r = Round.deal(opts, seed=f"hash-{preset}-{i}", dealer=i % 4)
-        bots = [policy_for(level, f"hash-{i}-{s}") for s, level in enumerate(levels_for(who, i))]
-        while r.phase is not Phase.OVER:
-            seat = r.awaiting()[0]
-            a = bots[seat].choose(r, seat)
-            h.update(f"{a.seat}{a.act}{a.tile};".encode())
-            r.apply(a)
-        assert r.result is not None
-        h.update(f"|{tuple(r.result.net)}|".encode())
-    return h.hexdigest()[:16]
+    return action_digest(
+        (
+            Round.deal(opts, seed=f"hash-{preset}-{i}", dealer=i % 4),
+            [policy_for(level, f"hash-{i}-{s}") for s, level in enumerate(levels_for(who, i))],
+        )
+        for i in range(rounds)
+    )
 
 
 def main() -> None:

@@ -13,13 +13,14 @@ from its seed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from rules.actions import Action
 from rules.players.bot import Bot, chicken_kinds
 from rules.players.shanten import discard_shantens
-from rules.round import Round
+from rules.round import Phase, Round
 from rules.view import SeatView, view_of
 from rules.wall import SplitMix64
 
@@ -98,3 +99,19 @@ def policy_for(level: str, seed: int | str = 0) -> LevelPolicy:
     if make is None:
         raise ValueError(f"unknown bot level {level!r}: choose from {', '.join(LEVELS)}")
     return make(seed)
+
+
+def action_digest(rounds: Iterable[tuple[Round, Sequence[LevelPolicy]]]) -> str:
+    """The first 16 hex digits of the SHA-256 of every action and net of `rounds`, each a dealt
+    round and its four seats' policies, played to the end: two checkouts whose bots decide the
+    same give the same digest (the golden tests, `benchmarks/action_digests.py`)."""
+    h = hashlib.sha256()
+    for r, bots in rounds:
+        while r.phase is not Phase.OVER:
+            seat = r.awaiting()[0]
+            a = bots[seat].choose(r, seat)
+            h.update(f"{a.seat}{a.act}{a.tile};".encode())
+            r.apply(a)
+        assert r.result is not None
+        h.update(f"|{tuple(r.result.net)}|".encode())
+    return h.hexdigest()[:16]

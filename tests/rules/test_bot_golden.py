@@ -7,13 +7,11 @@ a change here is a change of behaviour, to be made on purpose and measured in th
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 
 from rules.options import make_options
-from rules.players.levels import policy_for
-from rules.round import Phase, Round
+from rules.players.levels import action_digest, policy_for
+from rules.round import Round
 
 ROUNDS = 40
 
@@ -27,18 +25,13 @@ GOLDEN = {
 
 def _digest(level: str, preset: str) -> str:
     opts = make_options(preset, {})
-    h = hashlib.sha256()
-    for i in range(ROUNDS):
-        r = Round.deal(opts, seed=f"golden-{preset}-{i}", dealer=i % 4)
-        bots = [policy_for(level, f"golden-{level}-{i}-{s}") for s in range(4)]
-        while r.phase is not Phase.OVER:
-            seat = r.awaiting()[0]
-            a = bots[seat].choose(r, seat)
-            h.update(f"{a.seat}{a.act}{a.tile};".encode())
-            r.apply(a)
-        assert r.result is not None
-        h.update(f"|{tuple(r.result.net)}|".encode())
-    return h.hexdigest()[:16]
+    return action_digest(
+        (
+            Round.deal(opts, seed=f"golden-{preset}-{i}", dealer=i % 4),
+            [policy_for(level, f"golden-{level}-{i}-{s}") for s in range(4)],
+        )
+        for i in range(ROUNDS)
+    )
 
 
 @pytest.mark.parametrize(("level", "preset"), sorted(GOLDEN))
