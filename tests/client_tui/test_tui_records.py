@@ -5,29 +5,17 @@ standings, your record, your plots and the match with its date, players and scor
 
 from __future__ import annotations
 
-import asyncio
 import stat
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
 from client_tui.player_key import PlayerKeyError, for_server, is_key, key_path, load_or_make
 from clients.testkit import play_to_end
 from server.testkit import running_server
-
-
-async def until(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.01)
+from tests.support import until
 
 
 def test_the_key_is_made_once_in_the_config_dir_readable_by_its_owner_only(
