@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import secrets
 import time
@@ -48,6 +47,7 @@ from protocol.messages import (
 )
 from rules.options import OptionsError, make_options, overrides_of
 from server import admin as admin_endpoint
+from server.collector import tune as tune_gc  # noqa: F401  (`zhuoji serve` calls it when set up)
 from server.config import ServerConfig, TableSection
 from server.conn import Conn, LimitedConnection, Outbox, RateLimit, WsConn
 from server.credentials import token_key
@@ -110,15 +110,6 @@ def _validation_message(err: ValidationError) -> tuple[str, str]:
         parts.append(f"{loc}: {e['msg']}" if loc else e["msg"])
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
     return codes.BAD_MESSAGE, "; ".join(parts)[:400] + more
-
-
-def tune_gc() -> None:
-    """Keep the collector's pauses short under load: everything alive after start-up (modules,
-    the rules' lookup tables) is frozen out of collection, and young collections run less often.
-    A full collection of a large heap otherwise stalls every table for tens of milliseconds."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(10_000, 20, 20)
 
 
 class Server:

@@ -26,6 +26,8 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
+from server import collector
+
 if TYPE_CHECKING:
     from server.storage.writer import Store
 
@@ -299,8 +301,37 @@ class _Live:
         for q in (0.5, 0.99):
             window.add_metric([str(q)], quantile(recent, q))
         yield window
+        yield from gc_pauses(collector.PAUSES)
         info = GaugeMetricFamily(
             "zhuoji_build_info", "The zhuoji version serving (always 1).", labels=["version"]
         )
         info.add_metric([self.version], 1)
         yield info
+
+
+def gc_pauses(clock: collector.PauseClock) -> Iterable[Metric]:
+    """The collector's pauses by generation (`server.collector`): zero unless the serving
+    process installed the clock (`zhuoji serve` does)."""
+    total = CounterMetricFamily(
+        "zhuoji_gc_pause_seconds",
+        "Time the event loop stood still in the garbage collector, by generation collected.",
+        labels=["generation"],
+    )
+    count = CounterMetricFamily(
+        "zhuoji_gc_pauses",
+        "Garbage collections timed, by generation collected.",
+        labels=["generation"],
+    )
+    longest = GaugeMetricFamily(
+        "zhuoji_gc_pause_longest_seconds",
+        "The longest garbage collection so far, by generation collected.",
+        labels=["generation"],
+    )
+    for generation, pauses in enumerate(clock.generations):
+        label = [str(generation)]
+        total.add_metric(label, pauses.seconds)
+        count.add_metric(label, pauses.count)
+        longest.add_metric(label, pauses.longest)
+    yield total
+    yield count
+    yield longest
