@@ -112,6 +112,17 @@ def _validation_message(err: ValidationError) -> tuple[str, str]:
     return codes.BAD_MESSAGE, "; ".join(parts)[:400] + more
 
 
+def arrived(ws: ServerConnection, loop: asyncio.AbstractEventLoop) -> float:
+    """When the frame the handler just got was read from its socket (loop time): a move's
+    latency starts there, not when its handler ran, which under load is after every table
+    step and collection that was ready before it. (It is the connection's last read: a frame
+    whose handler runs after more bytes came is given their time, never later than its own
+    handler's.)"""
+    if isinstance(ws, LimitedConnection) and ws.read_at:
+        return ws.read_at
+    return loop.time()
+
+
 class Server:
     """The lobby and the table registry. One per process; runs on one event loop."""
 
@@ -451,13 +462,13 @@ class Server:
                 # `hello` takes no token: the burst docs/PROTOCOL.md promises is for what
                 # follows it (one hello per connection; connections are capped per address).
                 messages.inc()
-                conn.received_at = loop.time()
+                conn.received_at = arrived(ws, loop)
                 self.handle_frame(conn, first)
                 async for raw in ws:
                     if conn.closed:
                         break
                     messages.inc()
-                    conn.received_at = loop.time()
+                    conn.received_at = arrived(ws, loop)
                     if not rate.take():
                         self._error(conn, codes.RATE_LIMITED, "too many messages", None)
                         conn.close(Close.POLICY, "rate limit")

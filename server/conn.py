@@ -85,9 +85,18 @@ class LimitedConnection(ServerConnection):
     """A websocket whose pings (and pongs) count against its client's rate limit like any
     message: the websockets layer answers a ping by itself, so a ping flood would otherwise
     cost the server a pong each without ever reaching the handler. `on_control` (set by the
-    handler) is called for each; it closes a flooding client."""
+    handler) is called for each; it closes a flooding client. It also notes when its bytes
+    were read (`read_at`)."""
 
     on_control: Callable[[], None] | None = None
+    # Loop time its last bytes were read from the socket: when a move arrived, for its latency
+    # (`zhuoji_action_latency_seconds`). The handler gets the frame later, after the loop has
+    # run whatever was ready before it (other tables' steps, a garbage collection).
+    read_at = 0.0
+
+    def data_received(self, data: bytes) -> None:
+        self.read_at = self.loop.time()
+        super().data_received(data)
 
     def process_event(self, event: Event) -> None:
         if (
