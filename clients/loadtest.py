@@ -4,7 +4,8 @@
 Each table is four protocol clients (`clients.client.Client`) playing with `BotPlayer`: the first
 creates the table, the others take seats, the first starts. Latency is measured from an action
 being sent to its delivery at the other seats: for an `act` quoting `seq` N, each other seat's
-receipt of event N+1 (the first thing that action caused) is one sample.
+receipt of event N+1 (the first thing that action caused) is one sample, timed when it arrives:
+each seat's socket is read all along, also while its bot thinks about the frame before.
 
 With `think` > 0 each bot waits a random time, uniform between half and one and a half times
 `think`, before each answer, as people do: a fixed delay would keep every table in lockstep and
@@ -165,7 +166,7 @@ class SeatClient:
 
     async def play(
         self,
-        on_frame: Callable[[dict[str, Any]], None],
+        on_frame: Callable[[dict[str, Any], float], None],
         on_send: Callable[[dict[str, Any]], None],
     ) -> dict[str, Any]:
         """Play until `match_ended` (returned), through any number of dropped connections."""
@@ -182,56 +183,79 @@ class SeatClient:
 
     async def _read(
         self,
-        on_frame: Callable[[dict[str, Any]], None],
+        on_frame: Callable[[dict[str, Any], float], None],
         on_send: Callable[[dict[str, Any]], None],
     ) -> dict[str, Any] | None:
+        """Handle frames in order until the match ends (returned) or the connection does
+        (None). The socket is read by `_pump` all along, also while the bot thinks: each frame
+        is timed when it arrives, not when this seat is done thinking about the one before."""
+        client = self.client
+        inbox: asyncio.Queue[tuple[float, str | bytes] | None] = asyncio.Queue()
+        reader = asyncio.create_task(_pump(client.ws, inbox))
+        try:
+            while (item := await inbox.get()) is not None:
+                end = await self._handle(item, on_frame, on_send)
+                if end is not None:
+                    return end if end else None
+            return None
+        finally:
+            reader.cancel()
+
+    async def _handle(
+        self,
+        item: tuple[float, str | bytes],
+        on_frame: Callable[[dict[str, Any], float], None],
+        on_send: Callable[[dict[str, Any]], None],
+    ) -> dict[str, Any] | None:
+        """One frame: the match's end (returned), `{}` when chaos cuts the connection here,
+        else None."""
         client, tracker, player = self.client, self.tracker, self.player
-        async for raw in client.ws:
-            self.report.frames += 1
-            frame = json.loads(raw)
-            kind = frame["type"]
-            self.last = kind if kind != "error" else f"error {frame['code']}"
-            on_frame(frame)
-            if kind == "snapshot" and self.sync_pending and not self.resume_snapshot:
-                self.sync_pending = False
-                self.report.checks += 1
-                problems = tracker.differences(frame)
-                if problems:
-                    self.report.mismatch(f"{self.name}: {'; '.join(problems)}")
-                    tracker.on_frame(frame)  # go on from the server's view
-                continue
-            tracker.on_frame(frame)
-            reply = player.on_frame(frame)
-            if kind == "snapshot" and self.resume_snapshot:
-                self.resume_snapshot = False
-                info = frame["info"]
-                if info["state"] == "finished":  # it ended while we were away: the standings
-                    return {
-                        "type": "match_ended",
-                        "table": frame["table"],
-                        "seq": frame["seq"],
-                        "scores": info["scores"],
-                        "rounds_played": info["round_no"],
-                        "reason": "finished" if info["round_no"] == info["rounds"] else "abandoned",
-                    }
-            if kind == "error" and frame["code"] in ("bad_token", "table_frozen"):
-                raise ConnectionError(f"{self.name}: {frame['code']}: {frame['message']}")
-            if kind == "joined" and self.sync_pending:
-                self.resume_snapshot = frame["resume"] == "snapshot"
-                await client.send({"type": "sync"})
-            if reply is not None:
-                delay = self.think()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                on_send(reply)
-                await client.send(reply)
-            if kind == "match_ended":
-                return frame
-            if self.chaos.p and kind in TABLE_EVENT_TYPES and self.rng.random() < self.chaos.p:
-                transport = client.ws.transport
-                if transport is not None:
-                    transport.abort()  # a cut connection: no close frame, no goodbye
-                return None
+        arrived, raw = item
+        self.report.frames += 1
+        frame = json.loads(raw)
+        kind = frame["type"]
+        self.last = kind if kind != "error" else f"error {frame['code']}"
+        on_frame(frame, arrived)
+        if kind == "snapshot" and self.sync_pending and not self.resume_snapshot:
+            self.sync_pending = False
+            self.report.checks += 1
+            problems = tracker.differences(frame)
+            if problems:
+                self.report.mismatch(f"{self.name}: {'; '.join(problems)}")
+                tracker.on_frame(frame)  # go on from the server's view
+            return None
+        tracker.on_frame(frame)
+        reply = player.on_frame(frame)
+        if kind == "snapshot" and self.resume_snapshot:
+            self.resume_snapshot = False
+            info = frame["info"]
+            if info["state"] == "finished":  # it ended while we were away: the standings
+                return {
+                    "type": "match_ended",
+                    "table": frame["table"],
+                    "seq": frame["seq"],
+                    "scores": info["scores"],
+                    "rounds_played": info["round_no"],
+                    "reason": "finished" if info["round_no"] == info["rounds"] else "abandoned",
+                }
+        if kind == "error" and frame["code"] in ("bad_token", "table_frozen"):
+            raise ConnectionError(f"{self.name}: {frame['code']}: {frame['message']}")
+        if kind == "joined" and self.sync_pending:
+            self.resume_snapshot = frame["resume"] == "snapshot"
+            await client.send({"type": "sync"})
+        if reply is not None:
+            delay = self.think()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            on_send(reply)
+            await client.send(reply)
+        if kind == "match_ended":
+            return frame
+        if self.chaos.p and kind in TABLE_EVENT_TYPES and self.rng.random() < self.chaos.p:
+            transport = client.ws.transport
+            if transport is not None:
+                transport.abort()  # a cut connection: no close frame, no goodbye
+            return {}
         return None
 
     async def _reconnect(self) -> None:
@@ -262,6 +286,18 @@ class SeatClient:
         self.report.reconnects += 1
         self.sync_pending = True
         self.resume_snapshot = False
+
+
+async def _pump(ws: Any, inbox: asyncio.Queue[tuple[float, str | bytes] | None]) -> None:
+    """Every frame `ws` receives, with when it arrived (`time.perf_counter`), into `inbox`,
+    then None when the connection ends (closed or cut: the seat comes back either way)."""
+    try:
+        async for raw in ws:
+            inbox.put_nowait((time.perf_counter(), raw))
+    except ConnectionClosed:
+        pass
+    finally:
+        inbox.put_nowait(None)
 
 
 SETUP_TRIES = 8  # a set-up message refused while the server's storage fails: tried again
@@ -361,14 +397,14 @@ async def run_table(
         ended: set[int] = set()  # the seqs of the round ends seen at this table
 
         def watcher(seat: int) -> Any:
-            def on_frame(frame: dict[str, Any]) -> None:
+            def on_frame(frame: dict[str, Any], arrived: float) -> None:
                 kind = frame["type"]
                 if kind == "error":
                     seen_error(report, f"table {table} seat {seat}", frame)
                 elif kind in TABLE_EVENT_TYPES:
                     cause = sent.get(frame["seq"] - 1)
                     if cause is not None and cause[1] != seat:
-                        report.latencies.append(time.perf_counter() - cause[0])
+                        report.latencies.append(arrived - cause[0])
                     if kind == "round_ended" and frame["seq"] not in ended:
                         ended.add(frame["seq"])  # each seat gets it, or missed it away
                         report.rounds_completed += 1
