@@ -24,6 +24,9 @@ move read to its first event handed to the sockets, less any claim hold), and fo
 load generator's share of a core and its loop's lag p99: this process drives every client (2,000
 at 500 tables), and what it queues before reading a frame is in the clients' figures, not the
 server's.
+Each zhuoji server (this checkout's and `--before`'s alike) runs under `--serve-timed`, which
+times its garbage collections by generation (wall and CPU) once it has frozen its start-up heap:
+the pauses that stall every table at once, printed as a third table.
 `--before DIR` adds a third server, `zhuoji serve` from another checkout (DIR first on its path,
 e.g. an older commit unpacked with `git archive REV | tar -x -C DIR`), played by the same load
 test: before and after a change, side by side. Printed per table count: the medians over the repeats and the ratio zhuoji / relay of the
@@ -90,6 +93,60 @@ async def serve_relay(port: int) -> None:
     async with serve(relay_handler, "127.0.0.1", port, compression=None, ping_interval=None):
         print("ready", flush=True)
         await asyncio.Future()
+
+
+# ----- zhuoji serve with its collector timed (`relay.py --serve-timed STATS ARGV...`) -----
+
+
+GENERATIONS = ("young", "middle", "full")
+
+
+def serve_timed(stats: str, argv: list[str]) -> None:
+    """Run `zhuoji serve` (from whichever checkout is first on PYTHONPATH: before and after
+    alike) with every garbage collection timed by generation, wall and CPU, from the moment
+    the server has frozen its start-up heap (its own `gc.freeze`); the totals are written as
+    JSON to `stats` when it exits."""
+    import atexit
+
+    if sys.path and sys.path[0] == str(ROOT):
+        sys.path.pop(0)  # this file's checkout: the server comes from PYTHONPATH
+    totals = {g: {"count": 0, "ms": 0.0, "max_ms": 0.0, "cpu_ms": 0.0} for g in GENERATIONS}
+    began: list[float] = [0.0, 0.0]
+
+    def timer(phase: str, info: dict[str, Any]) -> None:
+        if not gc.get_freeze_count():
+            return  # still starting
+        if phase == "start":
+            began[:] = [time.perf_counter(), time.thread_time()]
+            return
+        if not began[0]:
+            return
+        took = (time.perf_counter() - began[0]) * 1000
+        row = totals[GENERATIONS[info["generation"]]]
+        row["count"] += 1
+        row["ms"] += took
+        row["max_ms"] = max(row["max_ms"], took)
+        row["cpu_ms"] += (time.thread_time() - began[1]) * 1000
+        began[0] = 0.0
+
+    def dump() -> None:
+        Path(stats).write_text(json.dumps(totals))
+
+    gc.callbacks.append(timer)
+    atexit.register(dump)
+    from zhuoji.cli import main as zhuoji_main
+
+    sys.exit(zhuoji_main(argv))
+
+
+def gc_summary(stats: Path) -> dict[str, Any]:
+    """The collector's pauses of one run (`serve_timed`'s file): per generation the count, the
+    total and longest pause (ms, wall) and the total CPU (ms)."""
+    try:
+        totals = json.loads(stats.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {f"gc_{g}_{k}": round(v, 1) for g in GENERATIONS for k, v in totals[g].items()}
 
 
 # ----- the relay's load -----
@@ -265,8 +322,9 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         else:
             argv = [
                 sys.executable,
-                "-m",
-                "zhuoji",
+                __file__,
+                "--serve-timed",
+                str(Path(tmp) / "gc.json"),
                 "serve",
                 "--port",
                 str(port),
@@ -339,6 +397,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        pauses = gc_summary(Path(tmp) / "gc.json") if kind != "relay" else {}
     return {
         "server": kind,
         "tables": tables,
@@ -358,7 +417,12 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         "loadgen_busy": round(mine / wall, 2) if wall else None,
         "loadgen_lag_p99_ms": pct(lags, 0.99),
         "error_samples": samples,
+        # zhuoji's garbage collections during the run, by generation (`serve_timed`).
+        **pauses,
     }
+
+
+GC_KEYS = tuple(f"gc_{g}_{k}" for g in GENERATIONS for k in ("count", "ms", "max_ms", "cpu_ms"))
 
 
 def summary(runs: list[dict[str, Any]], tables: int) -> dict[str, Any]:
@@ -374,8 +438,9 @@ def summary(runs: list[dict[str, Any]], tables: int) -> dict[str, Any]:
             "server_p99_ms",
             "loadgen_busy",
             "loadgen_lag_p99_ms",
+            *GC_KEYS,
         ):
-            values = [r[key] for r in mine if r[key] is not None]
+            values = [r[key] for r in mine if r.get(key) is not None]
             out[f"{kind}_{key}"] = round(statistics.median(values), 2) if values else None
     a, b = out["zhuoji_cpu_per_frame_us"], out["relay_cpu_per_frame_us"]
     ratios = [
@@ -407,6 +472,9 @@ def main() -> None:
     )
     parser.add_argument("--before", default=None, help="another checkout's zhuoji, side by side")
     parser.add_argument("--json", action="store_true")
+    if sys.argv[1:2] == ["--serve-timed"]:  # zhuoji serve's own arguments follow
+        serve_timed(sys.argv[2], sys.argv[3:])
+        return
     args = parser.parse_args()
     if args.serve_relay is not None:
         asyncio.run(serve_relay(args.serve_relay))
@@ -429,6 +497,7 @@ def main() -> None:
         print(json.dumps({"runs": runs, "summary": summaries}))
         return
     print_summaries(summaries, before=bool(args.before))
+    print_pauses(summaries, before=bool(args.before))
 
 
 TARGET_P99_MS = {100: 10.0, 500: 50.0}  # issue 26: zhuoji's p99 at 100 and 500 tables
@@ -467,6 +536,21 @@ def print_summaries(summaries: list[dict[str, Any]], *, before: bool) -> None:
                 f" {s[f'{kind}_loadgen_busy']!s:>13} {s[f'{kind}_loadgen_lag_p99_ms']!s:>10}"
                 f"  {'' if target is None else f'≤ {target:g}'}"
             )
+
+
+def print_pauses(summaries: list[dict[str, Any]], *, before: bool) -> None:
+    """zhuoji's garbage collections per run (medians over the repeats): by generation, how
+    many, their pauses in all and the longest (ms, wall), and their CPU in all (ms)."""
+    print()
+    print(f"{'tables':>6} {'server':>7}  collections: count / total ms / longest ms / CPU ms")
+    for s in summaries:
+        for kind in ("zhuoji", "before") if before else ("zhuoji",):
+            parts = []
+            for g in GENERATIONS:
+                row = [s.get(f"{kind}_gc_{g}_{k}") for k in ("count", "ms", "max_ms", "cpu_ms")]
+                shown = "-" if row[0] is None else " / ".join(f"{x:g}" for x in row)
+                parts.append(f"{g} {shown}")
+            print(f"{s['tables']:>6} {kind:>7}  " + ";  ".join(parts))
 
 
 def ms(s: dict[str, Any], kind: str) -> str:
