@@ -383,7 +383,7 @@ class Play(Generic[M]):
     def _record(
         self,
         action: Action | None,
-        new: list[Any],
+        new: list[Event],
         answered: int,
         phase: str,
         now: float,
