@@ -8,10 +8,18 @@ one every tracked object not frozen. The server keeps each table's state alive f
 match, so nearly everything a move leaves behind survives every collection it is in; walking it
 again and again finds nothing.
 
-So: everything alive once the server is set up is frozen out of collection (`gc.freeze`), young
-collections run after `YOUNG` allocations, and a middle collection after every `MIDDLE` young
-ones, which bounds what a middle collection walks to about `MIDDLE` young collections' survivors.
-`PauseClock` times every collection by generation (`gc.callbacks`), for `/metrics`
+So: everything alive once the server is set up is frozen out of collection (`gc.freeze`). A
+young collection walks the objects made since the last one and still alive, and at 500 tables
+most of those are the 2,000 connections' coroutines, futures and timer handles waiting for their
+next frame: some 20,000-30,000 objects whatever the threshold, 13-18 ms of CPU each on the shared
+test machine. So young collections run after `YOUNG` = 50,000 allocations, not 10,000: five
+times fewer, each a little longer (what survived since the last one is walked too). Measured
+at 500 tables x 1 round (benchmarks/README.md): 36-41 young collections, 0.46-0.67 s of CPU in
+all, with 10,000; 5, 0.22 s, with 50,000. A middle collection walks what the young ones left
+since the last one: one after every `MIDDLE` = 2 young ones keeps that to two young
+collections' survivors, which then go to the old generation, walked only by a full collection
+(after `OLD` middle ones, and only once the old generation has grown by a quarter: Python's own
+rule). `PauseClock` times every collection by generation (`gc.callbacks`), for `/metrics`
 (`zhuoji_gc_pause_seconds_total`, `zhuoji_gc_pause_longest_seconds`) and the benchmarks.
 """
 
@@ -23,9 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-YOUNG = 10_000  # allocations (less deallocations) of tracked objects between young collections
-MIDDLE = 20  # young collections between middle ones
-OLD = 20  # middle collections between full ones (Python also waits for 25 % more old objects)
+YOUNG = 50_000  # allocations (less deallocations) of tracked objects between young collections
+MIDDLE = 2  # young collections between middle ones
+OLD = 50  # middle collections between full ones (Python also waits for 25 % more old objects)
 
 
 def tune() -> None:
