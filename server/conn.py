@@ -190,14 +190,13 @@ class Outbox:
 
 def text_frame(data: bytes) -> bytes:
     """`data` (UTF-8 text) as one websocket text frame from a server (RFC 6455 section 5.2):
-        FIN, opcode 1, no mask, the payload length in 7, 16 or 64 bits; the bytes websockets'
-        `Frame.serialize` makes without a mask or extensions.
+    FIN, opcode 1, no mask, the payload length in 7, 16 or 64 bits; the bytes websockets'
+    `Frame.serialize` makes without a mask or extensions.
 
-        >>> from websockets.datastructures import Headers
-    from websockets.frames import Frame, Opcode
-        >>> all(text_frame(b"x" * n) == Frame(Opcode.TEXT, b"x" * n).serialize(mask=False)
-        ...     for n in (0, 125, 126, 65535, 65536))
-        True
+    >>> from websockets.frames import Frame, Opcode
+    >>> all(text_frame(b"x" * n) == Frame(Opcode.TEXT, b"x" * n).serialize(mask=False)
+    ...     for n in (0, 125, 126, 65535, 65536))
+    True
     """
     n = len(data)
     if n < 126:
