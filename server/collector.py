@@ -14,8 +14,8 @@ most of those are the 2,000 connections' coroutines, futures and timer handles w
 next frame: some 20,000-30,000 objects whatever the threshold, 13-18 ms of CPU each on the shared
 test machine. So young collections run after `YOUNG` = 50,000 allocations, not 10,000: five
 times fewer, each a little longer (what survived since the last one is walked too). Measured
-at 500 tables x 1 round (benchmarks/README.md): 36-41 young collections, 0.46-0.67 s of CPU in
-all, with 10,000; 5, 0.22 s, with 50,000. A middle collection walks what the young ones left
+at 500 tables x 1 round (benchmarks/README.md, a loaded machine): 36-42 young collections,
+0.46-0.91 s of CPU in all, with 10,000; 5, 0.22-0.28 s, with 50,000. A middle collection walks what the young ones left
 since the last one: one after every `MIDDLE` = 2 young ones keeps that to two young
 collections' survivors, which then go to the old generation, walked only by a full collection
 (after `OLD` middle ones, and only once the old generation has grown by a quarter: Python's own
