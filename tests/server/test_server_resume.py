@@ -87,7 +87,7 @@ async def bot_table(
         reconnect_for=30,
     )
     await client.send({"type": "sync"})  # the prompt again, after a snapshot
-    end = await seat.play(lambda f: None, lambda r: None)
+    end = await seat.play(lambda f, arrived: None, lambda r: None)
     await seat.client.close()
     return end
 
