@@ -22,6 +22,7 @@ message in the client, never a hang.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -52,14 +53,18 @@ class ServerProcess:
         """Fork the server; return at once (`wait_url` collects its address)."""
         status_r, status_w = os.pipe()
         life_r, life_w = os.pipe()
-        parent = os.getpid()
+        # Objects that no collection in the child touches stay shared with the parent (a
+        # collection writes to every object it scans: the child would copy the parent's heap).
+        gc.freeze()
         pid = os.fork()
+        if pid != 0:
+            gc.unfreeze()
         if pid == 0:  # the child: serve, then leave without running the client's exit code
             code = 70
             try:
                 os.close(status_r)
                 os.close(life_w)
-                code = _child(self.db, self.host, self.options, status_w, life_r, parent)
+                code = _child(self.db, self.host, self.options, status_w, life_r)
             finally:
                 os._exit(code)
         os.close(status_w)
@@ -151,12 +156,9 @@ def _reaped(pid: int, timeout: float) -> bool:
         time.sleep(0.01)
 
 
-def _child(
-    db: Path, host: str, options: dict[str, Any], status: int, lifeline: int, parent: int
-) -> int:
+def _child(db: Path, host: str, options: dict[str, Any], status: int, lifeline: int) -> int:
     """The forked server's life: die with the client, serve until the lifeline closes, report
     the URL or the failure on `status`. Returns the exit code."""
-    _die_with_parent(parent)
     # The terminal is the client's: Ctrl-C is its to handle, and nothing here may draw on it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     null = os.open(os.devnull, os.O_RDWR)
@@ -178,8 +180,9 @@ def _child(
     return 0
 
 
-def _die_with_parent(parent: int) -> None:
-    """On Linux, have the kernel kill this process when the client dies (however it dies)."""
+def _die_with_parent() -> None:
+    """On Linux, have the kernel kill this process when the client dies (however it dies). A
+    client that died before this call has closed the lifeline: the server ends at once."""
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -188,8 +191,6 @@ def _die_with_parent(parent: int) -> None:
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError):
             pass  # the lifeline still ends it
-    if os.getppid() != parent:  # the client died before the line above
-        os._exit(0)
 
 
 def _say(status: int, report: dict[str, Any]) -> None:
@@ -217,6 +218,7 @@ async def _serve(db: Path, host: str, options: dict[str, Any], status: int, life
             store.lock.note(url=url)
             _say(status, {"url": url})
             _warm_up()
+            _die_with_parent()  # after the start (ctypes is slow to import): the lifeline until then
             await stop.wait()
     finally:
         store.close()
