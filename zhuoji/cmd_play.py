@@ -14,6 +14,7 @@ temporary database of its own, and says so (and how to join the first window's t
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -177,6 +178,13 @@ def table_request(args: argparse.Namespace) -> dict[str, Any] | str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from zhuoji.cli import gc_paused
+
+    with gc_paused() as resume:  # until the app runs: imports, the server's fork (issue 26)
+        return _run(args, resume)
+
+
+def _run(args: argparse.Namespace, resume_gc: Callable[[], None]) -> int:
     import logging
     import sys
     import tempfile
@@ -252,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
                 load_rounds=lambda table: rounds_of(server.db, table),
                 exporter=export_to(Path(".")),
             )
+            resume_gc()
             return app.run() or 0
         finally:
             server.stop()

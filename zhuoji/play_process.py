@@ -159,6 +159,7 @@ def _reaped(pid: int, timeout: float) -> bool:
 def _child(db: Path, host: str, options: dict[str, Any], status: int, lifeline: int) -> int:
     """The forked server's life: die with the client, serve until the lifeline closes, report
     the URL or the failure on `status`. Returns the exit code."""
+    gc.enable()  # the client forks with collection paused for its start (`zhuoji.cli.gc_paused`)
     # The terminal is the client's: Ctrl-C is its to handle, and nothing here may draw on it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     null = os.open(os.devnull, os.O_RDWR)
