@@ -15,7 +15,8 @@ change to zhuoji can lower.
   command's start until the table shows ("Round 1/"), polled every 10 ms. Its CPU time is the
   command's and its child processes' (the server runs in a forked child since issue 26, on a
   thread before), with the command's own in brackets: on two idle cores the wall time follows the
-  busier of the two processes, not their sum.
+  busier of the two processes, not their sum. "unqueued" is its wall time less the time its main
+  thread waited for a core (`run_delay`): on a busy machine, an estimate of the idle one's.
 
 `--before DIR` runs every case a second time on another checkout (DIR on PYTHONPATH, e.g. an
 older commit unpacked with `git archive REV | tar -x -C DIR`), interleaved with this one, so
@@ -54,8 +55,9 @@ def environment(root: Path) -> dict[str, str]:
     return env
 
 
-# (wall seconds, CPU seconds of the process and its children, CPU seconds of the process alone)
-Sample = tuple[float, float, float]
+# (wall seconds, CPU seconds of the process and its children, CPU seconds of the process alone,
+# wall seconds less the time its main thread waited for a core: see `run_delay`)
+Sample = tuple[float, float, float, float]
 
 
 def timed(argv: list[str], root: Path) -> Sample:
@@ -67,7 +69,7 @@ def timed(argv: list[str], root: Path) -> Sample:
     if done.returncode != 0:
         raise SystemExit(f"{argv} failed: {done.stderr.decode(errors='replace')[-2000:]}")
     cpu = children_cpu() - cpu_before
-    return took, cpu, cpu
+    return took, cpu, cpu, took
 
 
 def children_cpu() -> float:
@@ -79,6 +81,14 @@ def process_cpu(pid: int) -> float:
     """CPU seconds a running process has used so far (all its threads; /proc, Linux)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_delay(pid: int) -> float:
+    """Seconds the main thread of a running process has spent ready to run but waiting for a
+    core (/proc/PID/schedstat, Linux). On a machine others keep busy, the wall time less this is
+    about what an idle machine would show, as long as the process did not wait on another one
+    that was slowed too."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
 
 
 def tree_cpu(pid: int) -> float:
@@ -124,12 +134,14 @@ def play_shown(root: Path) -> Sample:
                 ).stdout
                 if TABLE_SHOWN in screen:
                     took = time.perf_counter() - began
-                    pid = subprocess.run(
-                        [*base, "display-message", "-p", "#{pane_pid}"],
-                        capture_output=True,
-                        text=True,
-                    ).stdout
-                    return took, tree_cpu(int(pid)), process_cpu(int(pid))
+                    pid = int(
+                        subprocess.run(
+                            [*base, "display-message", "-p", "#{pane_pid}"],
+                            capture_output=True,
+                            text=True,
+                        ).stdout
+                    )
+                    return took, tree_cpu(pid), process_cpu(pid), took - run_delay(pid)
                 time.sleep(0.01)
             raise SystemExit(f"zhuoji play showed no table within 60 s:\n{screen}")
         finally:
@@ -151,15 +163,17 @@ def cases(root: Path) -> dict[str, Callable[[], Sample]]:
 def summary(samples: list[Sample]) -> dict[str, float]:
     """Median and quartiles of the wall time, medians of the CPU times (all the processes', the
     command's own), in milliseconds."""
-    q1, median, q3 = statistics.quantiles([w for w, _, _ in samples], n=4, method="inclusive")
-    cpu = statistics.median(c for _, c, _ in samples)
-    own = statistics.median(c for _, _, c in samples)
+    q1, median, q3 = statistics.quantiles([w for w, *_ in samples], n=4, method="inclusive")
+    cpu = statistics.median(c for _, c, _, _ in samples)
+    own = statistics.median(c for _, _, c, _ in samples)
+    unqueued = statistics.median(u for *_, u in samples)
     return {
         "median_ms": median * 1000,
         "q1_ms": q1 * 1000,
         "q3_ms": q3 * 1000,
         "cpu_median_ms": cpu * 1000,
         "own_cpu_median_ms": own * 1000,
+        "unqueued_median_ms": unqueued * 1000,
         "n": len(samples),
     }
 
@@ -196,7 +210,11 @@ def main() -> int:
             row.append(
                 f"{label}: {s['median_ms']:6.0f} ms [{s['q1_ms']:.0f}–{s['q3_ms']:.0f}]"
                 f" cpu {s['cpu_median_ms']:5.0f} ms"
-                + (f" (own {s['own_cpu_median_ms']:.0f})" if name.startswith("zhuoji play") else "")
+                + (
+                    f" (own {s['own_cpu_median_ms']:.0f}) unqueued {s['unqueued_median_ms']:.0f} ms"
+                    if name.startswith("zhuoji play")
+                    else ""
+                )
             )
         print("  ".join(row))
     return 0
