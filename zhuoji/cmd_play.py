@@ -180,11 +180,11 @@ def table_request(args: argparse.Namespace) -> dict[str, Any] | str:
 def run(args: argparse.Namespace) -> int:
     from zhuoji.cli import gc_paused
 
-    with gc_paused() as resume:  # until the app runs: imports, the server's fork (issue 26)
-        return _run(args, resume)
+    with gc_paused() as started:  # until the app runs: imports, the server's fork (issue 26)
+        return _run(args, started)
 
 
-def _run(args: argparse.Namespace, resume_gc: Callable[[], None]) -> int:
+def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     import logging
     import sys
     import tempfile
@@ -260,7 +260,7 @@ def _run(args: argparse.Namespace, resume_gc: Callable[[], None]) -> int:
                 load_rounds=lambda table: rounds_of(server.db, table),
                 exporter=export_to(Path(".")),
             )
-            resume_gc()
+            started()  # collection back on, what the start made frozen (`gc_paused`)
             return app.run() or 0
         finally:
             server.stop()

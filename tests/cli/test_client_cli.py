@@ -50,26 +50,34 @@ def test_the_local_server_starts_answers_and_stops(tmp_path: Path) -> None:
 def test_collection_is_paused_for_a_start_and_given_back(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """`zhuoji.cli.gc_paused` (issue 26): off in the block, back on when resumed or at its end,
-    and left off when it was off before; a command that ends early leaves it as it was."""
+    """`zhuoji.cli.gc_paused` (issue 26): off in the block; on again at its end, or when the
+    start is over (what it made frozen, not scanned again); left off when it was off before; a
+    command that ends early leaves it as it was."""
     import gc
 
     from zhuoji.cli import gc_paused, main
 
     assert gc.isenabled()
-    with gc_paused() as resume:
+    with gc_paused():
         assert not gc.isenabled()
-        resume()
-        assert gc.isenabled()
     assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    try:
+        with gc_paused() as started:
+            made = [[i] for i in range(100)]
+            started()
+            assert gc.isenabled() and gc.get_freeze_count() >= frozen + len(made)
+    finally:
+        gc.unfreeze()
+    frozen = gc.get_freeze_count()
     gc.disable()
     try:
-        with gc_paused() as resume:
-            resume()
-            assert not gc.isenabled()
+        with gc_paused() as started:
+            started()
+            assert not gc.isenabled() and gc.get_freeze_count() == frozen
         assert not gc.isenabled()
     finally:
         gc.enable()
     assert main(["play", "--rounds", "0", "--db", "/nonexistent/play.db"]) == 2
     assert "rounds" in capsys.readouterr().err
-    assert gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
