@@ -57,8 +57,6 @@ class ServerProcess:
         # collection writes to every object it scans: the child would copy the parent's heap).
         gc.freeze()
         pid = os.fork()
-        if pid != 0:
-            gc.unfreeze()
         if pid == 0:  # the child: serve, then leave without running the client's exit code
             code = 70
             try:
@@ -67,6 +65,7 @@ class ServerProcess:
                 code = _child(self.db, self.host, self.options, status_w, life_r)
             finally:
                 os._exit(code)
+        gc.unfreeze()
         os.close(status_w)
         os.close(life_r)
         self.pid, self._status, self._lifeline = pid, status_r, life_w
