@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import resource
 import shlex
 import shutil
@@ -178,6 +179,21 @@ def summary(samples: list[Sample]) -> dict[str, float]:
     }
 
 
+def ratio_interval(
+    now: list[float], before: list[float], draws: int = 2000, seed: int = 26
+) -> tuple[float, float, float]:
+    """The ratio of the medians now / before, with a 95 % bootstrap interval (each side's runs
+    resampled with replacement, `draws` times, from a seeded generator)."""
+    rng = random.Random(seed)
+    ratios = sorted(
+        statistics.median(rng.choices(now, k=len(now)))
+        / statistics.median(rng.choices(before, k=len(before)))
+        for _ in range(draws)
+    )
+    point = statistics.median(now) / statistics.median(before)
+    return point, ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=21, help="runs of each quick case (21)")
@@ -200,6 +216,21 @@ def main() -> int:
         label: {name: summary(times[label, name]) for (lab, name) in plan if lab == label}
         for label in roots
     }
+    if "before" in roots:
+        # How zhuoji play compares, measure by measure, with its uncertainty.
+        play = next(name for name in cases(ROOT) if name.startswith("zhuoji play"))
+        result["play_ratios"] = {
+            key: dict(
+                zip(
+                    ("ratio", "low", "high"),
+                    ratio_interval(
+                        [x[i] for x in times["now", play]], [x[i] for x in times["before", play]]
+                    ),
+                    strict=True,
+                )
+            )
+            for i, key in enumerate(("wall", "cpu", "own_cpu", "unqueued"))
+        }
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -217,6 +248,14 @@ def main() -> int:
                 )
             )
         print("  ".join(row))
+    if "play_ratios" in result:
+        print(
+            "zhuoji play, now / before (median ratio, 95 % bootstrap interval): "
+            + ", ".join(
+                f"{key} {r['ratio']:.2f} [{r['low']:.2f}–{r['high']:.2f}]"
+                for key, r in result["play_ratios"].items()
+            )
+        )
     return 0
 
 
