@@ -12,7 +12,11 @@ change to zhuoji can lower.
 - `--version`, `--help`: `python -m zhuoji --version` / `--help`;
 - `replay`: `python -m zhuoji replay` of a worked deal script (imports rules, plays, prints);
 - `play`: `zhuoji play` in a 100x30 tmux pane, with a fresh database and state folder, from the
-  command's start until the table shows ("Round 1/"), polled every 10 ms.
+  command's start until the table shows ("Round 1/"), polled every 10 ms. Its CPU time is the
+  command's and its child processes' (the server runs in a forked child since issue 26, on a
+  thread before), with the command's own in brackets: on two idle cores the wall time follows the
+  busier of the two processes, not their sum. "unqueued" is its wall time less the time its main
+  thread waited for a core (`run_delay`): on a busy machine, an estimate of the idle one's.
 
 `--before DIR` runs every case a second time on another checkout (DIR on PYTHONPATH, e.g. an
 older commit unpacked with `git archive REV | tar -x -C DIR`), interleaved with this one, so
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import resource
 import shlex
 import shutil
@@ -51,7 +56,9 @@ def environment(root: Path) -> dict[str, str]:
     return env
 
 
-Sample = tuple[float, float]  # (wall seconds, CPU seconds of the process)
+# (wall seconds, CPU seconds of the process and its children, CPU seconds of the process alone,
+# wall seconds less the time its main thread waited for a core: see `run_delay`)
+Sample = tuple[float, float, float, float]
 
 
 def timed(argv: list[str], root: Path) -> Sample:
@@ -62,7 +69,8 @@ def timed(argv: list[str], root: Path) -> Sample:
     took = time.perf_counter() - began
     if done.returncode != 0:
         raise SystemExit(f"{argv} failed: {done.stderr.decode(errors='replace')[-2000:]}")
-    return took, children_cpu() - cpu_before
+    cpu = children_cpu() - cpu_before
+    return took, cpu, cpu, took
 
 
 def children_cpu() -> float:
@@ -76,9 +84,33 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def run_delay(pid: int) -> float:
+    """Seconds the main thread of a running process has spent ready to run but waiting for a
+    core (/proc/PID/schedstat, Linux). On a machine others keep busy, the wall time less this is
+    about what an idle machine would show, as long as the process did not wait on another one
+    that was slowed too."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by a running process and its living descendants (`zhuoji play`'s
+    server is a child process since issue 26: its work counts, as its thread's did)."""
+    total = 0.0
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            total += process_cpu(p)
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # it ended meanwhile
+    return total
+
+
 def play_shown(root: Path) -> Sample:
     """Wall seconds from starting `zhuoji play` in a tmux pane to its table on the screen, and
-    the CPU seconds the process had used by then."""
+    the CPU seconds its processes (the client and, forked from it, its server) had used by then."""
     tmux = shutil.which("tmux")
     if tmux is None:
         raise SystemExit("the play case needs tmux")
@@ -103,12 +135,14 @@ def play_shown(root: Path) -> Sample:
                 ).stdout
                 if TABLE_SHOWN in screen:
                     took = time.perf_counter() - began
-                    pid = subprocess.run(
-                        [*base, "display-message", "-p", "#{pane_pid}"],
-                        capture_output=True,
-                        text=True,
-                    ).stdout
-                    return took, process_cpu(int(pid))
+                    pid = int(
+                        subprocess.run(
+                            [*base, "display-message", "-p", "#{pane_pid}"],
+                            capture_output=True,
+                            text=True,
+                        ).stdout
+                    )
+                    return took, tree_cpu(pid), process_cpu(pid), took - run_delay(pid)
                 time.sleep(0.01)
             raise SystemExit(f"zhuoji play showed no table within 60 s:\n{screen}")
         finally:
@@ -128,16 +162,36 @@ def cases(root: Path) -> dict[str, Callable[[], Sample]]:
 
 
 def summary(samples: list[Sample]) -> dict[str, float]:
-    """Median and quartiles of the wall time, median of the CPU time, in milliseconds."""
-    q1, median, q3 = statistics.quantiles([w for w, _ in samples], n=4, method="inclusive")
-    cpu = statistics.median(c for _, c in samples)
+    """Median and quartiles of the wall time, medians of the CPU times (all the processes', the
+    command's own), in milliseconds."""
+    q1, median, q3 = statistics.quantiles([w for w, *_ in samples], n=4, method="inclusive")
+    cpu = statistics.median(c for _, c, _, _ in samples)
+    own = statistics.median(c for _, _, c, _ in samples)
+    unqueued = statistics.median(u for *_, u in samples)
     return {
         "median_ms": median * 1000,
         "q1_ms": q1 * 1000,
         "q3_ms": q3 * 1000,
         "cpu_median_ms": cpu * 1000,
+        "own_cpu_median_ms": own * 1000,
+        "unqueued_median_ms": unqueued * 1000,
         "n": len(samples),
     }
+
+
+def ratio_interval(
+    now: list[float], before: list[float], draws: int = 2000, seed: int = 26
+) -> tuple[float, float, float]:
+    """The ratio of the medians now / before, with a 95 % bootstrap interval (each side's runs
+    resampled with replacement, `draws` times, from a seeded generator)."""
+    rng = random.Random(seed)
+    ratios = sorted(
+        statistics.median(rng.choices(now, k=len(now)))
+        / statistics.median(rng.choices(before, k=len(before)))
+        for _ in range(draws)
+    )
+    point = statistics.median(now) / statistics.median(before)
+    return point, ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1]
 
 
 def main() -> int:
@@ -162,6 +216,21 @@ def main() -> int:
         label: {name: summary(times[label, name]) for (lab, name) in plan if lab == label}
         for label in roots
     }
+    if "before" in roots:
+        # How zhuoji play compares, measure by measure, with its uncertainty.
+        play = next(name for name in cases(ROOT) if name.startswith("zhuoji play"))
+        result["play_ratios"] = {
+            key: dict(
+                zip(
+                    ("ratio", "low", "high"),
+                    ratio_interval(
+                        [x[i] for x in times["now", play]], [x[i] for x in times["before", play]]
+                    ),
+                    strict=True,
+                )
+            )
+            for i, key in enumerate(("wall", "cpu", "own_cpu", "unqueued"))
+        }
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -172,8 +241,21 @@ def main() -> int:
             row.append(
                 f"{label}: {s['median_ms']:6.0f} ms [{s['q1_ms']:.0f}–{s['q3_ms']:.0f}]"
                 f" cpu {s['cpu_median_ms']:5.0f} ms"
+                + (
+                    f" (own {s['own_cpu_median_ms']:.0f}) unqueued {s['unqueued_median_ms']:.0f} ms"
+                    if name.startswith("zhuoji play")
+                    else ""
+                )
             )
         print("  ".join(row))
+    if "play_ratios" in result:
+        print(
+            "zhuoji play, now / before (median ratio, 95 % bootstrap interval): "
+            + ", ".join(
+                f"{key} {r['ratio']:.2f} [{r['low']:.2f}–{r['high']:.2f}]"
+                for key, r in result["play_ratios"].items()
+            )
+        )
     return 0
 
 

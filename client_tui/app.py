@@ -128,7 +128,7 @@ class ZhuojiApp(App[int]):
         exporter: Exporter | None = None,
     ) -> None:
         super().__init__()
-        # `zhuoji play` hosts the server in this process: its matches' rounds are read whole from
+        # `zhuoji play` hosts the server on this machine: its matches' rounds are read whole from
         # the host's database (every viewpoint, the deal to export), not asked of the server,
         # which sends a seat its own view only. `exporter` writes the replay's `e` files.
         self.load_rounds = load_rounds

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,8 +19,7 @@ import pytest
 from protocol import frames
 from server.app import Server
 from server.testkit import running_server
-from tests.deadline import read_until
-from tests.support import in_slice, soak_slice
+from tests.support import Serve, in_slice, soak_slice
 
 # Every frame a test's server sends is validated against its protocol model as it is encoded
 # (`protocol.frames.CHECK`): the servers in this process, and the `zhuoji` processes the tests
@@ -62,57 +59,6 @@ def deal_script() -> Callable[[str], dict[str, Any]]:
         return data
 
     return load
-
-
-READY = b"zhuoji serving on "  # the line `zhuoji serve` prints once it listens
-
-
-class Serve:
-    """`zhuoji serve` in a subprocess on a fixed port and database, as a user starts it."""
-
-    def __init__(self, db: Path, port: int) -> None:
-        self.db, self.port = db, port
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.head = b""  # what the process printed up to its ready line
-
-    def start(self, timeout: float = 60) -> None:
-        """Start the server and return once it listens (its ready line), within `timeout`."""
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "zhuoji.cli",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--db",
-                str(self.db),
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            bufsize=0,
-        )
-        self.head = read_until(self.proc, READY, timeout)
-
-    def output(self, timeout: float = 30) -> str:
-        """Wait for the process to end; everything it printed."""
-        assert self.proc is not None
-        rest, _ = self.proc.communicate(timeout=timeout)
-        return (self.head + rest).decode(errors="replace")
-
-    def signal(self, sig: int) -> str:
-        """Send `sig`; return everything the process printed once it exits."""
-        assert self.proc is not None
-        self.proc.send_signal(sig)
-        return self.output()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate(timeout=30)
 
 
 @pytest.fixture

@@ -203,12 +203,12 @@ class ServeProc:
             self._err += chunk
         return self._err.decode(errors="replace")
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60.0) -> tuple[int, str, str]:
-        """Signal it (if it still runs) and wait: its exit code, all it printed on stdout and
-        on stderr. Killed if it does not stop within `timeout` seconds. Once stopped, the
-        same again."""
+    def stop(self, sig: int | None = signal.SIGTERM, timeout: float = 60.0) -> tuple[int, str, str]:
+        """Signal it (if it still runs; `sig` None: only wait for it to end) and wait: its exit
+        code, all it printed on stdout and on stderr. Killed if it does not stop within
+        `timeout` seconds. Once stopped, the same again."""
         if self.returncode is None:
-            if self.proc.poll() is None:
+            if sig is not None and self.proc.poll() is None:
                 self.proc.send_signal(sig)
             try:
                 out, err = self.proc.communicate(timeout=timeout)
@@ -219,6 +219,42 @@ class ServeProc:
             self.err = (self._err + err).decode(errors="replace")
             self.returncode = self.proc.returncode
         return self.returncode, self.out, self.err
+
+
+class Serve:
+    """`zhuoji serve` on a fixed port and database that can be started again on both (a restart
+    after a kill): a `ServeProc` for each start. What it printed comes back as one text,
+    stdout then stderr."""
+
+    def __init__(self, db: Path, port: int) -> None:
+        self.db, self.port = db, port
+        self.server: ServeProc | None = None
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes] | None:
+        """The running (or last) process."""
+        return None if self.server is None else self.server.proc
+
+    def start(self, timeout: float = 60) -> None:
+        """Start the server and return once it listens, within `timeout` seconds."""
+        self.server = ServeProc("--port", str(self.port), "--db", str(self.db), timeout=timeout)
+
+    def output(self, timeout: float = 30) -> str:
+        """Wait for the process to end; everything it printed."""
+        assert self.server is not None
+        _, out, err = self.server.stop(None, timeout)
+        return out + err
+
+    def signal(self, sig: int) -> str:
+        """Send `sig`; return everything the process printed once it exits."""
+        assert self.server is not None
+        _, out, err = self.server.stop(sig, 30)
+        return out + err
+
+    def stop(self) -> None:
+        """Kill it if it still runs."""
+        if self.server is not None:
+            self.server.stop(signal.SIGKILL, 30)
 
 
 @contextlib.contextmanager

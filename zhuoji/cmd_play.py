@@ -1,6 +1,7 @@
-"""`zhuoji play`: start a server in this process, sit down with three bots, and play.
+"""`zhuoji play`: start a server of its own, sit down with three bots, and play.
 
-One command from install to playing: the server listens on a free loopback port, the game is
+One command from install to playing: the server (a process forked from this one where there is
+fork, `zhuoji.play_process`, else a thread) listens on a free loopback port, the game is
 recorded in `play.db` in the user's data directory (or `--db`), and everything stops when the
 app does. The match is kept: the next `zhuoji play` offers to resume it (after `q`, a crash or
 a closed terminal), or starts a new one (`--new`, or answering n); a match not resumed, or ended
@@ -13,6 +14,7 @@ temporary database of its own, and says so (and how to join the first window's t
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +32,7 @@ from zhuoji.common import (
 
 if TYPE_CHECKING:
     from client_tui.seats import SavedSeat, SeatStore
+    from zhuoji.play import PlayServer
 
 # The table `zhuoji play` opens when neither the command line nor a house file says otherwise.
 PLAY_DEFAULTS: dict[str, Any] = {"rounds": 8, "turn_seconds": 30.0, "bank_seconds": 60.0}
@@ -87,21 +90,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def start_local(db: Path, spare: Path, **options: Any) -> tuple[Any, str, str | None]:
-    """Start the in-process server on `db`, or, if another window's server holds it, on a new
-    database `spare`. Returns the server, its URL, and what to tell the player (or None)."""
-    from server.storage.dbfile import DatabaseInUse
-    from zhuoji.play import LocalServer, LocalServerError
+def local_server(db: Path, **options: Any) -> PlayServer:
+    """The server `zhuoji play` hosts on `db`, launched: in a forked process where there is
+    fork (it runs on the other core while this one imports the client, issue 26), else on a
+    thread of this process."""
+    import os
 
-    server = LocalServer(db, **options)
+    server: PlayServer
+    if hasattr(os, "fork"):
+        from zhuoji.play_process import ServerProcess
+
+        server = ServerProcess(db, **options)
+    else:
+        from zhuoji.play import LocalServer
+
+        server = LocalServer(db, **options)
+    server.launch()
+    return server
+
+
+def settle_local(
+    server: PlayServer, spare: Path, **options: Any
+) -> tuple[PlayServer, str, str | None]:
+    """The launched `server`'s URL, or, if another window's server holds its database, a server
+    on a new database `spare`. Returns the server, its URL, and what to tell the player (or None)."""
+    from server.storage.dbfile import DatabaseInUse
+    from zhuoji.play import LocalServerError
+
+    db = server.db
     try:
-        return server, server.start(), None
+        return server, server.wait_url(), None
     except LocalServerError as err:
         if not isinstance(err.cause, DatabaseInUse):
             raise
         holder = err.cause.holder
-    server = LocalServer(spare, **options)
-    url = server.start()
+    server = local_server(spare, **options)
+    url = server.wait_url()
     other = holder.get("url")
     join = f"; to join its table instead: zhuoji join {other}" if other else ""
     note = (
@@ -154,16 +178,21 @@ def table_request(args: argparse.Namespace) -> dict[str, Any] | str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from zhuoji.cli import gc_paused
+
+    with gc_paused() as started:  # until the app runs: imports, the server's fork (issue 26)
+        return _run(args, started)
+
+
+def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     import logging
     import sys
     import tempfile
-    from concurrent.futures import ThreadPoolExecutor
 
     from pydantic import ValidationError
 
     from client_tui.seats import SeatStore
     from protocol.messages import CreateTable
-    from zhuoji import replay_db
     from zhuoji.play import LocalServerError
     from zhuoji.play_resume import PLAY_TABLE, close_unfinished, default_play_db, play_key
 
@@ -190,20 +219,23 @@ def run(args: argparse.Namespace) -> int:
     store = SeatStore.default()
     resume = choose_match(db, store, new=args.new, lang=shown.lang)
     seats: SeatStore | None = store
-    with tempfile.TemporaryDirectory(prefix="zhuoji-") as tmp, ThreadPoolExecutor(1) as pool:
-        # The server starts (its imports, its database) while this thread imports the Textual
-        # app: the two overlap instead of following each other (issue 26).
-        starting = pool.submit(
-            start_local, db, Path(tmp) / "own.db", bot_delay=args.bot_delay, disconnect_grace=3600.0
-        )
-        from client_tui.app import ZhuojiApp
-        from client_tui.screens.replay import export_to
-
+    options: dict[str, Any] = {"bot_delay": args.bot_delay, "disconnect_grace": 3600.0}
+    with tempfile.TemporaryDirectory(prefix="zhuoji-") as tmp:
+        # The server starts (its imports, its database) before this process imports the
+        # Textual app, on the other core when it can (issue 26).
+        launched = local_server(db, **options)
         try:
-            server, url, note = starting.result()
+            from client_tui.app import ZhuojiApp
+            from client_tui.screens.replay import export_to
+
+            server, url, note = settle_local(launched, Path(tmp) / "own.db", **options)
         except LocalServerError as err:
+            launched.stop()
             print(f"zhuoji play: {err}")
             return 1
+        except BaseException:
+            launched.stop()
+            raise
         if note is not None:
             print(f"zhuoji play: {note}", flush=True)
             seats = resume = None  # a temporary database: nothing to keep
@@ -223,11 +255,12 @@ def run(args: argparse.Namespace) -> int:
                 resume=resume,
                 player_key=player_key_or_exit(),
                 bot_level=args.bots,
-                # This process hosts the server: the replay (`r` then `v`) reads the rounds whole
+                # This machine hosts the server: the replay (`r` then `v`) reads the rounds whole
                 # from its database, so every viewpoint and the export work (issue 23).
-                load_rounds=lambda table: replay_db.tapes(server.db, table),
+                load_rounds=lambda table: rounds_of(server.db, table),
                 exporter=export_to(Path(".")),
             )
+            started()  # collection back on, what the start made frozen (`gc_paused`)
             return app.run() or 0
         finally:
             server.stop()
@@ -235,3 +268,11 @@ def run(args: argparse.Namespace) -> int:
                 close_unfinished(db, None, seats)  # ended on purpose: not offered again
             if note is not None:
                 print(f"zhuoji play: {note}")
+
+
+def rounds_of(db: Path, table: str) -> list[Any]:
+    """The stored rounds of `table` for the replay browser (`zhuoji.replay_db.tapes`), imported
+    when the player first opens one, not at start."""
+    from zhuoji import replay_db
+
+    return replay_db.tapes(db, table)

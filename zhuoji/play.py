@@ -1,4 +1,5 @@
-"""A zhuoji server inside the client process, for `zhuoji play`.
+"""A zhuoji server inside the client process: `zhuoji play`'s where a process cannot fork (its
+server runs in a process of its own elsewhere: `zhuoji.play_process`), and the tests'.
 
 It runs on its own thread and event loop, so the server's work (bots, SQLite) never stalls the
 interface, and the client talks to it over a loopback websocket like to any other server.
@@ -13,7 +14,20 @@ import asyncio
 import threading
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
+
+
+class PlayServer(Protocol):
+    """What `zhuoji play` needs of its server, a thread (`LocalServer`) or a process
+    (`zhuoji.play_process.ServerProcess`): launched, its URL awaited, stopped."""
+
+    db: Path
+
+    def launch(self) -> None: ...
+
+    def wait_url(self, timeout: float = ...) -> str: ...
+
+    def stop(self, timeout: float = ...) -> None: ...
 
 
 class LocalServerError(RuntimeError):
@@ -42,8 +56,16 @@ class LocalServer:
 
     def start(self, timeout: float = 10.0) -> str:
         """Start the server; return its `ws://` URL once it listens."""
+        self.launch()
+        return self.wait_url(timeout)
+
+    def launch(self) -> None:
+        """Start the server's thread; return at once (`wait_url` collects its address)."""
         self._thread = threading.Thread(target=self._main, name="zhuoji-server", daemon=True)
         self._thread.start()
+
+    def wait_url(self, timeout: float = 10.0) -> str:
+        """The server's `ws://` URL once it listens; LocalServerError if it did not come up."""
         if not self._ready.wait(timeout):
             raise LocalServerError("the local server did not start in time")
         if self._error is not None or self.url is None:

@@ -6,6 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from protocol.messages import PROTOCOL_VERSION
 from zhuoji.cli import build_parser
 from zhuoji.play import LocalServer
@@ -43,3 +45,39 @@ def test_the_local_server_starts_answers_and_stops(tmp_path: Path) -> None:
         server.stop()
     assert server._thread is not None and not server._thread.is_alive()
     assert (tmp_path / "play.db").exists()
+
+
+def test_collection_is_paused_for_a_start_and_given_back(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`zhuoji.cli.gc_paused` (issue 26): off in the block; on again at its end, or when the
+    start is over (what it made frozen, not scanned again); left off when it was off before; a
+    command that ends early leaves it as it was."""
+    import gc
+
+    from zhuoji.cli import gc_paused, main
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    try:
+        with gc_paused() as started:
+            made = [[i] for i in range(100)]
+            started()
+            assert gc.isenabled() and gc.get_freeze_count() >= frozen + len(made)
+    finally:
+        gc.unfreeze()
+    frozen = gc.get_freeze_count()
+    gc.disable()
+    try:
+        with gc_paused() as started:
+            started()
+            assert not gc.isenabled() and gc.get_freeze_count() == frozen
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert main(["play", "--rounds", "0", "--db", "/nonexistent/play.db"]) == 2
+    assert "rounds" in capsys.readouterr().err
+    assert gc.isenabled() and gc.get_freeze_count() == frozen

@@ -303,3 +303,39 @@ def test_zhuoji_play_offers_to_resume_its_match_and_new_or_l_closes_it(
     tmux.run("respawn-pane", "-k", "-t", p, play_command(db, state))
     tmux.wait(p, my_prompt, "a move in a new match", timeout=60)
     assert "Resume it?" not in tmux.screen(p) and states(db)[-1] == "playing"
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` exists and has not ended (a zombie has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_zhuoji_play_s_server_is_a_process_of_its_own_that_dies_with_the_client(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    """Issue 26: the server runs beside the client, and a killed client (a crash, a closed
+    terminal) leaves no server behind holding the database: the next `zhuoji play` gets it."""
+    import json
+
+    db, state = tmp_path / "data" / "play.db", tmp_path / "state"
+    p = tmux.window("play", play_command(db, state))
+    tmux.wait(p, lambda s: "Round 1/" in s, "the table", timeout=60)
+    client = int(tmux.pane(p, "pane_pid"))
+    server = int(json.loads((tmp_path / "data" / "play.db.lock").read_text())["pid"])
+    assert server != client, "the server holds the database from a process of its own"
+    ppid = int(Path(f"/proc/{server}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    assert ppid == client and _alive(server)
+
+    kill_pane(tmux, p)  # SIGKILL: the client can do nothing about it
+    poll(lambda: not _alive(server), "the server to end with its client", timeout=20)
+    tmux.run("respawn-pane", "-t", p)
+    tmux.wait(p, lambda s: "Resume it? [Y/n]" in s, "the offer to resume")
+    tmux.keys(p, "Enter")
+    tmux.wait(p, lambda s: "Round 1/" in s, "the resumed table", timeout=60)
+    assert "already open in another window" not in tmux.screen(p)
+    assert states(db) == ["playing"], "the same database, the same match"

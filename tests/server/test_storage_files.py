@@ -237,13 +237,13 @@ def test_verify_on_a_file_it_cannot_read_is_an_error_not_a_mismatch(
 
 
 def test_play_started_twice_on_one_database_offers_its_own(tmp_path: Path) -> None:
-    from zhuoji.cmd_play import start_local
+    from zhuoji.cmd_play import local_server, settle_local
 
     db = tmp_path / "play.db"
-    first, url1, note1 = start_local(db, tmp_path / "spare1.db")
+    first, url1, note1 = settle_local(local_server(db), tmp_path / "spare1.db")
     try:
         assert note1 is None
-        second, url2, note2 = start_local(db, tmp_path / "spare2.db")
+        second, url2, note2 = settle_local(local_server(db), tmp_path / "spare2.db")
         try:
             assert url2 != url1 and note2 is not None
             assert "a match is already open in another window" in note2
