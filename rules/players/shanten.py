@@ -445,10 +445,20 @@ def _keeping(key: int, best: int) -> int:
     ix = _index()
     rows = ix.rows
     full = rows[key]
+    row_masks, n = ix.masks, ix.n
+    at = full * n
     out = 0
-    for r in range(9):
-        if key // RANK_UNIT[r] % 5 and ix.removal_mask(full, rows[key - RANK_UNIT[r]]) & best:
-            out |= 1 << r
+    held = _count_masks(key)[0]
+    while held:  # the ranks held, one set bit at a time
+        bit = held & -held
+        held ^= bit
+        r = bit.bit_length() - 1
+        less = rows[key - RANK_UNIT[r]]
+        unchanged = row_masks[at + less]
+        if unchanged < 0:
+            unchanged = ix.removal_mask(full, less)
+        if unchanged & best:
+            out |= bit
     if len(_KEEPING) >= KEY_CACHE:
         _KEEPING.clear()
     _KEEPING[key << 10 | best] = out
