@@ -128,15 +128,12 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
     sh = _shared()
     index, pairs = sh.index, sh.pairs
     removals = []
-    keep = []
-    lonely = []
     present = []
     pairs_held = 0
     for r in range(9):
         c = row[r]
         if not c:
             removals.append(_NO_READING)
-            keep.append(0)
             continue
         n = index[key - RANK_UNIT[r]]
         if n == suit_index.NONE:  # from a row of more than 15 tiles: the definition
@@ -149,20 +146,20 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
             present.append(sh.present[(r * len(pairs) + n) * 2 + 1 - c % 2])
         removals.append(rem)
         pairs_held += c // 2
-        lo, hi = r - 2 if r > 2 else 0, r + 2 if r < 6 else 8
-        if c == 1 and sum(row[lo : hi + 1]) == 1:
-            lonely.append(r)
-        keep.append(_keep_score(row, r))
     plain, eyed = _suit_values(key, row)
+    keep, lonely = _shape_scores(key)  # by tables: `_keep_score` and the lonely singles
     return RowInfo(
         plain,
         eyed,
         pairs_held,
         tuple(removals),
-        tuple(lonely),
-        tuple(keep),
+        _MASK_RANKS[lonely],
+        keep,
         tuple(present),
     )
+
+
+_MASK_RANKS = tuple(tuple(r for r in range(9) if m >> r & 1) for m in range(512))
 
 
 _NO_READING = (NEG, NEG)
@@ -446,15 +443,7 @@ def _tiebreak_scores(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     (`_keep_score` reads a neighbour's presence and a pair; a lonely tile is a single with no
     neighbour within two ranks), so a new key is read as those two rank masks
     (`_Shapes`) and scored from a table per held mask, not rank by rank."""
-    sh = _shapes()
-    lo, hi = key % _LOW_KEYS, key // _LOW_KEYS
-    held = sh.held_lo[lo] | sh.held_hi[hi]
-    multi = sh.multi_lo[lo] | sh.multi_hi[hi]
-    base = sh.base[held]
-    keep = (
-        base if not multi else tuple([b + 3 if multi >> r & 1 else b for r, b in enumerate(base)])
-    )
-    lonely = held & ~multi & ~sh.near[held]
+    keep, lonely = _shape_scores(key)
     plain = (
         keep if not lonely else tuple([v - 9 if lonely >> r & 1 else v for r, v in enumerate(keep)])
     )
@@ -463,6 +452,21 @@ def _tiebreak_scores(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         _TIEBREAKS.clear()
     _TIEBREAKS[key] = scores
     return scores
+
+
+def _shape_scores(key: int) -> tuple[tuple[int, ...], int]:
+    """(`_keep_score` of each rank held by the suit key's row, 0 for the others; the rank mask
+    of its lonely tiles: singles with no other tile within two ranks), from the row's shape
+    (`_Shapes`)."""
+    sh = _shapes()
+    lo, hi = key % _LOW_KEYS, key // _LOW_KEYS
+    held = sh.held_lo[lo] | sh.held_hi[hi]
+    multi = sh.multi_lo[lo] | sh.multi_hi[hi]
+    base = sh.base[held]
+    keep = (
+        base if not multi else tuple([b + 3 if multi >> r & 1 else b for r, b in enumerate(base)])
+    )
+    return keep, held & ~multi & ~sh.near[held]
 
 
 _LOW_RANKS = 5  # a suit key read as its last five digits (ranks 4-8) and the rest (`_Shapes`)
