@@ -43,7 +43,6 @@ deterministic from the seed.
 from __future__ import annotations
 
 import random
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -175,8 +174,6 @@ class _State:
         "ron",
         "pinghu",
         "ready_value",
-        "refs",
-        "__weakref__",
     )
 
     def __init__(
@@ -198,10 +195,6 @@ class _State:
         # (the next state is looked up in the LRU: no state holds another alive)
         self.nxt: dict[int, int] = {}
         self.values: dict[int, int] = {}
-        # per useful draw, a weak reference to the next state: while the LRU holds it, a
-        # playout steps to it without building its key (a weak one: no state holds another
-        # alive, so the LRU alone bounds the memory)
-        self.refs: dict[int, weakref.ref[_State]] = {}
         self.ron = 0  # the waits it may win on another's discard
         self.pinghu = 0  # the waits that win as a 平胡
         self.ready_value = 0
@@ -363,22 +356,7 @@ def _suit_useful(
 
 
 def _advance(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
-    """The state after drawing the useful tile `t` and discarding the best other tile.
-
-    A state is a function of its key alone, so the one reached through `refs` (not made
-    recent in the LRU) is the one a lookup would give or build."""
-    ref = st.refs.get(t)
-    if ref is not None:
-        found = ref()
-        if found is not None:
-            return found
-    nx = _next_state(opts, st, t, pass_ok)
-    st.refs[t] = weakref.ref(nx)
-    return nx
-
-
-def _next_state(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
-    """`_advance` by the state's key: the best discard after `t` remembered in `nxt`."""
+    """The state after drawing the useful tile `t` and discarding the best other tile."""
     packed = st.nxt.get(t)
     work = list(st.hand)
     work[t] += 1
