@@ -366,31 +366,39 @@ class Round:
         self._draw(seat, replacement=True)
 
     def _discard(self, seat: int, tile: int, declare: bool) -> None:
-        self.hands[seat][tile] -= 1
+        hands = self.hands
+        hands[seat][tile] -= 1
         self._wait_cache[seat] = None
+        declared = self.declared
         if declare:
-            self.declared[seat] = True
-        self.discard_count[seat] += 1
+            declared[seat] = True
+        n_discards = self.discard_count[seat] = self.discard_count[seat] + 1
         row = self.discards[seat]
         row.append(DiscardRecord(tile, False, declare))
-        if tile in (YAOJI, WUGUJI) and tile not in self.first_discard:
+        if (tile == YAOJI or tile == WUGUJI) and tile not in self.first_discard:
             self.first_discard[tile] = (seat, len(row) - 1)
         hot = self.last_draw_replacement
-        self._emit(_discarded(seat, tile, declare, hot))
+        self.events.append(_discarded(seat, tile, declare, hot))
         self.drawn = None
         self.claim_hot = hot
-        self.claim_hot_gang = self.turn_gangs[-1] if hot and self.turn_gangs else None
-        self.claim_dihu = (
-            seat == self.dealer and self.discard_count[seat] == 1 and not self.any_claim
-        )
-        self.claim_declared = self.declared[seat]
+        gangs = self.turn_gangs
+        self.claim_hot_gang = gangs[-1] if hot and gangs else None
+        self.claim_dihu = seat == self.dealer and n_discards == 1 and not self.any_claim
+        self.claim_declared = declared[seat]
         options: dict[int, tuple[str, ...]] = {}
         lo, hi = NEAR[tile]
+        waits = self._wait_cache
         for other in OTHERS[seat]:
-            hand = self.hands[other]
+            hand = hands[other]
             # The common case first: no pair of the tile and nothing it could complete.
-            if hand[tile] < 2 and (not any(hand[lo:hi]) or not self.wait_mask(other) >> tile & 1):
-                continue
+            if hand[tile] < 2:
+                if not any(hand[lo:hi]):
+                    continue
+                mask = waits[other]
+                if mask is None:
+                    mask = self.wait_mask(other)
+                if not mask >> tile & 1:
+                    continue
             opts = self._claim_options(other, tile, seat)
             if opts:
                 options[other] = opts
@@ -528,13 +536,14 @@ class Round:
         else:
             tile = self.wall[self.front]
             self.front += 1
-        self.hands[seat][tile] += 1
+        hand = self.hands[seat]
+        hand[tile] += 1
         self._wait_cache[seat] = None
         self.draws[seat] += 1
         self.drawn = tile
         self.last_draw_replacement = replacement
         self.passed[seat] = False  # any draw of one's own ends the 过水 lock (§12.7)
-        if self.hands[seat][tile] == 4 or (self.melds[seat] and self.holding(seat, tile) == 4):
+        if hand[tile] == 4 or (self.melds[seat] and self.holding(seat, tile) == 4):
             self.four_turn[seat][tile] = self.turn_num[seat]
         self.phase = Phase.TURN
         self._emit(Drew(seat, tile, replacement, self.back - self.front))
@@ -731,7 +740,17 @@ _discarded = lru_cache(maxsize=1 << 10)(Discarded)
 
 
 def _kinds(counts: Sequence[int]) -> list[int]:
-    return [k for k in range(NUM_KINDS) for _ in range(counts[k])]
+    """The kinds of 27 counts, each as often as counted, in sort order."""
+    out: list[int] = []
+    for k, c in enumerate(counts):
+        if c == 1:
+            out.append(k)
+        elif c:
+            out.extend(_REPEATS[k][c])
+    return out
+
+
+_REPEATS = tuple(tuple((k,) * c for c in range(COPIES + 1)) for k in range(NUM_KINDS))
 
 
 def _check_deal(hands: Sequence[Sequence[int]], wall: Sequence[int], dealer: int) -> None:

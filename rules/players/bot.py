@@ -128,15 +128,12 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
     sh = _shared()
     index, pairs = sh.index, sh.pairs
     removals = []
-    keep = []
-    lonely = []
     present = []
     pairs_held = 0
     for r in range(9):
         c = row[r]
         if not c:
             removals.append(_NO_READING)
-            keep.append(0)
             continue
         n = index[key - RANK_UNIT[r]]
         if n == suit_index.NONE:  # from a row of more than 15 tiles: the definition
@@ -149,20 +146,20 @@ def row_info(row: tuple[int, ...]) -> RowInfo:
             present.append(sh.present[(r * len(pairs) + n) * 2 + 1 - c % 2])
         removals.append(rem)
         pairs_held += c // 2
-        lo, hi = r - 2 if r > 2 else 0, r + 2 if r < 6 else 8
-        if c == 1 and sum(row[lo : hi + 1]) == 1:
-            lonely.append(r)
-        keep.append(_keep_score(row, r))
     plain, eyed = _suit_values(key, row)
+    keep, lonely = _shape_scores(key)  # by tables: `_keep_score` and the lonely singles
     return RowInfo(
         plain,
         eyed,
         pairs_held,
         tuple(removals),
-        tuple(lonely),
-        tuple(keep),
+        _MASK_RANKS[lonely],
+        keep,
         tuple(present),
     )
+
+
+_MASK_RANKS = tuple(tuple(r for r in range(9) if m >> r & 1) for m in range(512))
 
 
 _NO_READING = (NEG, NEG)
@@ -440,14 +437,83 @@ def _tiebreak_scores(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """`row_tiebreak` of the row whose suit key is `key`, as two score rows: `keep`, and `keep`
     less 9 on the lonely ranks (the greedy tie-break's score of a tile that is not a chicken).
     Kept in `_TIEBREAKS` by the int key (the tie-break asks it of three rows per decision; a
-    hit is one dict lookup), emptied when it holds `ROW_CACHE` entries."""
-    row = tuple(key // RANK_UNIT[r] % 5 for r in range(9))
-    keep, lonely = row_tiebreak(row)
-    scores = keep, tuple(v - 9 if r in lonely else v for r, v in enumerate(keep))
+    hit is one dict lookup), emptied when it holds `ROW_CACHE` entries.
+
+    A row's scores depend only on which ranks it holds and which of those more than once
+    (`_keep_score` reads a neighbour's presence and a pair; a lonely tile is a single with no
+    neighbour within two ranks), so a new key is read as those two rank masks
+    (`_Shapes`) and scored from a table per held mask, not rank by rank."""
+    keep, lonely = _shape_scores(key)
+    plain = (
+        keep if not lonely else tuple([v - 9 if lonely >> r & 1 else v for r, v in enumerate(keep)])
+    )
+    scores = keep, plain
     if len(_TIEBREAKS) >= ROW_CACHE:
         _TIEBREAKS.clear()
     _TIEBREAKS[key] = scores
     return scores
+
+
+def _shape_scores(key: int) -> tuple[tuple[int, ...], int]:
+    """(`_keep_score` of each rank held by the suit key's row, 0 for the others; the rank mask
+    of its lonely tiles: singles with no other tile within two ranks), from the row's shape
+    (`_Shapes`)."""
+    sh = _shapes()
+    lo, hi = key % _LOW_KEYS, key // _LOW_KEYS
+    held = sh.held_lo[lo] | sh.held_hi[hi]
+    multi = sh.multi_lo[lo] | sh.multi_hi[hi]
+    base = sh.base[held]
+    keep = (
+        base if not multi else tuple([b + 3 if multi >> r & 1 else b for r, b in enumerate(base)])
+    )
+    return keep, held & ~multi & ~sh.near[held]
+
+
+_LOW_RANKS = 5  # a suit key read as its last five digits (ranks 4-8) and the rest (`_Shapes`)
+_LOW_KEYS = 5**_LOW_RANKS
+
+
+class _Shapes:
+    """Tables for `_tiebreak_scores`: per low part of a suit key (`key % 5**5`: ranks 4-8) and per
+    high part (ranks 0-3) the rank masks held and held more than once; per held mask (512) the keep
+    score of each held rank without its pair bonus (`_keep_score` of a row holding one of each
+    held rank), and the held ranks with another held rank within two."""
+
+    def __init__(self) -> None:
+        def masks(part: int, digits: int, first: int) -> tuple[int, int]:
+            # digit j of the part (5**j) is rank `first - j` (`RANK_UNIT`: rank 0 is 5**8)
+            held = multi = 0
+            for j in range(digits):
+                c = part // 5**j % 5
+                if c:
+                    held |= 1 << (first - j)
+                if c >= 2:
+                    multi |= 1 << (first - j)
+            return held, multi
+
+        low = [masks(k, _LOW_RANKS, 8) for k in range(_LOW_KEYS)]
+        high = [masks(k, 9 - _LOW_RANKS, 8 - _LOW_RANKS) for k in range(5 ** (9 - _LOW_RANKS))]
+        self.held_lo = tuple(h for h, _ in low)
+        self.multi_lo = tuple(m for _, m in low)
+        self.held_hi = tuple(h for h, _ in high)
+        self.multi_hi = tuple(m for _, m in high)
+        rows = [tuple(held >> r & 1 for r in range(9)) for held in range(512)]
+        self.base = tuple(
+            tuple(_keep_score(row, r) if row[r] else 0 for r in range(9)) for row in rows
+        )
+        self.near = tuple(
+            sum(
+                1 << r
+                for r in range(9)
+                if row[r] and any(row[q] for q in range(max(0, r - 2), min(8, r + 2) + 1) if q != r)
+            )
+            for row in rows
+        )
+
+
+@cache
+def _shapes() -> _Shapes:
+    return _Shapes()
 
 
 def _widest_waits(v: SeatView, hand: Sequence[int], n_melds: int, ready: list[int]) -> list[int]:
@@ -459,15 +525,22 @@ def _widest_waits(v: SeatView, hand: Sequence[int], n_melds: int, ready: list[in
             if m.tile is not None:
                 seen[m.tile] += 3 if m.kind == "pong" else 4
     for discards in v.discards:
-        for d in discards:
-            if not d.claimed:
-                seen[d.tile] += 1
+        for tile, claimed, _ in discards:  # `DiscardRecord`s, unpacked
+            if not claimed:
+                seen[tile] += 1
     after = list(hand)
     live: dict[int, int] = {}
     for k in ready:
         after[k] -= 1
         mask = wait_mask(after, n_melds)
         after[k] += 1
-        live[k] = sum(max(0, 4 - seen[w]) for w in range(27) if mask >> w & 1)
+        copies = 0
+        while mask:  # the waits, one set bit at a time (a wait has 1-9 kinds, mostly 1-3)
+            low = mask & -mask
+            w = low.bit_length() - 1
+            if seen[w] < 4:
+                copies += 4 - seen[w]
+            mask ^= low
+        live[k] = copies
     most = max(live.values())
     return [k for k in ready if live[k] == most]

@@ -54,7 +54,7 @@ from rules.legality import may_declare
 from rules.options import Pattern, RuleOptions
 from rules.patterns import Meld, best_pattern, has_pass
 from rules.players import shanten as exact
-from rules.players.bot import NEG, greedy_discards, keep_value, row_info, row_infos
+from rules.players.bot import NEG, RowInfo, greedy_discards, keep_value, row_info, row_infos
 from rules.players.bot import approx_best_discards as best_discards
 from rules.players.bot import approx_shanten as shanten
 from rules.players.danger import DangerReader
@@ -277,7 +277,7 @@ def _state(
         st.mask = mask
     else:
         st.s = max(1, s if s is not None else shanten(list(hand), n))
-        st.mask = _useful(hand, n, st.s, held)
+        st.mask = _useful(hand, melds, st.s, held)
     _STATES[key] = st
     return st
 
@@ -299,37 +299,59 @@ def _row_plus(row: tuple[int, ...]) -> tuple[tuple[int, int, int] | None, ...]:
     return tuple(out)
 
 
-def _useful(hand: tuple[int, ...], n_melds: int, s: int, held: list[int]) -> int:
+def _useful(
+    hand: tuple[int, ...], melds: tuple[tuple[int, int], ...], s: int, held: list[int]
+) -> int:
     """The kinds whose draw lowers the hand's shanten. Drawing a kind changes one suit, so
     the other two suits' values are computed once; the 14-tile hand's shanten stands for the
     best discard's (it can be one too low, rarely: the sample then simply keeps a tile)."""
-    rows = [hand[0:9], hand[9:18], hand[18:27]]
-    infos = [row_info(r) for r in rows]
+    n_melds = len(melds)
+    rows = (hand[0:9], hand[9:18], hand[18:27])
+    i0, i1, i2 = row_info(rows[0]), row_info(rows[1]), row_info(rows[2])
+    mask = (
+        _suit_useful(rows[0], *_others(i1, i2), n_melds, s)
+        | _suit_useful(rows[1], *_others(i0, i2), n_melds, s) << 9
+        | _suit_useful(rows[2], *_others(i0, i1), n_melds, s) << 18
+    )
+    for k, _ in melds:  # a kind held four times counting its meld is not drawn
+        if held[k] >= COPIES:
+            mask &= ~(1 << k)
+    return mask
+
+
+def _others(o1: RowInfo, o2: RowInfo) -> tuple[int, int, int]:
+    """What `_suit_useful` asks of the two other suits: their plain values, what one eye
+    among them adds, their pairs."""
+    gain = max(
+        0,
+        o1.eyed - o1.plain if o1.eyed > NEG else 0,
+        o2.eyed - o2.plain if o2.eyed > NEG else 0,
+    )
+    return o1.plain + o2.plain, gain, o1.pairs + o2.pairs
+
+
+@lru_cache(maxsize=ROW_CACHE)
+def _suit_useful(
+    row: tuple[int, ...], o_plain: int, o_gain: int, o_pairs: int, n_melds: int, s: int
+) -> int:
+    """The ranks of `row` whose draw lowers the shanten `s` of a hand with `n_melds` melds
+    whose two other suits give `_others` (cached: states share suits and their neighbours'
+    values, and a new state asks this of three suits)."""
     cap = 9 - 2 * n_melds
     base = 8 - 2 * n_melds
     mask = 0
-    for suit in range(3):
-        o1, o2 = [infos[i] for i in range(3) if i != suit]
-        o_plain = o1.plain + o2.plain
-        o_gain = max(
-            0,
-            o1.eyed - o1.plain if o1.eyed > NEG else 0,
-            o2.eyed - o2.plain if o2.eyed > NEG else 0,
-        )
-        o_pairs = o1.pairs + o2.pairs
-        offset = 9 * suit
-        for r, plus in enumerate(_row_plus(rows[suit])):
-            if plus is None or held[offset + r] >= COPIES:
-                continue
-            plain, eyed, pairs = plus
-            best = o_plain + plain + o_gain
-            if eyed > NEG and o_plain + eyed > best:
-                best = o_plain + eyed
-            after = base - (best if best < cap else cap)
-            if not n_melds and 6 - o_pairs - pairs < after:
-                after = 6 - o_pairs - pairs
-            if after < s:
-                mask |= 1 << (offset + r)
+    for r, plus in enumerate(_row_plus(row)):
+        if plus is None:
+            continue
+        plain, eyed, pairs = plus
+        best = o_plain + plain + o_gain
+        if eyed > NEG and o_plain + eyed > best:
+            best = o_plain + eyed
+        after = base - (best if best < cap else cap)
+        if not n_melds and 6 - o_pairs - pairs < after:
+            after = 6 - o_pairs - pairs
+        if after < s:
+            mask |= 1 << r
     return mask
 
 

@@ -198,3 +198,21 @@ def test_row_info_is_its_definition() -> None:
     rows = [row for _, row in suit_index.rows(15)]
     for row in random.Random(24).sample(rows, volume(3_000, len(rows))):
         assert row_info.__wrapped__(row) == _row_info_by_definition(row), row
+
+
+def test_tiebreak_scores_read_from_the_key_are_row_tiebreaks() -> None:
+    # `_tiebreak_scores` scores a row from its key's shape (ranks held, ranks held twice or
+    # more) by tables, not rank by rank: the same scores as `row_tiebreak` of the row, on every
+    # shape (all rows of 0-2 per rank) and on sampled rows of 3s and 4s (the key's digits).
+    from itertools import product
+
+    from rules.players.bot import _TIEBREAKS, _tiebreak_scores, row_tiebreak
+
+    shapes = list(product(range(3), repeat=9))
+    rows = [row for _, row in suit_index.rows(14)]
+    for row in shapes + random.Random(7).sample(rows, volume(5_000, len(rows))):
+        keep, lonely = row_tiebreak(row)
+        plain = tuple(v - 9 if r in lonely else v for r, v in enumerate(keep))
+        key = sum(c * suit_index.RANK_UNIT[r] for r, c in enumerate(row))
+        _TIEBREAKS.pop(key, None)
+        assert _tiebreak_scores(key) == (keep, plain), row
