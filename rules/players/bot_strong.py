@@ -21,7 +21,9 @@ by the live pairs; a gang scores as a 豆 and is the 通行证; 报听 adds its 
 charged the deal-in estimate of `rules.players.danger` (measured on bot play: who is likely
 ready, whether a win on the tile is allowed, what it pays, chickens included): the payment,
 plus the chance of it times what the round ending now costs the hand (its sampled value less
-its value at an end now), so a valuable hand pushes and a poor one gives way.
+its value at an end now), so a valuable hand pushes and a poor one gives way. When every discard
+that keeps the hand closest to ready is dangerous (`SAFE_FROM`), the safest other tile is a
+candidate too: a step back to safety, taken only under the gate below.
 
 Near ready the samples do not overrule `normal`'s discard (`rules.players.bot.greedy_discards`)
 lightly: another discard is taken only when, on the shared samples, it beats normal's best by
