@@ -7,7 +7,7 @@ Each variant sets module constants of `rules.players.bot_strong` (by name, JSON)
 then plays `rules.players.arena.play_deals` (every deal four times, the strong seat in each seat, the same
 walls and the same opponents for both variants). The difference is taken per deal, so the luck of
 the deal cancels and a change that alters few games is measured sharply (`changed`: deals whose
-points differ). Prints one JSON object: both variants' points/round and the difference, each as
+points differ). Prints one JSON object: both variants' points/round, deal-in rates and the differences, each as
 [mean, 95 % low, 95 % high] clustered by deal; with more than two variants, one such object per
 line for each variant against the last (which is played once). Use seeds other than the
 measurement's (1).
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 Job = tuple[dict[str, Any], str, int, list[int]]
 
 
-def _play(job: Job) -> list[tuple[int, float]]:
+def _play(job: Job) -> list[tuple[int, float, float]]:
     variant, preset, seed, deals = job
     import rules.players.bot_strong as strong
 
@@ -42,18 +42,22 @@ def _play(job: Job) -> list[tuple[int, float]]:
     results = play_deals(
         make_options(preset), seed, deals, policy_for, "strong", "normal", time.process_time
     )
-    return [(r.deal, r.challenger_points) for r in results]
+    return [
+        (r.deal, r.challenger_points, r.diag["challenger"].deal_ins / len(r.seats)) for r in results
+    ]
 
 
-def points(
-    variant: dict[str, Any], preset: str, seed: int, deals: int, workers: int
-) -> list[float]:
-    """The strong seat's points/round per deal, deals 0 … deals-1, under `variant`."""
+Played = tuple[list[float], list[float]]
+
+
+def points(variant: dict[str, Any], preset: str, seed: int, deals: int, workers: int) -> Played:
+    """The strong seat's points/round and its deal-ins per seat-round, per deal (deals 0 …
+    deals-1), under `variant`."""
     chunks = [list(range(i, deals, 4 * workers)) for i in range(4 * workers)]
     with Pool(workers) as pool:
         parts = pool.map(_play, [(variant, preset, seed, c) for c in chunks])
-    by_deal = dict(x for part in parts for x in part)
-    return [by_deal[d] for d in range(deals)]
+    by_deal = {d: (p, i) for part in parts for d, p, i in part}
+    return [by_deal[d][0] for d in range(deals)], [by_deal[d][1] for d in range(deals)]
 
 
 def estimate(xs: list[float]) -> list[float]:
@@ -91,11 +95,13 @@ def main() -> None:
 
 
 def compare(
-    a: dict[str, Any], b: dict[str, Any], pb: list[float], args: argparse.Namespace
+    a: dict[str, Any], b: dict[str, Any], played_b: Played, args: argparse.Namespace
 ) -> None:
-    """Play variant `a` and print it against `b` (whose per-deal points are `pb`)."""
+    """Play variant `a` and print it against `b` (whose per-deal points and deal-ins are
+    `played_b`)."""
     start = time.monotonic()
-    pa = points(a, args.preset, args.seed, args.deals, args.workers)
+    pa, ia = points(a, args.preset, args.seed, args.deals, args.workers)
+    pb, ib = played_b
     diff = [x - y for x, y in zip(pa, pb, strict=True)]
     out = {
         "a": a,
@@ -106,6 +112,9 @@ def compare(
         "a_points": estimate(pa),
         "b_points": estimate(pb),
         "difference": estimate(diff),
+        "a_deal_in_rate": estimate(ia),
+        "b_deal_in_rate": estimate(ib),
+        "deal_in_difference": estimate([x - y for x, y in zip(ia, ib, strict=True)]),
         "changed": sum(1 for d in diff if d != 0),
         "elapsed_s": round(time.monotonic() - start),
     }

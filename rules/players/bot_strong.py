@@ -21,7 +21,9 @@ by the live pairs; a gang scores as a 豆 and is the 通行证; 报听 adds its 
 charged the deal-in estimate of `rules.players.danger` (measured on bot play: who is likely
 ready, whether a win on the tile is allowed, what it pays, chickens included): the payment,
 plus the chance of it times what the round ending now costs the hand (its sampled value less
-its value at an end now), so a valuable hand pushes and a poor one gives way.
+its value at an end now), so a valuable hand pushes and a poor one gives way. When every discard
+that keeps the hand closest to ready is dangerous (`SAFE_FROM`), the safest other tile is a
+candidate too: a step back to safety, taken only under the gate below.
 
 Near ready the samples do not overrule `normal`'s discard (`rules.players.bot.greedy_discards`)
 lightly: another discard is taken only when, on the shared samples, it beats normal's best by
@@ -70,7 +72,7 @@ CLAIM_FACTOR = 0.8  # how often a seat that could 碰 a released chicken does
 DRAW_OTHERS = 1.5  # players on the other side of a 查叫 at 荒庄, on average
 OTHER_READY_COST = 3.0  # 查叫 + chickens a non-ready seat pays one ready player at 荒庄 (units)
 FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27)
-DEAL_IN_WEIGHT = 1.0  # the deal-in estimate (`rules.players.danger`) counts this much
+DEAL_IN_WEIGHT = 1.5  # the deal-in estimate (`rules.players.danger`) counts this much
 # Far from ready (`GREEDY_FROM`) a discard that is safer than `normal`'s choice is taken when
 # what it saves in expected deal-in cost beats `FAR_STEP_COST` per step it costs the hand; the
 # round ending on our discard there loses `FAR_END_LOSS` (units of 平胡) besides the payment.
@@ -92,6 +94,10 @@ LEADERS = 4
 # near ready, a discard other than `normal`'s choice is taken only when, on the shared samples,
 # it beats that choice by more than this many standard errors of their difference (0: off)
 NORMAL_GATE = 1.0
+# near ready, when every best discard has at least this deal-in chance (`rules.players.danger`),
+# the safest other tile is valued too, so the samples may weigh a step back against the risk
+# (0: off)
+SAFE_FROM = 0.06
 GREEDY_FROM = 2  # discards leaving the hand this far from ready or more: `normal`'s choice
 FAR_SAMPLES = 8  # the same, two or more steps from ready
 FAR_MORE_SAMPLES = 16
@@ -684,6 +690,8 @@ class _Context:
         that is not one of `normal`'s choices must beat the best of those clearly
         (`NORMAL_GATE`, `_clearly_better`); the value returned is the chosen one's mean."""
         low, cands = exact.best_discards(hand, len(melds))
+        if SAFE_FROM and not need_value:
+            cands = self._with_safest(hand, len(melds), cands)
         if len(cands) == 1 and not need_value:
             return cands[0], 0.0
         first, more = (SAMPLES, MORE_SAMPLES) if low <= 1 else (FAR_SAMPLES, FAR_MORE_SAMPLES)
@@ -708,6 +716,17 @@ class _Context:
                 if not _clearly_better(rows[best], rows[ref], NORMAL_GATE):
                     best = ref
         return best, means[best]
+
+    def _with_safest(self, hand: list[int], n_melds: int, cands: list[int]) -> list[int]:
+        """`cands` and, when each of them has a deal-in chance of `SAFE_FROM` or more, the
+        safest other tile of the hand (the lowest chance; the lower kind on a tie)."""
+        danger = self.danger
+        if min(danger.of(k).chance for k in cands) < SAFE_FROM:
+            return cands
+        others = [k for k in range(NUM_KINDS) if hand[k] and k not in cands]
+        if not others:
+            return cands
+        return [*cands, min(others, key=lambda k: (danger.of(k).chance, k))]
 
     def _value_after(self, hand: list[int], melds: list[Meld], k: int, n_samples: int) -> float:
         """The value of discarding `k` from the 14-tile `hand`."""

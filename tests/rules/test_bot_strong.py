@@ -439,3 +439,39 @@ def test_near_ready_strong_leaves_normals_discard_only_on_clear_evidence() -> No
                         assert _clearly_better(mine, rows[ref], NORMAL_GATE)
             r.apply(a)
     assert near > 40 and 0 < departed < near / 2
+
+
+def test_near_ready_the_safest_other_tile_is_weighed_only_when_every_closest_discard_is_dangerous() -> (
+    None
+):
+    """Only 9m keeps the hand ready (on 3m/6m). Against a seat
+    that declared 报听 and holds a 通行证 (a 明杠), 9m is dangerous, so the safest other tile (5s,
+    which that seat discarded itself) is sampled too (`SAFE_FROM`); against a quiet table it
+    is not."""
+    import random
+
+    from rules.players.bot_strong import SAFE_FROM, _Context
+    from rules.players.shanten import best_discards
+
+    hand = "123p 456s 789s 45m 66p 9m"
+    threat = Position(
+        hand,
+        discards=("", "1p", "5s 2m 8p 3s", "9s"),
+        others_melds=([], [Meld("ming", parse_tile("7s"), 1, "dian")], []),
+        declared=(False, False, True, False),
+        wall_left=30,
+    )
+    quiet = Position(hand, discards=("", "1p", "5s 2m", "9s"), wall_left=60)
+    counts = to_counts(parse_tiles(hand))
+    low, cands = best_discards(counts, 0)
+    assert low == 0 and cands == [parse_tile("9m")]
+
+    v = threat.view()
+    ctx = _Context(v, random.Random(1))
+    assert ctx.danger.of(parse_tile("9m")).chance >= SAFE_FROM
+    weighed = ctx._with_safest(counts, 0, cands)
+    assert weighed == [parse_tile("9m"), parse_tile("5s")]
+    assert ctx.danger.of(parse_tile("5s")).chance < ctx.danger.of(parse_tile("9m")).chance
+
+    calm = _Context(quiet.view(), random.Random(1))
+    assert calm._with_safest(counts, 0, cands) == cands
