@@ -7,6 +7,7 @@ right move follows from one strategic point, named in the test id.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -330,44 +331,51 @@ def test_first_chickens_are_read_from_the_public_record() -> None:
     assert checked > 10
 
 
+def strong_decisions(prefix: str, rounds: int) -> Iterator[tuple[SeatView, object, Action]]:
+    """Every decision of `rounds` seeded guiyang rounds of four `strong` bots: the deciding
+    seat's view, its bot's random state just before it chose (to replay the choice) and the
+    action, applied once the caller has looked at it."""
+    from rules.options import make_options
+
+    opts = make_options("guiyang", {})
+    for i in range(rounds):
+        r = Round.deal(opts, seed=f"{prefix}-{i}", dealer=i % 4)
+        bots = [StrongBot(f"{prefix}-{i}-{s}") for s in range(4)]
+        while r.phase is not Phase.OVER:
+            seat = r.awaiting()[0]
+            v = view_of(r, seat)
+            state = bots[seat].rng.getstate()
+            a = bots[seat].choose_for(v)
+            yield v, state, a
+            r.apply(a)
+
+
 def test_far_from_ready_strong_discards_as_normal_does() -> None:
     """When no discard leaves the hand one step from ready (`GREEDY_FROM`), `strong` takes one of
     `normal`'s own best discards (no sampling there: it was the slowest and weakest part of its
     play, issue 24) unless one of them is dangerous (`FAR_DANGER_FLOOR`: then it may fold to a
     safer tile); nearer to ready it samples (and defends)."""
-    from rules.options import make_options
     from rules.players.bot import chicken_kinds, greedy_discards
     from rules.players.bot_strong import FAR_DANGER_FLOOR, FAR_END_LOSS, GREEDY_FROM
     from rules.players.danger import DangerReader
     from rules.players.shanten import best_discards
 
-    opts = make_options("guiyang", {})
     far = near = folds = 0
-    for i in range(6):
-        r = Round.deal(opts, seed=f"far-{i}", dealer=i % 4)
-        bots = [StrongBot(f"far-{i}-{s}") for s in range(4)]
-        while r.phase is not Phase.OVER:
-            seat = r.awaiting()[0]
-            v = view_of(r, seat)
-            a = bots[seat].choose_for(v)
-            if v.on_turn and a.act in ("discard", "ready") and v.hand is not None:
-                low, _ = best_discards(list(v.hand), len(v.own_melds))
-                if low >= GREEDY_FROM:
-                    far += 1
-                    greedy = greedy_discards(v, v.hand, len(v.own_melds), chicken_kinds(v))
-                    if a.tile not in greedy:
-                        reader = DangerReader(v)
-                        cost = [
-                            reader.of(k).payment + reader.of(k).chance * FAR_END_LOSS
-                            for k in greedy
-                        ]
-                        assert (
-                            min(cost) >= FAR_DANGER_FLOOR
-                        )  # a fold: every greedy tile was dangerous
-                        folds += 1
-                else:
-                    near += 1
-            r.apply(a)
+    for v, _, a in strong_decisions("far", 6):
+        if v.on_turn and a.act in ("discard", "ready") and v.hand is not None:
+            low, _ = best_discards(list(v.hand), len(v.own_melds))
+            if low >= GREEDY_FROM:
+                far += 1
+                greedy = greedy_discards(v, v.hand, len(v.own_melds), chicken_kinds(v))
+                if a.tile not in greedy:
+                    reader = DangerReader(v)
+                    cost = [
+                        reader.of(k).payment + reader.of(k).chance * FAR_END_LOSS for k in greedy
+                    ]
+                    assert min(cost) >= FAR_DANGER_FLOOR  # a fold: every greedy tile was dangerous
+                    folds += 1
+            else:
+                near += 1
     assert far > 10 and near > 10 and folds < far / 4
 
 
@@ -392,7 +400,6 @@ def test_near_ready_strong_leaves_normals_discard_only_on_clear_evidence() -> No
     samples alone were noisier than normal's rule: issue 24, benchmarks/README.md session 8)."""
     import random
 
-    from rules.options import make_options
     from rules.players.bot import chicken_kinds, greedy_discards
     from rules.players.bot_strong import (
         GREEDY_FROM,
@@ -405,39 +412,28 @@ def test_near_ready_strong_leaves_normals_discard_only_on_clear_evidence() -> No
     from rules.players.shanten import best_discards
 
     assert NORMAL_GATE > 0
-    opts = make_options("guiyang", {})
     n = SAMPLES + MORE_SAMPLES
     near = departed = 0
-    for i in range(5):
-        r = Round.deal(opts, seed=f"gate-{i}", dealer=i % 4)
-        bots = [StrongBot(f"gate-{i}-{s}") for s in range(4)]
-        while r.phase is not Phase.OVER:
-            seat = r.awaiting()[0]
-            v = view_of(r, seat)
-            state = bots[seat].rng.getstate()
-            a = bots[seat].choose_for(v)
-            hand = v.hand
-            if v.on_turn and a.act in ("discard", "ready") and hand is not None:
-                melds = list(v.own_melds)
-                low, cands = best_discards(list(hand), len(melds))
-                if low < GREEDY_FROM and len(cands) > 1 and not v.declared[seat]:
-                    near += 1
-                    greedy = [
-                        k
-                        for k in greedy_discards(v, hand, len(melds), chicken_kinds(v))
-                        if k in cands
-                    ]
-                    if a.tile not in greedy:
-                        departed += 1
-                        rng = random.Random()
-                        rng.setstate(state)
-                        ctx = _Context(v, rng)
-                        rows = {k: ctx._samples_after(list(hand), melds, k, n) for k in greedy}
-                        ref = max(greedy, key=lambda k: (sum(rows[k]), k))
-                        assert a.tile is not None
-                        mine = ctx._samples_after(list(hand), melds, a.tile, n)
-                        assert _clearly_better(mine, rows[ref], NORMAL_GATE)
-            r.apply(a)
+    for v, state, a in strong_decisions("gate", 5):
+        hand = v.hand
+        if v.on_turn and a.act in ("discard", "ready") and hand is not None:
+            melds = list(v.own_melds)
+            low, cands = best_discards(list(hand), len(melds))
+            if low < GREEDY_FROM and len(cands) > 1 and not v.declared[v.turn]:
+                near += 1
+                greedy = [
+                    k for k in greedy_discards(v, hand, len(melds), chicken_kinds(v)) if k in cands
+                ]
+                if a.tile not in greedy:
+                    departed += 1
+                    rng = random.Random()
+                    rng.setstate(state)
+                    ctx = _Context(v, rng)
+                    rows = {k: ctx._samples_after(list(hand), melds, k, n) for k in greedy}
+                    ref = max(greedy, key=lambda k: (sum(rows[k]), k))
+                    assert a.tile is not None
+                    mine = ctx._samples_after(list(hand), melds, a.tile, n)
+                    assert _clearly_better(mine, rows[ref], NORMAL_GATE)
     assert near > 40 and 0 < departed < near / 2
 
 
