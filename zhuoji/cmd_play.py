@@ -110,10 +110,12 @@ def local_server(db: Path, **options: Any) -> PlayServer:
 
 
 def settle_local(
-    server: PlayServer, spare: Path, **options: Any
+    server: PlayServer, spare: Callable[[], Path], **options: Any
 ) -> tuple[PlayServer, str, str | None]:
     """The launched `server`'s URL, or, if another window's server holds its database, a server
-    on a new database `spare`. Returns the server, its URL, and what to tell the player (or None)."""
+    on a new database at `spare()`. Returns the server, its URL, and what to tell the player (or
+    None). The spare path is asked for only then: its folder is made only when it is used, so a
+    client killed before it could tidy up (a closed terminal, SIGKILL) leaves nothing behind."""
     from server.storage.dbfile import DatabaseInUse
     from zhuoji.play import LocalServerError
 
@@ -124,13 +126,14 @@ def settle_local(
         if not isinstance(err.cause, DatabaseInUse):
             raise
         holder = err.cause.holder
-    server = local_server(spare, **options)
+    own = spare()
+    server = local_server(own, **options)
     url = server.wait_url()
     other = holder.get("url")
     join = f"; to join its table instead: zhuoji join {other}" if other else ""
     note = (
         f"a match is already open in another window on {db} (pid {holder.get('pid', '?')})."
-        f" This window plays on its own database, {spare}{join}"
+        f" This window plays on its own database, {own}{join}"
     )
     return server, url, note
 
@@ -185,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
+    import contextlib
     import logging
     import sys
     import tempfile
@@ -220,7 +224,14 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
     resume = choose_match(db, store, new=args.new, lang=shown.lang)
     seats: SeatStore | None = store
     options: dict[str, Any] = {"bot_delay": args.bot_delay, "disconnect_grace": 3600.0}
-    with tempfile.TemporaryDirectory(prefix="zhuoji-") as tmp:
+    with contextlib.ExitStack() as tidy:
+
+        def spare() -> Path:
+            """A database of this window's own (another window holds `db`), removed at exit."""
+            return (
+                Path(tidy.enter_context(tempfile.TemporaryDirectory(prefix="zhuoji-"))) / "own.db"
+            )
+
         # The server starts (its imports, its database) before this process imports the
         # Textual app, on the other core when it can (issue 26).
         launched = local_server(db, **options)
@@ -228,7 +239,7 @@ def _run(args: argparse.Namespace, started: Callable[[], None]) -> int:
             from client_tui.app import ZhuojiApp
             from client_tui.screens.replay import export_to
 
-            server, url, note = settle_local(launched, Path(tmp) / "own.db", **options)
+            server, url, note = settle_local(launched, spare, **options)
         except LocalServerError as err:
             launched.stop()
             print(f"zhuoji play: {err}")

@@ -242,8 +242,10 @@ def test_a_killed_client_comes_back_to_its_seat_and_hand(
         assert hand_of(back) == hand and tmux.pane(b, "pane_dead") == "0"
 
 
-def play_command(db: Path, state: Path, *extra: str) -> str:
+def play_command(db: Path, state: Path, *extra: str, tmp: Path | None = None) -> str:
     env = {"PYTHONPATH": str(ROOT), "ZHUOJI_STATE_DIR": str(state), "TERM": "xterm-256color"}
+    if tmp is not None:
+        env["TMPDIR"] = str(tmp)
     args = [sys.executable, "-m", "zhuoji", "play", "--db", str(db), "--name", "me"]
     args += ["--lang", "en", "--ascii", "--bot-delay", "0", *extra]
     assigns = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -319,11 +321,13 @@ def test_zhuoji_play_s_server_is_a_process_of_its_own_that_dies_with_the_client(
     tmux: Tmux, tmp_path: Path
 ) -> None:
     """Issue 26: the server runs beside the client, and a killed client (a crash, a closed
-    terminal) leaves no server behind holding the database: the next `zhuoji play` gets it."""
+    terminal) leaves no server behind holding the database: the next `zhuoji play` gets it, and
+    nothing behind in the temporary folder either."""
     import json
 
-    db, state = tmp_path / "data" / "play.db", tmp_path / "state"
-    p = tmux.window("play", play_command(db, state))
+    db, state, tmp = tmp_path / "data" / "play.db", tmp_path / "state", tmp_path / "tmp"
+    tmp.mkdir()
+    p = tmux.window("play", play_command(db, state, tmp=tmp))
     tmux.wait(p, lambda s: "Round 1/" in s, "the table", timeout=60)
     client = int(tmux.pane(p, "pane_pid"))
     server = int(json.loads((tmp_path / "data" / "play.db.lock").read_text())["pid"])
@@ -333,6 +337,7 @@ def test_zhuoji_play_s_server_is_a_process_of_its_own_that_dies_with_the_client(
 
     kill_pane(tmux, p)  # SIGKILL: the client can do nothing about it
     poll(lambda: not _alive(server), "the server to end with its client", timeout=20)
+    assert list(tmp.iterdir()) == [], "a killed client leaves no folder in the temporary folder"
     tmux.run("respawn-pane", "-t", p)
     tmux.wait(p, lambda s: "Resume it? [Y/n]" in s, "the offer to resume")
     tmux.keys(p, "Enter")

@@ -8,6 +8,7 @@ import asyncio
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -240,15 +241,24 @@ def test_play_started_twice_on_one_database_offers_its_own(tmp_path: Path) -> No
     from zhuoji.cmd_play import local_server, settle_local
 
     db = tmp_path / "play.db"
-    first, url1, note1 = settle_local(local_server(db), tmp_path / "spare1.db")
+    asked: list[str] = []
+
+    def spare(name: str) -> Callable[[], Path]:
+        def path() -> Path:
+            asked.append(name)
+            return tmp_path / name
+
+        return path
+
+    first, url1, note1 = settle_local(local_server(db), spare("spare1.db"))
     try:
-        assert note1 is None
-        second, url2, note2 = settle_local(local_server(db), tmp_path / "spare2.db")
+        assert note1 is None and asked == [], "no spare database while the first is free"
+        second, url2, note2 = settle_local(local_server(db), spare("spare2.db"))
         try:
             assert url2 != url1 and note2 is not None
             assert "a match is already open in another window" in note2
             assert str(tmp_path / "spare2.db") in note2 and f"zhuoji join {url1}" in note2
-            assert (tmp_path / "spare2.db").exists()
+            assert (tmp_path / "spare2.db").exists() and asked == ["spare2.db"]
         finally:
             second.stop()
     finally:
