@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import os
 import re
 import shlex
@@ -17,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -196,11 +198,10 @@ def seats_of(screen: str) -> dict[str, str]:
 
 
 YOUR_TURN, PASS = "Your turn: discard", "过 Pass"
-# The clock rows of the create form: a label (wrapped onto a second line) and its field.
-CLOCK_FIELD = {
-    "turn": re.compile(r"Seconds per move \(0 =\s+(\S+)"),
-    "bank": re.compile(r"Bank seconds per round\s+(\S+)"),
-}
+# The clock rows of the create form: a label (wrapped onto a second line) and its field ("" if
+# it is empty: the dialog's border █ follows).
+CLOCK_LABEL = {"turn": "Seconds per move (0 =", "bank": "Bank seconds per round"}
+CLOCK_FIELD = {k: re.compile(re.escape(label) + r" *([^\s█]*)") for k, label in CLOCK_LABEL.items()}
 
 
 def my_prompt(screen: str) -> bool:
@@ -213,55 +214,56 @@ def clock_fields(screen: str) -> dict[str, str]:
     return {k: m.group(1) for k, m in found.items() if m is not None}
 
 
-def focus_field(tmux: Tmux, target: str, label: str, key: str, timeout: float = 60.0) -> None:
-    """Press `key` (Tab, or BTab: Shift+Tab) until the field on the line labelled `label` has
-    the focus: the terminal's cursor, which Textual puts in the focused input, is on that line,
-    on two captures in a row. The presses are not counted: in a burst on a loaded machine they
-    did not always land where their count said, so each is checked by what the screen shows,
-    and one too many goes round the form again. (The cursor is placed before the form scrolls
-    to a field it moves to: a field reached by scrolling is not seen there until the next.)"""
+def focus_field(tmux: Tmux, target: str, field: str, key: str, timeout: float = 120.0) -> None:
+    """Press `key` (Tab, or BTab: Shift+Tab) until the clock field `field` has the focus: the
+    terminal's cursor, which Textual puts in the focused input, is in it, on two captures in a
+    row. A key is pressed again once the last one has moved the cursor, or after a second and a
+    half without (a stop that is no input, or a loaded machine): counted presses in a burst
+    did not land where the count said, since a key's action (a focus move) may come after the
+    keys typed behind it."""
+    label = CLOCK_LABEL[field]
     seen: list[tuple[bool, int, int]] = []
+    pressed = [-math.inf]
 
     def there() -> bool:
         x, y = tmux.cursor(target)
         lines = tmux.screen(target).splitlines()
         line = lines[y] if 0 <= y < len(lines) else ""
-        seen.append((label in line and x > line.index(label) + len(label), x, y))
-        if seen[-1][0]:
-            return seen[-2:] == [seen[-1]] * 2
-        tmux.keys(target, key)
+        here = label in line and x > line.index(label) + len(label)
+        moved = not seen or seen[-1][1:] != (x, y)
+        seen.append((here, x, y))
+        if here:
+            return not moved
+        if moved or time.monotonic() > pressed[0] + 1.5:
+            tmux.keys(target, key)
+            pressed[0] = time.monotonic()
         return False
 
-    poll(there, f"the focus on {label!r}", timeout, lambda: f"{seen[-5:]}\n{tmux.screen(target)}")
+    poll(there, f"the focus on {field}", timeout, lambda: f"{seen[-5:]}\n{tmux.screen(target)}")
 
 
 def set_field(tmux: Tmux, target: str, field: str, key: str, value: str) -> None:
-    """Type `value` into the form's clock field `field` ("turn" or "bank", reached with `key`)
-    over what it held, until the screen shows it there: a key of a burst was sometimes lost on a
-    loaded machine, and typing again over the field ends the same whatever came through."""
-    label = {"turn": "Seconds per move", "bank": "Bank seconds per round"}[field]
-    focus_field(tmux, target, label, key)
-
-    def typed() -> bool:
-        if clock_fields(tmux.screen(target)).get(field) == value:
-            return True
-        for k in ("C-k", "C-u", value):  # delete right of the cursor, left of it, type
-            tmux.keys(target, k)
-        return False
-
-    poll(typed, f"{value!r} in the {field} field", 60, lambda: tmux.screen(target), every=0.5)
+    """Type `value` into the form's clock field `field` (reached with `key`) over what it held:
+    emptied first, and the value typed only once the screen shows it empty (the delete keys are
+    actions, which may come after a key typed behind them)."""
+    focus_field(tmux, target, field, key)
+    tmux.keys(target, "C-k")  # delete right of the cursor
+    tmux.keys(target, "C-u")  # and left of it
+    tmux.wait(target, lambda s: clock_fields(s).get(field) == "", f"the {field} field empty")
+    tmux.keys(target, value)
+    tmux.wait(target, lambda s: clock_fields(s).get(field) == value, f"{value!r} as {field}")
 
 
 def create_without_clock(tmux: Tmux, target: str) -> None:
     """Create a table from the form with the move clock off (no bank, 0 seconds a move), as a
-    player would: `c`, Tab down to the bank, type over it, Shift+Tab up to the seconds a move
-    (the field before it, on screen by then), type over it, Enter; the fields are read back
-    off the screen before Enter."""
+    player would: `c`, Shift+Tab round from the name to the bank (past the buttons and the
+    fields below it), type over it, Shift+Tab to the seconds a move, type over it, Enter; the
+    fields are read back off the screen before Enter."""
     tmux.keys(target, "c")
     # The clock rows are built after the form's first paint; the line of changes is shown once
     # they are there.
     tmux.wait(target, lambda s: "Changes: as the preset" in s, "the create form, whole")
-    set_field(tmux, target, "bank", "Tab", "0")
+    set_field(tmux, target, "bank", "BTab", "0")
     set_field(tmux, target, "turn", "BTab", "0")
     assert clock_fields(tmux.screen(target)) == {"turn": "0", "bank": "0"}
     tmux.keys(target, "Enter")  # in a field of the form: it creates the table
