@@ -23,6 +23,10 @@ from rules.round import Phase
 from rules.tiles import tile_name
 from rules.view import SeatView, reduce, start
 
+# Frames whose `seq` is no event this seat has been shown: an error's is the table's latest,
+# and so is a `joined`'s, which the missed events of a resume follow (`_on_joined`).
+UNSEEN_SEQ = frozenset({"error", "joined"})
+
 
 class BotPlayer:
     """Plays one seat from the frames it is sent.
@@ -51,7 +55,7 @@ class BotPlayer:
     def on_frame(self, f: dict[str, Any]) -> dict[str, Any] | None:
         """Take one server frame; return the frame to answer with, if any."""
         kind = f["type"]
-        if "seq" in f and f.get("table") == self.table and kind not in ("error",):
+        if "seq" in f and f.get("table") == self.table and kind not in UNSEEN_SEQ:
             self.seq = max(self.seq, f["seq"])
         handler = getattr(self, "_on_" + kind, None)
         if handler is None:
@@ -63,8 +67,13 @@ class BotPlayer:
         self.errors.append(f)
 
     def _on_joined(self, f: dict[str, Any]) -> None:
+        """A seat, or the same one again: `seq` stays the last event seen (0 at a new table).
+        A resume's `joined` quotes the table's latest number, that of the last missed event,
+        which comes after it: taken as seen, a connection dropped again amid the missed events
+        would resume past the rest of them (the match's end, say) and never be sent them."""
+        if f["table"] != self.table:
+            self.seq = 0
         self.table, self.seat, self.token = f["table"], f["seat"], f["token"]
-        self.seq = f["seq"]
 
     def _set_options(self, info: dict[str, Any]) -> None:
         if self.opts is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import os
 import re
 import shlex
@@ -17,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -64,6 +66,11 @@ class Tmux:
     def keys(self, target: str, *keys: str) -> None:
         self.run("send-keys", "-t", target, *keys)
 
+    def cursor(self, target: str) -> tuple[int, int]:
+        """Where the terminal's cursor is in the pane (Textual puts it in the focused input)."""
+        x, y = self.run("display-message", "-p", "-t", target, "#{cursor_x} #{cursor_y}").split()
+        return int(x), int(y)
+
     def pane(self, target: str, what: str) -> str:
         return self.run("display-message", "-p", "-t", target, f"#{{{what}}}").strip()
 
@@ -102,17 +109,28 @@ class Tmux:
         poll(lambda: self.pane(target, "pane_dead") == "1", what, timeout)
 
 
+# How long the server waits for a dropped player before it moves for them (`disconnect_grace`,
+# 20 s by default): longer than any wait of these tests, so that a client restarted slowly on a
+# loaded machine finds its seat as it left it.
+GRACE = 600
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    """`python -m zhuoji serve` on a free loopback port; its URL once it listens."""
+    """`python -m zhuoji serve` on a free loopback port (a dropped seat waited for `GRACE`
+    seconds); its URL once it listens."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    config = tmp_path / "serve.toml"
+    config.write_text(f"[limits]\ndisconnect_grace = {GRACE}\n")
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
             "zhuoji",
             "serve",
+            "--config",
+            str(config),
             "--host",
             "127.0.0.1",
             "--port",
@@ -179,18 +197,105 @@ def seats_of(screen: str) -> dict[str, str]:
     return dict(SEAT_LINE.findall(screen))
 
 
+YOUR_TURN, PASS = "Your turn: discard", "过 Pass"
+# The clock rows of the create form: a label (wrapped onto a second line) and its field ("" if
+# it is empty: the dialog's border █ follows).
+CLOCK_LABEL = {"turn": "Seconds per move (0 =", "bank": "Bank seconds per round"}
+CLOCK_FIELD = {k: re.compile(re.escape(label) + r" *([^\s█]*)") for k, label in CLOCK_LABEL.items()}
+
+
 def my_prompt(screen: str) -> bool:
-    return "Your turn: discard" in screen or "过 Pass" in screen
+    return YOUR_TURN in screen or PASS in screen
+
+
+def clock_fields(screen: str) -> dict[str, str]:
+    """The create form's move clock as its fields show it: the seconds per move and the bank."""
+    found = {k: rx.search(screen) for k, rx in CLOCK_FIELD.items()}
+    return {k: m.group(1) for k, m in found.items() if m is not None}
+
+
+def focus_field(tmux: Tmux, target: str, field: str, key: str, timeout: float = 120.0) -> None:
+    """Press `key` (Tab, or BTab: Shift+Tab) until the clock field `field` has the focus: the
+    terminal's cursor, which Textual puts in the focused input, is in it, on two captures in a
+    row. A key is pressed again once the last one has moved the cursor, or after a second and a
+    half without (a stop that is no input, or a loaded machine): counted presses in a burst
+    did not land where the count said, since a key's action (a focus move) may come after the
+    keys typed behind it."""
+    label = CLOCK_LABEL[field]
+    seen: list[tuple[bool, int, int]] = []
+    pressed = [-math.inf]
+
+    def there() -> bool:
+        x, y = tmux.cursor(target)
+        lines = tmux.screen(target).splitlines()
+        line = lines[y] if 0 <= y < len(lines) else ""
+        here = label in line and x > line.index(label) + len(label)
+        moved = not seen or seen[-1][1:] != (x, y)
+        seen.append((here, x, y))
+        if here:
+            return not moved
+        if moved or time.monotonic() > pressed[0] + 1.5:
+            tmux.keys(target, key)
+            pressed[0] = time.monotonic()
+        return False
+
+    poll(there, f"the focus on {field}", timeout, lambda: f"{seen[-5:]}\n{tmux.screen(target)}")
+
+
+def set_field(tmux: Tmux, target: str, field: str, key: str, value: str) -> None:
+    """Type `value` into the form's clock field `field` (reached with `key`) over what it held:
+    emptied first, and the value typed only once the screen shows it empty (the delete keys are
+    actions, which may come after a key typed behind them)."""
+    focus_field(tmux, target, field, key)
+    tmux.keys(target, "C-k")  # delete right of the cursor
+    tmux.keys(target, "C-u")  # and left of it
+    tmux.wait(target, lambda s: clock_fields(s).get(field) == "", f"the {field} field empty")
+    tmux.keys(target, value)
+    tmux.wait(target, lambda s: clock_fields(s).get(field) == value, f"{value!r} as {field}")
+
+
+def create_without_clock(tmux: Tmux, target: str) -> None:
+    """Create a table from the form with the move clock off (no bank, 0 seconds a move), as a
+    player would: `c`, Shift+Tab round from the name to the bank (past the buttons and the
+    fields below it), type over it, Shift+Tab to the seconds a move, type over it, Enter; the
+    fields are read back off the screen before Enter."""
+    tmux.keys(target, "c")
+    # The clock rows are built after the form's first paint; the line of changes is shown once
+    # they are there.
+    tmux.wait(target, lambda s: "Changes: as the preset" in s, "the create form, whole")
+    set_field(tmux, target, "bank", "BTab", "0")
+    set_field(tmux, target, "turn", "BTab", "0")
+    assert clock_fields(tmux.screen(target)) == {"turn": "0", "bank": "0"}
+    tmux.keys(target, "Enter")  # in a field of the form: it creates the table
+
+
+def turn_of(tmux: Tmux, target: str) -> str:
+    """Wait until the seat is asked its turn, passing every claim asked of it meanwhile (with
+    no move clock nothing moves for it); the screen then, settled. A pass is pressed again
+    until the screen moves on (a key may be lost; on a turn, Space passes nothing)."""
+    while True:
+        screen = tmux.settled(target, my_prompt, "a move asked of the seat", timeout=60)
+        if YOUR_TURN in screen:
+            return screen
+
+        def passed(was: str = screen) -> bool:
+            if tmux.screen(target) != was:
+                return True
+            tmux.keys(target, "Space")  # 过: pass the claim
+            return False
+
+        poll(passed, "the claim passed", 30, lambda: tmux.screen(target), every=0.5)
 
 
 def test_a_killed_client_comes_back_to_its_seat_and_hand(
     tmux: Tmux, server: str, tmp_path: Path
 ) -> None:
     a = tmux.window("alice", join_command(server, "alice", tmp_path / "alice"))
-    tmux.wait(a, lambda s: "No tables yet" in s, "alice's lobby")
-    tmux.keys(a, "c")
-    tmux.wait(a, lambda s: "Create a table" in s, "the create form")
-    tmux.keys(a, "Enter")  # the defaults: 8 rounds, 15 s a move
+    # Connected, not only drawn: `c` before that is refused ("Not connected: try again").
+    tmux.wait(a, lambda s: "No tables yet" in s and "● connected" in s, "alice's lobby")
+    # No move clock: the server never moves for a seat that is there (nor, for `GRACE`, for one
+    # that dropped), so bob's hand is his own doing while his client is down and back.
+    create_without_clock(tmux, a)
     tmux.wait(a, lambda s: "waiting to start" in s, "alice's room")
 
     b = tmux.window("bob", join_command(server, "bob", tmp_path / "bob"))
@@ -210,7 +315,10 @@ def test_a_killed_client_comes_back_to_its_seat_and_hand(
     tmux.keys(a, "a")  # 托管: the server plays alice; the round goes on to bob
     tmux.wait(a, lambda s: "the server plays for you" in s, "alice in 托管")
 
-    before = tmux.settled(b, my_prompt, "a move asked of bob", timeout=60)
+    # Killed on his turn, not in a claim window: a window does not wait for a seat that
+    # dropped (it would tell that the seat could claim), so the server would pass for him and
+    # the round go on to his draw.
+    before = turn_of(tmux, b)
     hand, seats = hand_of(before), seats_of(before)
     assert seats.get("left") == "alice" and len(seats) == 3, before
 
@@ -223,9 +331,9 @@ def test_a_killed_client_comes_back_to_its_seat_and_hand(
     # the drawn tile not yet), so the wait is for the hand as it was, not the first frame.
     after = tmux.wait(
         b,
-        lambda s: my_prompt(s) and HAND_KEYS.search(s) is not None and hand_of(s) == hand,
+        lambda s: YOUR_TURN in s and HAND_KEYS.search(s) is not None and hand_of(s) == hand,
         "bob back at his seat with the move and the hand he had",
-        timeout=30,
+        timeout=60,
     )
     assert seats_of(after) == seats
     assert "bob (you)" in after

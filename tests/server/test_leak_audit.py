@@ -763,8 +763,15 @@ class Recorder:
 
 
 async def recv_text(client: Client, rec: Received, timeout: float = 20) -> dict[str, Any]:
-    async with asyncio.timeout(timeout):
-        text = await client.ws.recv()
+    try:
+        async with asyncio.timeout(timeout):
+            text = await client.ws.recv()
+    except TimeoutError:
+        last = "\n  ".join(t[:300] for t in rec.frames[-4:])
+        raise AssertionError(
+            f"{client.name} (table {rec.table}, seat {rec.viewer}) got nothing in {timeout:g} s;"
+            f" its last frames:\n  {last}"
+        ) from None
     assert isinstance(text, str)
     rec.frames.append(text)
     frame: dict[str, Any] = json.loads(text)
@@ -772,10 +779,14 @@ async def recv_text(client: Client, rec: Received, timeout: float = 20) -> dict[
 
 
 async def drain(client: Client, rec: Received) -> None:
-    """Everything a replaced or closing connection still gets, until it is closed."""
-    with contextlib.suppress(ConnectionClosed, TimeoutError):
+    """Everything a replaced or closing connection still gets, until it is closed: by the
+    server (4002, replaced), by our close handshake (which gives up after its own timeout) or
+    by our abort, so the close comes. Not a few quiet seconds taken for it: on a loaded
+    machine the server's 4002 may take longer, and a replaced connection was then found
+    still open (`close_code` None)."""
+    with contextlib.suppress(ConnectionClosed):
         while True:
-            await recv_text(client, rec, 5)
+            await recv_text(client, rec, 60)
 
 
 async def close(client: Client, rec: Received) -> None:
