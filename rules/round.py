@@ -396,12 +396,14 @@ class Round:
         waits = self._wait_cache
         for other in OTHERS[seat]:
             hand = hands[other]
-            # The common case first: no pair of the tile and nothing it could complete.
+            # The common case first: no pair of the tile and nothing it could complete (a wait
+            # on the tile needs a tile within two ranks: looked at only while the mask is not
+            # known, to spare working it out).
             if hand[tile] < 2:
-                if not any(hand[lo:hi]):
-                    continue
                 mask = waits[other]
                 if mask is None:
+                    if not any(hand[lo:hi]):
+                        continue
                     mask = self.wait_mask(other)
                 if not mask >> tile & 1:
                     continue

@@ -132,10 +132,8 @@ class _Ledger:
 def settle(r: RoundRecord) -> Settlement:
     """Settle a finished round from its record."""
     ledger = _Ledger(r.base)
-    ready = [r.is_ready(s) for s in range(4)]
     winner_seats = {w.seat for w in r.winners}
-    for s in winner_seats:
-        ready[s] = True
+    ready = [s in winner_seats or r.is_ready(s) for s in range(4)]  # a winner is ready
     if r.exhausted:
         return _settle_draw(r, ledger, ready)
     voids = [w for w in r.winners if w.void]
