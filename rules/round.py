@@ -244,6 +244,12 @@ class Round:
 
     def apply(self, action: Action) -> list[Event]:
         """Play `action`; return the events it caused. Raises IllegalAction, changing nothing."""
+        if action.act == "discard" and self._is_plain_discard(action):
+            # the most common move, straight to its transition (`_normalize` leaves a discard
+            # as it is, and `_turn_action` would send it here)
+            mark = len(self.events)
+            self._discard(action.seat, action.tile, declare=False)  # type: ignore[arg-type]
+            return self.events[mark:]
         action = self._normalize(action)
         fast = self._is_plain_discard(action) or self._is_plain_ready(action)
         if not fast and action not in legal_actions(self, action.seat):

@@ -224,9 +224,16 @@ def _hand_units(r: RoundRecord, w: WinInfo) -> tuple[int, list[str], list[dict[s
     return units, parts, bonuses
 
 
-def _share(r: RoundRecord, w: WinInfo, payer: int) -> tuple[int, str, dict[str, Any]]:
-    """What `payer` owes winner `w` for the hand, as if alone (before 抢杠 summing)."""
-    units, parts, bonuses = _hand_units(r, w)
+def _share(
+    r: RoundRecord,
+    w: WinInfo,
+    payer: int,
+    hand: tuple[int, list[str], list[dict[str, Any]]] | None = None,
+) -> tuple[int, str, dict[str, Any]]:
+    """What `payer` owes winner `w` for the hand, as if alone (before 抢杠 summing). `hand`:
+    `_hand_units(r, w)`, made once per winner when it has several payers (not changed here)."""
+    units, parts, bonuses = hand if hand is not None else _hand_units(r, w)
+    parts = list(parts)
     dealer, streak = _dealer_extra(r, payer, w.seat)
     if dealer or streak:
         units += dealer + streak
@@ -269,9 +276,10 @@ def _capped(o: RuleOptions, units: int, text: str, details: dict[str, Any]) -> t
 
 
 def _pay_hand(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
+    hand = _hand_units(r, w)
     if w.how == "zimo":
         for payer in _after(w.seat):
-            units, text, details = _share(r, w, payer)
+            units, text, details = _share(r, w, payer, hand)
             ledger.pay(payer, w.seat, PaymentKind.HAND, units, f"自摸 {text}", details)
         return
     assert w.from_seat is not None
@@ -281,14 +289,14 @@ def _pay_hand(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
         texts = []
         shares = []
         for other in _after(w.seat):
-            units, text, details = _share(r, w, other)
+            units, text, details = _share(r, w, other, hand)
             total += units
             texts.append(text)
             shares.append({**details, "for": other})
         detail = "抢杠 (pays for three): " + "; ".join(texts)
         ledger.pay(discarder, w.seat, PaymentKind.HAND, total, detail, _rob_details(shares))
         return
-    units, text, details = _share(r, w, discarder)
+    units, text, details = _share(r, w, discarder, hand)
     ledger.pay(discarder, w.seat, PaymentKind.HAND, units, f"discard win: {text}", details)
     if w.hot and r.opts.repao_void_gang and r.hot_gang is not None:
         gang = r.hot_gang
