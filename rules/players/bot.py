@@ -389,7 +389,7 @@ class Bot:
         n = len(v.melds[seat])
         before = exact.shanten(hand, n)
         hand[tile] -= 2
-        after, _ = exact.best_discards(hand, n + 1)
+        after = exact.best_discard_masks(hand, n + 1)[0]  # no list of the discards wanted
         return after < before
 
     def _best_discard(
