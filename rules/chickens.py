@@ -42,6 +42,10 @@ class ChickenTally:
     seat: int
     units: int = 0
     lines: list[dict[str, Any]] = field(default_factory=list)
+    # `detail` and `details()`, made once: settlement asks them once per payer (three times per
+    # collector), and a tally is complete before it is asked (nothing adds a line after)
+    _detail: str | None = field(default=None, init=False, repr=False, compare=False)
+    _details: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def add(
         self, kind: int, count: int, each: int, tag: str, what: ChickenKind, gold: bool = False
@@ -57,29 +61,38 @@ class ChickenTally:
                 "each": each,
                 "tag": tag,
                 "units": count * each,
-                "kind": what.value,
+                "kind": _KIND_VALUE[what],
                 "gold": gold,
             }
         )
+        self._detail = self._details = None
 
     @property
     def detail(self) -> str:
-        return ", ".join(
-            f"{ln['tile']}{' ' + ln['tag'] if ln['tag'] else ''}×{ln['count']}={ln['units']}"
-            for ln in self.lines
-        )
+        if self._detail is None:
+            self._detail = ", ".join(
+                f"{ln['tile']}{' ' + ln['tag'] if ln['tag'] else ''}×{ln['count']}={ln['units']}"
+                for ln in self.lines
+            )
+        return self._detail
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "units": self.units, "lines": self.lines}
 
     def details(self) -> dict[str, Any]:
-        """A chicken payment's details: its lines (kind, tile, count, each, units, gold)."""
-        return {
-            "chickens": [
-                {k: ln[k] for k in ("kind", "tile", "count", "each", "units", "gold")}
-                for ln in self.lines
-            ]
-        }
+        """A chicken payment's details: its lines (kind, tile, count, each, units, gold). The
+        same object on every call until a line is added (a payment copies its top level)."""
+        if self._details is None:
+            self._details = {
+                "chickens": [
+                    {k: ln[k] for k in ("kind", "tile", "count", "each", "units", "gold")}
+                    for ln in self.lines
+                ]
+            }
+        return self._details
+
+
+_KIND_VALUE = {k: k.value for k in ChickenKind}  # an enum's `.value` is a slow property
 
 
 # ----- what the table's chickens are -----
@@ -188,8 +201,15 @@ def _discard_counts(r: RoundRecord, seat: int) -> list[int]:
 
 
 def _tally(
-    r: RoundRecord, seat: int, flip: FlipChickens, chongfeng: dict[int, int]
+    r: RoundRecord,
+    seat: int,
+    flip: FlipChickens,
+    chongfeng: dict[int, int],
+    kinds: tuple[int, ...],
 ) -> ChickenTally:
+    """The seat's chickens among `kinds`: every kind that can be a chicken this round (standing
+    or made by the flip), in kind order, so the lines come in kind order; no other kind adds a
+    line."""
     o = r.opts
     tally = ChickenTally(seat)
     held = _held_counts(r, seat)
@@ -206,7 +226,7 @@ def _tally(
         for m in r.melds[seat]:
             if m.kind == "an":
                 men_gangs[m.tile] += 1
-    for kind in range(NUM_KINDS):
+    for kind in kinds:
         n = held[kind] + discarded[kind]
         if not n:
             continue
@@ -235,19 +255,37 @@ _TAGS = {  # the plain 翻牌鸡 is untagged in a detail line (`1m×3=3`: RULES.
 }
 
 
-def chicken_tallies(r: RoundRecord, draw: bool) -> list[ChickenTally]:
-    """Every seat's chicken units. In a 荒庄 (draw=True) there is no flip and so no gold."""
-    flip = flip_chickens(r.opts, None if draw else r.flip, r.weekday)
-    chongfeng = chongfeng_seats(r)
-    return [_tally(r, s, flip, chongfeng) for s in range(4)]
+def chicken_tallies(
+    r: RoundRecord,
+    draw: bool,
+    flip: FlipChickens | None = None,
+    chongfeng: dict[int, int] | None = None,
+) -> list[ChickenTally]:
+    """Every seat's chicken units. In a 荒庄 (draw=True) there is no flip and so no gold.
+    `flip` and `chongfeng` (`flip_chickens`, `chongfeng_seats`) if the caller has them."""
+    if flip is None:
+        flip = flip_chickens(r.opts, None if draw else r.flip, r.weekday)
+    if chongfeng is None:
+        chongfeng = chongfeng_seats(r)
+    kinds = tuple(sorted({*standing_values(r.opts), *flip.extra}))
+    return [_tally(r, s, flip, chongfeng, kinds) for s in range(4)]
 
 
-def exposed_tally(r: RoundRecord, seat: int) -> ChickenTally:
+def exposed_tally(
+    r: RoundRecord,
+    seat: int,
+    flip: FlipChickens | None = None,
+    chongfeng: dict[int, int] | None = None,
+) -> ChickenTally:
     """包鸡 (guiyang): units of the seat's exposed standing chickens (melded, or discarded where
-    discards are chickens; its 冲锋 tile always)."""
+    discards are chickens; its 冲锋 tile always). `flip` and `chongfeng` (`flip_chickens` of the
+    round's flip, `chongfeng_seats`) if the caller has them."""
     o = r.opts
-    gold = flip_chickens(o, r.flip, r.weekday).gold
-    chongfeng = chongfeng_seats(r)
+    if flip is None:
+        flip = flip_chickens(o, r.flip, r.weekday)
+    gold = flip.gold
+    if chongfeng is None:
+        chongfeng = chongfeng_seats(r)
     tally = ChickenTally(seat)
     for kind, standing in standing_values(o).items():
         is_gold = kind in gold
@@ -266,15 +304,18 @@ def exposed_tally(r: RoundRecord, seat: int) -> ChickenTally:
     return tally
 
 
-def zeren_tallies(r: RoundRecord) -> list[tuple[int, int, ChickenTally]]:
+def zeren_tallies(
+    r: RoundRecord, flip: FlipChickens | None = None
+) -> list[tuple[int, int, ChickenTally]]:
     """责任鸡 (guiyang): (claimer, discarder, its one line) for each first 1s/8p claimed: the
     extra is `zeren_extra` per 1s, twice it per 8p, doubled when gold (§13.2). An extra of 0
-    makes no payment (and no line): the claimed tile still counts as the claimer's chicken."""
+    makes no payment (and no line): the claimed tile still counts as the claimer's chicken.
+    `flip`: `flip_chickens` of the round's flip, if the caller has it."""
     o = r.opts
     if o.chickens != "guiyang":
         return []
     standing = standing_values(o)
-    gold = flip_chickens(o, r.flip, r.weekday).gold
+    gold = (flip if flip is not None else flip_chickens(o, r.flip, r.weekday)).gold
     found = []
     for kind, claimer, discarder in r.zeren:
         if kind not in standing:

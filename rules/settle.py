@@ -14,7 +14,9 @@ from rules.chickens import (
     ChickenTally,
     blown_away,
     chicken_tallies,
+    chongfeng_seats,
     exposed_tally,
+    flip_chickens,
     zeren_tallies,
 )
 from rules.kinds import DOU_KIND_OF_MELD, ITEM_OF_KIND, BonusKind, DouVoid, PaymentKind
@@ -90,6 +92,13 @@ def _after(seat: int) -> list[int]:
     return [(seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4]
 
 
+# Per payment kind: (its item, its value as a plain string); an enum's `.value` is a slow
+# property, and a round makes a dozen payments
+_ITEM_AND_VALUE: dict[PaymentKind, tuple[str, str]] = {
+    k: (ITEM_OF_KIND.get(k, k.value), k.value) for k in PaymentKind
+}
+
+
 class _Ledger:
     def __init__(self, base: int) -> None:
         self.base = base
@@ -106,10 +115,10 @@ class _Ledger:
     ) -> None:
         """Record a payment of `units` × base; `details` gets its `units` added."""
         if units > 0 and payer != payee:
-            item = ITEM_OF_KIND.get(kind, kind.value)
+            item, value = _ITEM_AND_VALUE[kind]
             full = {**details, "units": units}
             self.payments.append(
-                Payment(payer, payee, item, units * self.base, detail, kind.value, full)
+                Payment(payer, payee, item, units * self.base, detail, value, full)
             )
 
     def net(self) -> list[int]:
@@ -123,10 +132,8 @@ class _Ledger:
 def settle(r: RoundRecord) -> Settlement:
     """Settle a finished round from its record."""
     ledger = _Ledger(r.base)
-    ready = [r.is_ready(s) for s in range(4)]
     winner_seats = {w.seat for w in r.winners}
-    for s in winner_seats:
-        ready[s] = True
+    ready = [s in winner_seats or r.is_ready(s) for s in range(4)]  # a winner is ready
     if r.exhausted:
         return _settle_draw(r, ledger, ready)
     voids = [w for w in r.winners if w.void]
@@ -217,9 +224,16 @@ def _hand_units(r: RoundRecord, w: WinInfo) -> tuple[int, list[str], list[dict[s
     return units, parts, bonuses
 
 
-def _share(r: RoundRecord, w: WinInfo, payer: int) -> tuple[int, str, dict[str, Any]]:
-    """What `payer` owes winner `w` for the hand, as if alone (before 抢杠 summing)."""
-    units, parts, bonuses = _hand_units(r, w)
+def _share(
+    r: RoundRecord,
+    w: WinInfo,
+    payer: int,
+    hand: tuple[int, list[str], list[dict[str, Any]]] | None = None,
+) -> tuple[int, str, dict[str, Any]]:
+    """What `payer` owes winner `w` for the hand, as if alone (before 抢杠 summing). `hand`:
+    `_hand_units(r, w)`, made once per winner when it has several payers (not changed here)."""
+    units, parts, bonuses = hand if hand is not None else _hand_units(r, w)
+    parts = list(parts)
     dealer, streak = _dealer_extra(r, payer, w.seat)
     if dealer or streak:
         units += dealer + streak
@@ -262,9 +276,10 @@ def _capped(o: RuleOptions, units: int, text: str, details: dict[str, Any]) -> t
 
 
 def _pay_hand(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
+    hand = _hand_units(r, w)
     if w.how == "zimo":
         for payer in _after(w.seat):
-            units, text, details = _share(r, w, payer)
+            units, text, details = _share(r, w, payer, hand)
             ledger.pay(payer, w.seat, PaymentKind.HAND, units, f"自摸 {text}", details)
         return
     assert w.from_seat is not None
@@ -274,14 +289,14 @@ def _pay_hand(r: RoundRecord, ledger: _Ledger, w: WinInfo) -> None:
         texts = []
         shares = []
         for other in _after(w.seat):
-            units, text, details = _share(r, w, other)
+            units, text, details = _share(r, w, other, hand)
             total += units
             texts.append(text)
             shares.append({**details, "for": other})
         detail = "抢杠 (pays for three): " + "; ".join(texts)
         ledger.pay(discarder, w.seat, PaymentKind.HAND, total, detail, _rob_details(shares))
         return
-    units, text, details = _share(r, w, discarder)
+    units, text, details = _share(r, w, discarder, hand)
     ledger.pay(discarder, w.seat, PaymentKind.HAND, units, f"discard win: {text}", details)
     if w.hot and r.opts.repao_void_gang and r.hot_gang is not None:
         gang = r.hot_gang
@@ -449,28 +464,29 @@ def _pay_chickens(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> list[di
     if blown_away(r):  # 吹风鸡: no chicken, 冲锋, 责任 or 包鸡 payment
         return []
     burned = _burned(r)
-    tallies = chicken_tallies(r, draw=False)
+    flip = flip_chickens(o, r.flip, r.weekday)  # once: every tally below reads the same flip
+    chongfeng = chongfeng_seats(r)
+    tallies = chicken_tallies(r, draw=False, flip=flip, chongfeng=chongfeng)
     need_ready = o.chickens_need_ready
     collectors = [s for s in range(4) if (ready[s] or not need_ready) and s != burned]
     for q in collectors:
         t = tallies[q]
+        if t.units <= 0:  # `pay` records nothing: no line to word either
+            continue
+        detail, details = f"鸡: {t.detail}", t.details()
         for payer in _after(q):
-            ledger.pay(payer, q, PaymentKind.CHICKEN, t.units, f"鸡: {t.detail}", t.details())
+            ledger.pay(payer, q, PaymentKind.CHICKEN, t.units, detail, details)
     if o.chickens == "guiyang":
         for payer in range(4):
             if ready[payer] or not need_ready:  # 包鸡 only where chickens need ready
                 continue
-            exposed = exposed_tally(r, payer)
+            exposed = exposed_tally(r, payer, flip, chongfeng)
+            if exposed.units <= 0 or not collectors:
+                continue
+            detail, details = f"包鸡: {exposed.detail}", exposed.details()
             for q in collectors:
-                ledger.pay(
-                    payer,
-                    q,
-                    PaymentKind.BAOJI,
-                    exposed.units,
-                    f"包鸡: {exposed.detail}",
-                    exposed.details(),
-                )
-        for claimer, discarder, zeren in zeren_tallies(r):
+                ledger.pay(payer, q, PaymentKind.BAOJI, exposed.units, detail, details)
+        for claimer, discarder, zeren in zeren_tallies(r, flip):
             if claimer in collectors:
                 detail = f"责任鸡: {zeren.lines[0]['tag']}"
                 ledger.pay(
@@ -500,9 +516,12 @@ def _settle_draw(r: RoundRecord, ledger: _Ledger, ready: list[bool]) -> Settleme
         tallies = chicken_tallies(r, draw=True)
         chickens = _tally_dicts(tallies)
         for q in ready_seats:
+            t = tallies[q]
+            if t.units <= 0:  # `pay` records nothing
+                continue
+            detail, details = f"荒庄 鸡: {t.detail}", t.details()
             for p in unready:
-                t = tallies[q]
-                ledger.pay(p, q, PaymentKind.CHICKEN, t.units, f"荒庄 鸡: {t.detail}", t.details())
+                ledger.pay(p, q, PaymentKind.CHICKEN, t.units, detail, details)
     return _settlement(r, ledger, ready, _next_dealer_after_draw(r, ready), chickens, [])
 
 

@@ -240,38 +240,46 @@ def legal_actions_for(v: SeatView) -> list[Action]:
 
 
 def view_of(r: Round, viewer: Viewer) -> SeatView:
-    """What `viewer` knows of round `r` now."""
+    """What `viewer` knows of round `r` now. (Made with `tuple.__new__`, in field order: a bot
+    asks one per decision, and `SeatView(...)` would pass 26 arguments through a Python-level
+    `__new__` first.)"""
     phase = r.phase
     over = phase is Phase.OVER
     window = phase is Phase.CLAIM or phase is Phase.ROB
-    return SeatView(
-        viewer,
-        r.opts,
-        r.dealer,
-        r.streak,
-        phase,
-        r.turn,
-        r.back - r.front,  # the live wall's size
-        None if viewer is None else tuple(r.hands[viewer]),
-        r.drawn if viewer is not None and viewer == r.turn else None,
-        tuple(map(sum, r.hands)),
-        _melds_seen(r, viewer, over),
-        tuple(map(tuple, r.discards)),
-        tuple(r.declared),
-        r.claim_tile if window else None,
-        r.claim_from if window else None,
-        r.claim_hot,
-        r.turn_gangs[-1].kind if r.turn_gangs else None,
-        r.after_pong,
-        False if viewer is None else r.passed[viewer],
-        r.claim_options.get(viewer, ()) if window and viewer is not None else (),
-        tuple(won_event(w, r.opts) for w in r.winners) if over else (),
-        r.exhausted,
-        r.flip,
-        tuple(map(tuple, r.hands)) if over else None,
-        None if r.result is None else tuple(r.result.net),
-        r.weekday,
+    return _new_view(
+        SeatView,
+        (
+            viewer,
+            r.opts,
+            r.dealer,
+            r.streak,
+            phase,
+            r.turn,
+            r.back - r.front,  # the live wall's size
+            None if viewer is None else tuple(r.hands[viewer]),
+            r.drawn if viewer is not None and viewer == r.turn else None,
+            tuple(r.hand_sizes),
+            _melds_seen(r, viewer, over),
+            tuple(map(tuple, r.discards)),
+            tuple(r.declared),
+            r.claim_tile if window else None,
+            r.claim_from if window else None,
+            r.claim_hot,
+            r.turn_gangs[-1].kind if r.turn_gangs else None,
+            r.after_pong,
+            False if viewer is None else r.passed[viewer],
+            r.claim_options.get(viewer, ()) if window and viewer is not None else (),
+            tuple(won_event(w, r.opts) for w in r.winners) if over else (),
+            r.exhausted,
+            r.flip,
+            tuple(map(tuple, r.hands)) if over else None,
+            None if r.result is None else tuple(r.result.net),
+            r.weekday,
+        ),
     )
+
+
+_new_view = tuple.__new__
 
 
 def _melds_seen(r: Round, viewer: Viewer, over: bool) -> tuple[tuple[MeldSeen, ...], ...]:

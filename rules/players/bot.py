@@ -389,7 +389,7 @@ class Bot:
         n = len(v.melds[seat])
         before = exact.shanten(hand, n)
         hand[tile] -= 2
-        after, _ = exact.best_discards(hand, n + 1)
+        after = exact.best_discard_masks(hand, n + 1)[0]  # no list of the discards wanted
         return after < before
 
     def _best_discard(
@@ -409,25 +409,106 @@ def greedy_discards(
 ) -> list[int]:
     """`Bot`'s discard choice before the seed: the discards that keep the hand closest to ready
     (exact shanten); when it stays ready, those whose waits have the most unseen copies; then
-    those that keep connected tiles and `chickens`, isolated singles going first."""
-    low, candidates, keys = exact.best_discards_keyed(hand, n_melds)
-    if low == 0 and len(candidates) > 1:
-        candidates = _widest_waits(v, hand, n_melds, candidates)
-    if len(candidates) > 1:
-        memo = _TIEBREAKS
-        k0, k1, k2 = keys
-        keep0, plain0 = memo.get(k0) or _tiebreak_scores(k0)
-        keep1, plain1 = memo.get(k1) or _tiebreak_scores(k1)
-        keep2, plain2 = memo.get(k2) or _tiebreak_scores(k2)
-        plain = plain0 + plain1 + plain2
-        if chickens:
-            keep = keep0 + keep1 + keep2
-            keeps = [keep[k] + CHICKEN_KEEP if k in chickens else plain[k] for k in candidates]
-        else:
-            keeps = [plain[k] for k in candidates]
-        least = min(keeps)
-        candidates = [k for k, score in zip(candidates, keeps, strict=True) if score == least]
-    return candidates
+    those that keep connected tiles and `chickens`, isolated singles going first.
+
+    Short of ready the tie-break goes suit by suit (`_suit_least`: a suit's least keep score
+    among its best discards, and which reach it, cached), as the waits do not come into it."""
+    low, m0, m1, m2, keys = exact.best_discard_masks(hand, n_melds)
+    if low == 0 and (m0 | m1 << 9 | m2 << 18) & ((m0 | m1 << 9 | m2 << 18) - 1):
+        candidates = [*_KINDS0[m0], *_KINDS1[m1], *_KINDS2[m2]]
+        return _tiebreak(_widest_waits(v, hand, n_melds, candidates), keys, chickens)
+    c0, c1, c2 = _chicken_masks(chickens)
+    k0, k1, k2 = keys
+    memo = _SUIT_LEAST
+    s0 = s1 = s2 = _NO_LEAST
+    if m0:
+        s0 = memo.get(k0 << 18 | m0 << 9 | c0) or _suit_least(k0, m0, c0)
+    if m1:
+        s1 = memo.get(k1 << 18 | m1 << 9 | c1) or _suit_least(k1, m1, c1)
+    if m2:
+        s2 = memo.get(k2 << 18 | m2 << 9 | c2) or _suit_least(k2, m2, c2)
+    least = min(s0, s1, s2) >> 9  # the least score over all three (`_suit_least`'s encoding)
+    return [
+        *_KINDS0[s0 & 511 if s0 >> 9 == least else 0],
+        *_KINDS1[s1 & 511 if s1 >> 9 == least else 0],
+        *_KINDS2[s2 & 511 if s2 >> 9 == least else 0],
+    ]
+
+
+def _tiebreak(
+    candidates: list[int], keys: tuple[int, int, int], chickens: frozenset[int]
+) -> list[int]:
+    """Of `candidates`, those that keep connected tiles and `chickens` best (the least keep
+    score), isolated singles going first; in the order given."""
+    if len(candidates) <= 1:
+        return candidates
+    memo = _TIEBREAKS
+    k0, k1, k2 = keys
+    keep0, plain0 = memo.get(k0) or _tiebreak_scores(k0)
+    keep1, plain1 = memo.get(k1) or _tiebreak_scores(k1)
+    keep2, plain2 = memo.get(k2) or _tiebreak_scores(k2)
+    plain = plain0 + plain1 + plain2
+    if chickens:
+        keep = keep0 + keep1 + keep2
+        keeps = [keep[k] + CHICKEN_KEEP if k in chickens else plain[k] for k in candidates]
+    else:
+        keeps = [plain[k] for k in candidates]
+    least = min(keeps)
+    return [k for k, score in zip(candidates, keeps, strict=True) if score == least]
+
+
+_KINDS0, _KINDS1, _KINDS2 = (
+    tuple(tuple(9 * s + r for r in range(9) if m >> r & 1) for m in range(512)) for s in range(3)
+)
+# A keep score is small (|score| < 64): `_suit_least` packs (score + 64, rank mask) into one int
+_SCORE_BIAS = 64
+_NO_LEAST = 1 << 20  # a suit with no candidate: above any packed score
+_SUIT_LEAST: dict[int, int] = {}  # `_suit_least` by `key << 18 | discards << 9 | chickens`
+_CHICKEN_MASKS: dict[frozenset[int], tuple[int, int, int]] = {}
+
+
+def _chicken_masks(chickens: frozenset[int]) -> tuple[int, int, int]:
+    """Per suit, the rank mask of the `chickens` kinds in it (a bot's chickens are a few sets,
+    the same all round: kept by the set)."""
+    found = _CHICKEN_MASKS.get(chickens)
+    if found is None:
+        masks = [0, 0, 0]
+        for k in chickens:
+            masks[k // 9] |= 1 << k % 9
+        found = masks[0], masks[1], masks[2]
+        if len(_CHICKEN_MASKS) >= 64:
+            _CHICKEN_MASKS.clear()
+        _CHICKEN_MASKS[chickens] = found
+    return found
+
+
+def _suit_least(key: int, discards: int, chickens: int) -> int:
+    """Of one suit's candidate discards (`discards`, a rank mask) in the row of suit key `key`,
+    the least tie-break score (`_tiebreak`'s: the keep score, `CHICKEN_KEEP` more on the
+    `chickens` ranks and 9 less on a lonely single that is not a chicken) and the ranks that
+    reach it, packed as `(score + _SCORE_BIAS) << 9 | ranks`. Cached in `_SUIT_LEAST` (one int
+    key, one int value), emptied when it holds `SUIT_LEAST_CACHE` entries."""
+    keep, plain = _TIEBREAKS.get(key) or _tiebreak_scores(key)
+    least = _NO_LEAST
+    ranks = 0
+    m = discards
+    while m:
+        bit = m & -m
+        m ^= bit
+        r = bit.bit_length() - 1
+        score = keep[r] + CHICKEN_KEEP if chickens & bit else plain[r]
+        if score < least:
+            least, ranks = score, bit
+        elif score == least:
+            ranks |= bit
+    packed = (least + _SCORE_BIAS) << 9 | ranks
+    if len(_SUIT_LEAST) >= SUIT_LEAST_CACHE:
+        _SUIT_LEAST.clear()
+    _SUIT_LEAST[key << 18 | discards << 9 | chickens] = packed
+    return packed
+
+
+SUIT_LEAST_CACHE = 1 << 15  # `_suit_least` entries (one int each way: ~3 MB when full)
 
 
 _TIEBREAKS: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}  # `_tiebreak_scores` by key

@@ -356,7 +356,16 @@ def best_discards(counts: Sequence[int], n_melds: int) -> tuple[int, list[int]]:
 def best_discards_keyed(
     counts: Sequence[int], n_melds: int
 ) -> tuple[int, list[int], tuple[int, int, int]]:
-    """`best_discards`, and the hand's three suit keys (for a caller that reads rows by key).
+    """`best_discards`, and the hand's three suit keys (for a caller that reads rows by key)."""
+    low, m0, m1, m2, keys = best_discard_masks(counts, n_melds)
+    return low, [*_KINDS0[m0], *_KINDS1[m1], *_KINDS2[m2]], keys
+
+
+def best_discard_masks(
+    counts: Sequence[int], n_melds: int
+) -> tuple[int, int, int, int, tuple[int, int, int]]:
+    """`best_discards_keyed` with the discards as one rank mask per suit (bit r: rank r of
+    that suit), for a caller that goes on by suit.
 
     The lowest exact shanten one discard reaches, and every discard that reaches it (in
     kind order): `discard_shantens`' minimum, without a value per discard.
@@ -388,9 +397,8 @@ def best_discards_keyed(
         sp = ix.seven[ix.offers[k0] + ix.offers[k1] + ix.offers[k2]]
     if sp[5] > std:  # seven pairs cannot tie the standard form: the common case
         if g0 or g1 or g2:
-            return std, [*_KINDS0[g0], *_KINDS1[g1], *_KINDS2[g2]], keys
-        h0, h1, h2 = _count_masks(k0)[0], _count_masks(k1)[0], _count_masks(k2)[0]
-        return std + 1, [*_KINDS0[h0], *_KINDS1[h1], *_KINDS2[h2]], keys
+            return std, g0, g1, g2, keys
+        return std + 1, _count_masks(k0)[0], _count_masks(k1)[0], _count_masks(k2)[0], keys
     c0, c1, c2 = _count_masks(k0), _count_masks(k1), _count_masks(k2)
     low = 99
     m0 = m1 = m2 = 0
@@ -409,7 +417,7 @@ def best_discards_keyed(
                 low, m0, m1, m2 = value, x0, x1, x2
             else:
                 m0, m1, m2 = m0 | x0, m1 | x1, m2 | x2
-    return low, [*_KINDS0[m0], *_KINDS1[m1], *_KINDS2[m2]], keys
+    return low, m0, m1, m2, keys
 
 
 # seven pairs' shanten after a discard per count held (index 1-4), their least at index 5:

@@ -12,6 +12,7 @@ from rules.players import suit_index
 from rules.players.bot import NEG, Bot, RowInfo, _suit_value, row_info, shanten, suit_value
 from rules.round import Phase, Round, legal_actions
 from rules.tiles import parse_tiles, to_counts
+from rules.view import SeatView, view_of
 from tests.support import parts, volume
 
 
@@ -216,3 +217,59 @@ def test_tiebreak_scores_read_from_the_key_are_row_tiebreaks() -> None:
         key = sum(c * suit_index.RANK_UNIT[r] for r, c in enumerate(row))
         _TIEBREAKS.pop(key, None)
         assert _tiebreak_scores(key) == (keep, plain), row
+
+
+def _greedy_by_definition(
+    v: SeatView, hand: list[int], n_melds: int, chickens: frozenset[int]
+) -> list[int]:
+    """`greedy_discards` as its docstring says it, a discard at a time: the best discards (exact
+    shanten), the widest waits when ready, then the least keep score (`row_tiebreak` of the
+    discard's row, `CHICKEN_KEEP` more for a chicken, 9 less for a lonely single)."""
+    from rules.players import shanten as exact
+    from rules.players.bot import CHICKEN_KEEP, _widest_waits, row_tiebreak
+
+    low, cands = exact.best_discards(hand, n_melds)
+    if low == 0 and len(cands) > 1:
+        cands = _widest_waits(v, hand, n_melds, cands)
+    if len(cands) <= 1:
+        return cands
+    scores = {}
+    for k in cands:
+        s, r = divmod(k, 9)
+        keep, lonely = row_tiebreak(tuple(hand[9 * s : 9 * s + 9]))
+        if k in chickens:
+            scores[k] = keep[r] + CHICKEN_KEEP
+        else:
+            scores[k] = keep[r] - (9 if r in lonely else 0)
+    least = min(scores.values())
+    return [k for k in cands if scores[k] == least]
+
+
+@pytest.mark.parametrize("preset", ["guiyang", "chuan"])
+def test_greedy_discards_is_its_definition(preset: str) -> None:
+    # `greedy_discards` breaks ties suit by suit from a cache (`_suit_least`); every turn of
+    # seeded bot rounds, under several chicken sets, gets the discards of the definition, on a
+    # cold cache and again on a warm one.
+    from rules.players.bot import _SUIT_LEAST, greedy_discards
+
+    chicken_sets = [frozenset(), frozenset({18, 16}), frozenset({18}), frozenset({2, 11, 20})]
+    turns = []
+    for i in range(volume(12, 60)):
+        r = Round.deal(PRESETS[preset], seed=f"greedy-def-{i}", dealer=i % 4)
+        bots = [Bot(f"greedy-def-{i}-{s}") for s in range(4)]
+        while r.phase is not Phase.OVER:
+            seat = r.awaiting()[0]
+            v = view_of(r, seat)
+            if v.on_turn and not v.declared[seat]:
+                turns.append(v)
+            r.apply(bots[seat].choose_for(v))
+    assert len(turns) > 300
+    for warm in (False, True):
+        if not warm:
+            _SUIT_LEAST.clear()
+        for v in turns:
+            assert v.hand is not None and v.viewer is not None
+            hand, n = list(v.hand), len(v.melds[v.viewer])
+            for chickens in chicken_sets:
+                want = _greedy_by_definition(v, hand, n, chickens)
+                assert greedy_discards(v, hand, n, chickens) == want, (hand, n, chickens)

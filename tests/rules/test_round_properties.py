@@ -1,7 +1,8 @@
 """Properties of the round engine over random play, for every preset (hypothesis).
 
 - settlement sums to zero;
-- no tile is created or lost at any step;
+- no tile is created or lost at any step, and the hand sizes the round keeps (for views) are
+  the hands' sums;
 - the same seed and actions give the same events;
 - every action in `legal_actions` is accepted, every other one rejected with the round unchanged;
 - `step` does not touch its argument.
@@ -42,6 +43,7 @@ def fingerprint(r: Round) -> tuple[object, ...]:
         r.front,
         r.back,
         tuple(map(tuple, r.hands)),
+        tuple(r.hand_sizes),
         tuple(map(tuple, r.melds)),
         tuple(map(tuple, r.discards)),
         len(r.events),
@@ -60,6 +62,7 @@ def play_random(r: Round, data: st.DataObject, limit: int = 400) -> list[Action]
         r.apply(action)
         played.append(action)
         assert tiles_accounted(r) == 108
+        assert r.hand_sizes == [sum(h) for h in r.hands]
     return played
 
 
