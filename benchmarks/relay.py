@@ -25,8 +25,10 @@ load generator's share of a core and its loop's lag p99: this process drives eve
 at 500 tables), and what it queues before reading a frame is in the clients' figures, not the
 server's.
 Each zhuoji server (this checkout's and `--before`'s alike) runs under `--serve-timed`, which
-times its garbage collections by generation (wall and CPU) once it has frozen its start-up heap:
-the pauses that stall every table at once, printed as a third table.
+times its garbage collections by generation (wall and CPU, and the objects each freed) once it
+has frozen its start-up heap: the pauses that stall every table at once, printed as a third
+table; its JSON also has the heap at exit (`exit_*`: frozen at start and at exit, tracked, and
+what one last full collection frees once the server has shut down).
 `--before DIR` adds a third server, `zhuoji serve` from another checkout (DIR first on its path,
 e.g. an older commit unpacked with `git archive REV | tar -x -C DIR`), played by the same load
 test: before and after a change, side by side. Printed per table count: the medians over the repeats and the ratio zhuoji / relay of the

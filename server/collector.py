@@ -18,20 +18,24 @@ at 500 tables x 1 round (benchmarks/README.md, a loaded machine): 36-42 young co
 0.46-0.91 s of CPU in all, with 10,000; 5, 0.22-0.28 s, with 50,000.
 
 What a young collection leaves alive is frozen too (`Settler`), so no middle collection walks it
-again: under load those collections free next to nothing (benchmarks/README.md, "Freezing what
-survives"), yet the one middle collection of a 500-table ramp walked some 157,000 objects, every
-table's and connection's state built since start, and was the longest pause (157-220 ms). The
-freeze is not done inside the collector's callback (which runs in the middle of the collector's
-own bookkeeping, on whichever thread allocated): the callback asks the event loop for a turn, and
-the freeze runs there. The frozen heap then stands in for the old generation, and is collected
-in full (`gc.unfreeze`, `gc.collect`, `gc.freeze` again) once it has grown by `GROWTH` since the
-last full collection, or `FULL_EVERY` seconds after it: a closed connection's cycles that were
-frozen while it was open are freed then, so memory stays within a constant factor of what is
-alive. Middle collections (after `MIDDLE` = 2 young ones) walk only what was made between a
-young collection and the loop's next turn; the old generation likewise. `PauseClock` times every
-collection by generation (`gc.callbacks`), for `/metrics` (`zhuoji_gc_pause_seconds_total`,
-`zhuoji_gc_pause_longest_seconds`) and the benchmarks; the full collections the `Settler` runs
-are collections like any other, timed under generation 2.
+again: under load those collections free a few per cent of what they walk (benchmarks/README.md,
+"Freezing what survives"), yet the one middle collection of a 500-table ramp walked some 157,000
+objects, every table's and connection's state built since start, and was the longest pause
+(157-220 ms). The freeze is not done inside the collector's callback (which runs in the middle
+of the collector's own bookkeeping, on whichever thread allocated): the callback asks the event
+loop for a turn, and the freeze runs there. The frozen heap then stands in for the old
+generation, and is collected in full (`gc.unfreeze`, `gc.collect`, `gc.freeze` again) once it
+has grown by `GROWTH` and by `SLACK` objects since the last full collection, or `FULL_EVERY`
+seconds after it: a closed connection's cycles that were frozen while it was open are freed then
+(some 45 objects per connection). `SLACK` keeps a small heap from being walked in full every few
+young collections: at 500 tables the heap grows from some 48,000 frozen objects at start to
+220,000, and a full collection of it costs about 1 us of CPU per object. So what the frozen heap
+holds beyond what is alive stays below `SLACK` or `GROWTH` of it, whichever is more, plus one
+young collection's survivors. Middle collections (after `MIDDLE` = 2 young ones) walk only what
+was made between a young collection and the loop's next turn; the old generation likewise.
+`PauseClock` times every collection by generation (`gc.callbacks`), for `/metrics`
+(`zhuoji_gc_pause_seconds_total`, `zhuoji_gc_pause_longest_seconds`) and the benchmarks; the
+full collections the `Settler` runs are collections like any other, timed under generation 2.
 """
 
 from __future__ import annotations
