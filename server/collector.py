@@ -31,8 +31,9 @@ seconds after it: a closed connection's cycles that were frozen while it was ope
 young collections: at 500 tables the heap grows from some 48,000 frozen objects at start to
 220,000, and a full collection of it costs about 1 us of CPU per object. So what the frozen heap
 holds beyond what is alive stays below `SLACK` or `GROWTH` of it, whichever is more, plus one
-young collection's survivors. Middle collections (after `MIDDLE` = 2 young ones) walk only what
-was made between a young collection and the loop's next turn; the old generation likewise.
+young collection's survivors. `gc.freeze` also sets the generation counts to zero, so the middle
+and old collections Python would start (after `MIDDLE` young ones, `OLD` middle ones) do not
+come while the loop freezes: every collection is a young one, or a full one the `Settler` runs.
 `PauseClock` times every collection by generation (`gc.callbacks`), for `/metrics`
 (`zhuoji_gc_pause_seconds_total`, `zhuoji_gc_pause_longest_seconds`) and the benchmarks; the
 full collections the `Settler` runs are collections like any other, timed under generation 2.
