@@ -25,8 +25,10 @@ load generator's share of a core and its loop's lag p99: this process drives eve
 at 500 tables), and what it queues before reading a frame is in the clients' figures, not the
 server's.
 Each zhuoji server (this checkout's and `--before`'s alike) runs under `--serve-timed`, which
-times its garbage collections by generation (wall and CPU) once it has frozen its start-up heap:
-the pauses that stall every table at once, printed as a third table.
+times its garbage collections by generation (wall and CPU, and the objects each freed) once it
+has frozen its start-up heap: the pauses that stall every table at once, printed as a third
+table; its JSON also has the heap at exit (`exit_*`: frozen at start and at exit, tracked, and
+what one last full collection frees once the server has shut down).
 `--before DIR` adds a third server, `zhuoji serve` from another checkout (DIR first on its path,
 e.g. an older commit unpacked with `git archive REV | tar -x -C DIR`), played by the same load
 test: before and after a change, side by side. Printed per table count: the medians over the repeats and the ratio zhuoji / relay of the
@@ -110,12 +112,19 @@ def serve_timed(stats: str, argv: list[str]) -> None:
 
     if sys.path and sys.path[0] == str(ROOT):
         sys.path.pop(0)  # this file's checkout: the server comes from PYTHONPATH
-    totals = {g: {"count": 0, "ms": 0.0, "max_ms": 0.0, "cpu_ms": 0.0} for g in GENERATIONS}
+    totals: dict[str, Any] = {
+        g: {"count": 0, "ms": 0.0, "max_ms": 0.0, "cpu_ms": 0.0, "collected": 0}
+        for g in GENERATIONS
+    }
     began: list[float] = [0.0, 0.0]
+    served = [False]  # the start-up heap has been frozen once (the server may unfreeze later)
 
     def timer(phase: str, info: dict[str, Any]) -> None:
-        if not gc.get_freeze_count():
-            return  # still starting
+        if not served[0]:
+            if not gc.get_freeze_count():
+                return  # still starting
+            served[0] = True
+            totals["exit"] = {"start_frozen": gc.get_freeze_count()}
         if phase == "start":
             began[:] = [time.perf_counter(), time.thread_time()]
             return
@@ -127,9 +136,19 @@ def serve_timed(stats: str, argv: list[str]) -> None:
         row["ms"] += took
         row["max_ms"] = max(row["max_ms"], took)
         row["cpu_ms"] += (time.thread_time() - began[1]) * 1000
+        row["collected"] += info["collected"]
         began[0] = 0.0
 
     def dump() -> None:
+        """The totals, and what the heap holds once the clients have gone: tracked objects
+        (frozen and not), and how many of them one last full collection finds unreachable
+        (cyclic garbage the policy left behind)."""
+        gc.callbacks.remove(timer)
+        frozen, tracked = gc.get_freeze_count(), len(gc.get_objects())
+        gc.unfreeze()
+        totals.setdefault("exit", {}).update(
+            frozen=frozen, tracked=frozen + tracked, garbage=gc.collect()
+        )
         Path(stats).write_text(json.dumps(totals))
 
     gc.callbacks.append(timer)
@@ -146,7 +165,9 @@ def gc_summary(stats: Path) -> dict[str, Any]:
         totals = json.loads(stats.read_text())
     except (OSError, ValueError):
         return {}
-    return {f"gc_{g}_{k}": round(v, 1) for g in GENERATIONS for k, v in totals[g].items()}
+    out = {f"gc_{g}_{k}": round(v, 1) for g in GENERATIONS for k, v in totals[g].items()}
+    out.update({f"exit_{k}": v for k, v in totals.get("exit", {}).items()})
+    return out
 
 
 # ----- the relay's load -----
