@@ -626,7 +626,11 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerThrea
         assert not any(t.frozen for t in srv.server.tables.values())
         assert not progress.errors, progress.errors
         progress.ws.close()
-        for seated in SEATED.values():
+        # Only this server's seated player and lobby: under xdist a worker can run the module's
+        # tests in two stretches, each with a server of its own, and the first one's player
+        # sat at a table this server never had.
+        seated = SEATED.pop(srv.url, None)
+        if seated is not None:
             table = srv.server.tables.get(seated.table)
             assert table is not None and not table.frozen
             assert seated.seq > 100, (
@@ -636,7 +640,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerThrea
                 table.round and table.round.awaiting(),
             )
             seated.ws.close()
-        for lobby in LOBBIES.values():
+        lobby = LOBBIES.pop(srv.url, None)
+        if lobby is not None:
             lobby.ws.close()
         print(f"\nfuzzed frames: {dict(FUZZED)}, total {sum(FUZZED.values())}")
 
@@ -723,7 +728,9 @@ def test_the_server_answers_every_bad_frame_with_one_error(
     live: tuple[ServerThread, Progress], raw: str | bytes
 ) -> None:
     srv, progress = live
-    lobby = LOBBIES.setdefault(srv.url, Lobby(srv.url))
+    lobby = LOBBIES.get(srv.url)
+    if lobby is None:  # (not `setdefault`, which would open a connection every time)
+        lobby = LOBBIES[srv.url] = Lobby(srv.url)
     expected = expected_reply(raw)
     FUZZED["live"] += 1
     if expected is None:
