@@ -45,14 +45,7 @@ async def play_to_end(
         joined = await host.recv_type("joined")
         player = BotPlayer(seed="host")
         player.on_frame(joined)
-        for _ in range(3):
-            await host.send({"type": "add_bot"})
-        connected: set[int] = set()
-        while len(connected) < 3:  # each bot connects as a client and takes its seat
-            frame = await host.recv()
-            player.on_frame(frame)
-            if frame["type"] == "seat_status" and frame["connected"]:
-                connected.add(frame["seat"])
+        await seat_bots(host, player)
         await host.send({"type": "start"})
         end = await play(host, player, on_frame=host.received.append, timeout=60)
         if end.get("reason") != "finished":
@@ -60,3 +53,16 @@ async def play_to_end(
         return Finished(str(joined["table"]), str(joined["token"]), list(host.received))
     finally:
         await host.close()
+
+
+async def seat_bots(host: Client, player: BotPlayer, bots: int = 3) -> None:
+    """Ask for `bots` server bots at the host's table and read the host's frames (fed to its
+    `player`) until each has connected and taken its seat."""
+    for _ in range(bots):
+        await host.send({"type": "add_bot"})
+    connected: set[int] = set()
+    while len(connected) < bots:  # each bot connects as a client and takes its seat
+        frame = await host.recv()
+        player.on_frame(frame)
+        if frame["type"] == "seat_status" and frame["connected"] and frame["seat"] != player.seat:
+            connected.add(frame["seat"])

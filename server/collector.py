@@ -101,13 +101,11 @@ class Settler:
         """Start from what is frozen now, and follow the collector's callbacks."""
         self._base = self.collector.get_freeze_count()
         self._since = self.clock()
-        if self not in gc.callbacks:
-            gc.callbacks.append(self)
+        _hook(self)
         return self
 
     def remove(self) -> None:
-        while self in gc.callbacks:
-            gc.callbacks.remove(self)
+        _unhook(self)
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         """The collector's callback: after a young or middle collection, ask for a freeze.
@@ -183,13 +181,22 @@ class PauseClock:
             pauses.longest = took
 
     def install(self) -> PauseClock:
-        if self not in gc.callbacks:
-            gc.callbacks.append(self)
+        _hook(self)
         return self
 
     def remove(self) -> None:
-        while self in gc.callbacks:
-            gc.callbacks.remove(self)
+        _unhook(self)
+
+
+def _hook(callback: Callable[[str, dict[str, Any]], None]) -> None:
+    """Follow the collector's collections with `callback` (once, however often asked)."""
+    if callback not in gc.callbacks:
+        gc.callbacks.append(callback)
+
+
+def _unhook(callback: Callable[[str, dict[str, Any]], None]) -> None:
+    while callback in gc.callbacks:
+        gc.callbacks.remove(callback)
 
 
 PAUSES = PauseClock()  # the process's: installed by `tune`, read by `/metrics`

@@ -13,6 +13,7 @@ from typing import Any
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
+from clients.testkit import seat_bots
 from server.testkit import running_server
 from tests.support import FAST, connect
 
@@ -25,14 +26,7 @@ async def seated_and_started(url: str) -> tuple[Client, dict[str, Any], BotPlaye
     joined = await host.recv_type("joined")
     player = BotPlayer(seed="p")
     player.on_frame(joined)
-    for _ in range(3):
-        await host.send({"type": "add_bot"})
-    bots: set[int] = set()
-    while len(bots) < 3:
-        f = await host.recv()
-        player.on_frame(f)
-        if f["type"] == "seat_status" and f["connected"] and f["seat"] != 0:
-            bots.add(f["seat"])
+    await seat_bots(host, player)
     await host.send({"type": "start"})
     moves = 0
     while moves < 2:
