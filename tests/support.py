@@ -19,7 +19,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clients.bot_player import BotPlayer
 from clients.client import Client
+from clients.testkit import seat_bots
 from protocol.messages import PROTOCOL_VERSION, parse_server
 from tests.deadline import read_until
 
@@ -129,6 +131,28 @@ async def connect(url: str, name: str, **kw: Any) -> Client:
     welcome = checked(await client.recv())
     assert welcome["type"] == "welcome" and welcome["version"] == PROTOCOL_VERSION
     return client
+
+
+async def started_table(
+    host: Client, *, rounds: int, moves: int, **fields: Any
+) -> tuple[dict[str, Any], BotPlayer]:
+    """At `host`'s connection: a `rounds`-round table (no clock, unless `fields` say otherwise),
+    three server bots, started, and the host's first `moves` answers (turns and claims) made by
+    a `BotPlayer` fed every frame. Returns the `joined` frame and the player."""
+    table = {"type": "create_table", "name": "t", "rounds": rounds, **FAST, **fields}
+    await host.send(table)
+    joined = await host.recv_type("joined")
+    player = BotPlayer(seed="p")
+    player.on_frame(joined)
+    await seat_bots(host, player)
+    await host.send({"type": "start"})
+    made = 0
+    while made < moves:
+        reply = player.on_frame(await host.recv())
+        if reply is not None:
+            await host.send(reply)
+            made += 1
+    return joined, player
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,27 +13,15 @@ from typing import Any
 
 from clients.bot_player import BotPlayer
 from clients.client import Client
-from clients.testkit import seat_bots
 from server.testkit import running_server
-from tests.support import FAST, connect
+from tests.support import connect, started_table
 
 
 async def seated_and_started(url: str) -> tuple[Client, dict[str, Any], BotPlayer]:
     """A one-round table of its host and three server bots, started, the host's first moves
     made."""
     host = await connect(url, "host")
-    await host.send({"type": "create_table", "name": "t", "rounds": 1, **FAST})
-    joined = await host.recv_type("joined")
-    player = BotPlayer(seed="p")
-    player.on_frame(joined)
-    await seat_bots(host, player)
-    await host.send({"type": "start"})
-    moves = 0
-    while moves < 2:
-        reply = player.on_frame(await host.recv())
-        if reply is not None:
-            await host.send(reply)
-            moves += 1
+    joined, player = await started_table(host, rounds=1, moves=2)
     return host, joined, player
 
 

@@ -24,7 +24,7 @@ from protocol.fairdeal import check_deal
 from protocol.messages import parse_server
 from server.storage.reads import round_events, table_events, table_row
 from server.testkit import running_server
-from tests.support import fast
+from tests.support import fast, started_table
 from zhuoji.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -219,20 +219,7 @@ def test_sigterm_tells_clients_closes_with_1012_and_the_match_waits_for_the_rest
 
 async def _started_table(url: str, rounds: int = 1) -> tuple[Client, dict[str, Any], BotPlayer]:
     client = await Client.connect(url, "host")
-    await client.send({"type": "create_table", "name": "t", "rounds": rounds, **FAST})
-    joined = await client.recv_type("joined")
-    player = BotPlayer(seed="p")
-    player.on_frame(joined)
-    for _ in range(3):
-        await client.send({"type": "add_bot"})
-    await bots_connected(client)
-    await client.send({"type": "start"})
-    moves = 0
-    while moves < 3:
-        reply = player.on_frame(await client.recv())
-        if reply is not None:
-            await client.send(reply)
-            moves += 1
+    joined, player = await started_table(client, rounds=rounds, moves=3, **FAST)
     return client, joined, player
 
 
