@@ -42,10 +42,6 @@ class ChickenTally:
     seat: int
     units: int = 0
     lines: list[dict[str, Any]] = field(default_factory=list)
-    # `detail` and `details()`, made once: settlement asks them once per payer (three times per
-    # collector), and a tally is complete before it is asked (nothing adds a line after)
-    _detail: str | None = field(default=None, init=False, repr=False, compare=False)
-    _details: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def add(
         self, kind: int, count: int, each: int, tag: str, what: ChickenKind, gold: bool = False
@@ -65,31 +61,26 @@ class ChickenTally:
                 "gold": gold,
             }
         )
-        self._detail = self._details = None
 
     @property
     def detail(self) -> str:
-        if self._detail is None:
-            self._detail = ", ".join(
-                f"{ln['tile']}{' ' + ln['tag'] if ln['tag'] else ''}×{ln['count']}={ln['units']}"
-                for ln in self.lines
-            )
-        return self._detail
+        return ", ".join(
+            f"{ln['tile']}{' ' + ln['tag'] if ln['tag'] else ''}×{ln['count']}={ln['units']}"
+            for ln in self.lines
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "units": self.units, "lines": self.lines}
 
     def details(self) -> dict[str, Any]:
-        """A chicken payment's details: its lines (kind, tile, count, each, units, gold). The
-        same object on every call until a line is added (a payment copies its top level)."""
-        if self._details is None:
-            self._details = {
-                "chickens": [
-                    {k: ln[k] for k in ("kind", "tile", "count", "each", "units", "gold")}
-                    for ln in self.lines
-                ]
-            }
-        return self._details
+        """A chicken payment's details: its lines (kind, tile, count, each, units, gold).
+        (Settlement asks once per tally and shares the result among its payers.)"""
+        return {
+            "chickens": [
+                {k: ln[k] for k in ("kind", "tile", "count", "each", "units", "gold")}
+                for ln in self.lines
+            ]
+        }
 
 
 _KIND_VALUE = {k: k.value for k in ChickenKind}  # an enum's `.value` is a slow property
