@@ -457,9 +457,7 @@ def _tiebreak(
     return [k for k, score in zip(candidates, keeps, strict=True) if score == least]
 
 
-_KINDS0, _KINDS1, _KINDS2 = (
-    tuple(tuple(9 * s + r for r in range(9) if m >> r & 1) for m in range(512)) for s in range(3)
-)
+_KINDS0, _KINDS1, _KINDS2 = exact.MASK_KINDS  # the kinds of a suit's rank mask
 # A keep score is small (|score| < 64): `_suit_least` packs (score + 64, rank mask) into one int
 _SCORE_BIAS = 64
 _NO_LEAST = 1 << 20  # a suit with no candidate: above any packed score

@@ -428,10 +428,12 @@ KEY_CACHE = 1 << 14  # suit keys kept by `_count_masks`
 # (at 16,384 it was emptied every ~700 rounds of four `normal`, 23 misses a round against 10 at
 # this size); 65,536 ints are ~5 MB at most
 KEEP_CACHE = 1 << 16
-# the kinds of the set bits of a 9-bit rank mask (bit r: rank index r), per suit
-_KINDS0, _KINDS1, _KINDS2 = (
+# the kinds of the set bits of a 9-bit rank mask (bit r: rank index r), per suit (the bots read
+# `best_discard_masks` with them too)
+MASK_KINDS = tuple(
     tuple(tuple(9 * s + r for r in range(9) if m >> r & 1) for m in range(512)) for s in range(3)
 )
+_KINDS0, _KINDS1, _KINDS2 = MASK_KINDS
 
 
 @lru_cache(maxsize=KEY_CACHE)
