@@ -51,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -257,6 +258,14 @@ async def watch_lag(lags: list[float], every: float = 0.01) -> None:
 # ----- the runs -----
 
 
+SERVER_CPU, LOADGEN_CPU = 0, 1  # --pin: "the load generator on the other core" (issue 26)
+
+
+def pin_to(cpu: int) -> Callable[[], None]:
+    """A `preexec_fn` that keeps the child on one core."""
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -367,7 +376,12 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         env = {**os.environ, "PYTHONPATH": str(root)}
         env.pop("ZHUOJI_CHECK_FRAMES", None)  # a server as it is deployed
         proc = subprocess.Popen(
-            argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            argv,
+            cwd=root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=pin_to(SERVER_CPU) if args.pin else None,
         )
         try:
             wait_port(port, proc)
@@ -492,6 +506,11 @@ def main() -> None:
         "--ramp-ms", type=float, default=5.0, help="delay between starting tables (default 5)"
     )
     parser.add_argument("--before", default=None, help="another checkout's zhuoji, side by side")
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="server on core 0, this load generator on core 1 (needs two cores)",
+    )
     parser.add_argument("--json", action="store_true")
     if sys.argv[1:2] == ["--serve-timed"]:  # zhuoji serve's own arguments follow
         serve_timed(sys.argv[2], sys.argv[3:])
@@ -500,6 +519,10 @@ def main() -> None:
     if args.serve_relay is not None:
         asyncio.run(serve_relay(args.serve_relay))
         return
+    if args.pin:
+        if len(os.sched_getaffinity(0)) < 2:
+            parser.error("--pin needs two cores")
+        os.sched_setaffinity(0, {LOADGEN_CPU})
     gc.collect()
     gc.freeze()
     gc.disable()  # the load generator adds no pauses of its own (as `zhuoji loadtest`)
