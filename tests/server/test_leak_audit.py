@@ -864,15 +864,17 @@ class LiveSeat:
         )
         rec = self.recorder.new(self.table, self.seat)
         self.client, self.rec = client, rec
-        if replace:
-            await drain(old, old_rec)
-            assert old.ws.close_code == 4002
         welcome = await recv_text(client, rec)
         assert welcome["type"] == "welcome"
         joined = await recv_text(client, rec)
         if joined["type"] == "error":  # the table was closed after the match
             assert joined["code"] == "bad_token"
+            if replace:  # nothing was replaced: the old connection is only in the lobby now
+                await close(old, old_rec)
             return False
+        if replace:  # the server closed it before it answered the new one
+            await drain(old, old_rec)
+            assert old.ws.close_code == 4002
         assert joined["type"] == "joined" and joined["seat"] == self.seat
         if joined["resume"] == "snapshot":
             self.snapshots += 1
