@@ -36,6 +36,19 @@ SCRIPTS = TESTS / "scripts"  # independent deal scripts, results computed by han
 SHARED_SCENARIOS = TESTS.parent.parent / "shared" / "scenarios"
 
 
+@pytest.fixture(autouse=True)
+def own_user_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test's clients and `zhuoji` processes keep their config (the player key, config.toml,
+    house rules) and state (seat tokens) in folders of their own, never in the user's home: a
+    test run must not write `~/.config/zhuoji/player.key`, nor read the one a person has there.
+    A test that sets either variable itself overrides this."""
+    home = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("ZHUOJI_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("ZHUOJI_STATE_DIR", str(home / "state"))
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A fresh SQLite file's path for a server's store."""

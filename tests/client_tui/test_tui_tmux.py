@@ -172,7 +172,12 @@ def tmux() -> Iterator[Tmux]:
 
 
 def join_command(url: str, name: str, state: Path) -> str:
-    env = {"PYTHONPATH": str(ROOT), "ZHUOJI_STATE_DIR": str(state), "TERM": "xterm-256color"}
+    env = {
+        "PYTHONPATH": str(ROOT),
+        "ZHUOJI_STATE_DIR": str(state),
+        "ZHUOJI_CONFIG_DIR": str(state / "config"),  # each player's own key
+        "TERM": "xterm-256color",
+    }
     args = [sys.executable, "-m", "zhuoji", "join", url, "--name", name, "--lang", "en", "--ascii"]
     assigns = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     return f"cd {shlex.quote(str(ROOT))} && exec env {assigns} {shlex.join(args)}"
@@ -351,7 +356,12 @@ def test_a_killed_client_comes_back_to_its_seat_and_hand(
 
 
 def play_command(db: Path, state: Path, *extra: str, tmp: Path | None = None) -> str:
-    env = {"PYTHONPATH": str(ROOT), "ZHUOJI_STATE_DIR": str(state), "TERM": "xterm-256color"}
+    env = {
+        "PYTHONPATH": str(ROOT),
+        "ZHUOJI_STATE_DIR": str(state),
+        "ZHUOJI_CONFIG_DIR": str(state / "config"),  # each player's own key
+        "TERM": "xterm-256color",
+    }
     if tmp is not None:
         env["TMPDIR"] = str(tmp)
     args = [sys.executable, "-m", "zhuoji", "play", "--db", str(db), "--name", "me"]
