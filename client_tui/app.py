@@ -12,13 +12,11 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel
-from rich.text import Text
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Static
 
 from client_tui.i18n import Lang
 from client_tui.intents import (
@@ -53,7 +51,7 @@ from client_tui.screens.lobby import LobbyScreen
 from client_tui.screens.replay import Exporter
 from client_tui.screens.table import TableScreen
 from client_tui.seats import SavedSeat, SeatStore
-from client_tui.view import Choice, ResultV, View
+from client_tui.view import Choice, Notice, ResultV, View
 from protocol.messages import (
     Act,
     AddBot,
@@ -353,6 +351,21 @@ class ZhuojiApp(App[int]):
         return "lobby"
 
     def _after(self, old: View, new: View) -> None:
+        """Bring the app up to date with a reduced message, in this order: the notice, the
+        seat store, where the app is (lobby or table), the move asked, the sheets."""
+        fresh = self._notify_notice(old, new)
+        self._keep_seat(old, new, bad_token=fresh is not None and fresh.code == "bad_token")
+        self._follow_place(old, new)
+        gave_way = asked(old, new) and self._give_way()
+        self._present()
+        if asked(old, new):
+            self.ring()  # your turn (or a claim): heard even with the window behind another
+            if gave_way:
+                self.notify(self.lang.t("sheet_gave_way"), timeout=6, markup=False)
+        self._follow_sheets(old, new)
+
+    def _notify_notice(self, old: View, new: View) -> Notice | None:
+        """Show a notice that is new in this view (a toast); returns it."""
         fresh = new.notice if new.notice is not None and new.notice is not old.notice else None
         if fresh is not None:
             # The text may come from the server: never markup.
@@ -362,7 +375,10 @@ class ZhuojiApp(App[int]):
             self.notify(
                 text, severity="error" if fresh.error else "information", timeout=4, markup=False
             )
-        self._keep_seat(old, new, bad_token=fresh is not None and fresh.code == "bad_token")
+        return fresh
+
+    def _follow_place(self, old: View, new: View) -> None:
+        """Back in the lobby on connecting or leaving a table; the mode the view asks for."""
         if new.status == "connected" and old.status != "connected":
             self._connected(new)
         elif old.table_id is not None and new.table_id is None and not self._created:
@@ -371,21 +387,21 @@ class ZhuojiApp(App[int]):
         mode = self._wanted_mode(new)
         if mode != self.current_mode:
             self.switch_mode(mode)
-        gave_way = False
-        if asked(old, new):
-            # A move is asked: the table comes first, at once. The move's clock is the server's
-            # and runs for everyone; holding it for a reader would need the server and would let
-            # one open sheet stall three players, so the sheet gives way instead (`s` brings it
-            # back) and nobody loses clock time or falls into 托管 for reading (issue 23).
-            gave_way = self.held is not None or self._sheet_open()
-            self.end_reveal(open_sheet=False)
-            while self._reading_open():
-                self.pop_screen()
-        self._present()
-        if asked(old, new):
-            self.ring()  # your turn (or a claim): heard even with the window behind another
-            if gave_way:
-                self.notify(self.lang.t("sheet_gave_way"), timeout=6, markup=False)
+
+    def _give_way(self) -> bool:
+        """A move is asked: the table comes first, at once. The move's clock is the server's and
+        runs for everyone; holding it for a reader would need the server and would let one open
+        sheet stall three players, so the sheet gives way instead (`s` brings it back) and nobody
+        loses clock time or falls into 托管 for reading (issue 23). Returns whether a sheet or a
+        reading screen was open."""
+        gave_way = self.held is not None or self._sheet_open()
+        self.end_reveal(open_sheet=False)
+        while self._reading_open():
+            self.pop_screen()
+        return gave_way
+
+    def _follow_sheets(self, old: View, new: View) -> None:
+        """A round's result shown (or, without sheets, ready at once); the match's summary."""
         if self.show_sheets and new.result is not None and new.result is not old.result:
             self._reveal(new)
         if not self.show_sheets and new.wait is not None and new.wait != old.wait:
@@ -393,12 +409,18 @@ class ZhuojiApp(App[int]):
         if old.match_end is not None and new.match_end is None and self._sheet_open():
             self.pop_screen()  # a new match (the rematch) began: the old sheets go
         if new.match_end is not None and old.match_end is None:
-            if self._sheet_open() and self.screen.name == "settlement":
-                self.screen.query_one("#sheet-hint", Static).update(Text(self.settlement_hint()))
+            self._settlement_hint_again()
             if self._sheet_open() or self.held is not None:
                 self._summary_pending = True
             else:
                 self.open_summary()
+
+    def _settlement_hint_again(self) -> None:
+        """The open settlement sheet's key line, again (the match has just ended)."""
+        from client_tui.screens.sheets import SheetScreen
+
+        if isinstance(self.screen, SheetScreen) and self.screen.name == "settlement":
+            self.screen.set_hint(self.settlement_hint())
 
     def _keep_seat(self, old: View, new: View, *, bad_token: bool) -> None:
         """Keep the seat's token in the seat store while the match lasts: saved when the server

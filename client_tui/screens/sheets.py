@@ -347,6 +347,12 @@ class SheetScreen(ModalScreen[bool]):
         if self.status is not None:
             self.set_interval(0.5, self.refresh_status)
 
+    def set_hint(self, hint: str) -> None:
+        """Another key line (the match ended while the sheet was open); plain text."""
+        self.hint = hint
+        if self.is_mounted:
+            self.query_one("#sheet-hint", Static).update(Text(hint))
+
     def refresh_status(self) -> None:
         """The live line again (the countdown, who is still reading); plain text, never
         markup (it holds player names)."""
