@@ -80,7 +80,9 @@ CLAIM_FACTOR = 0.8  # how often a seat that could 碰 a released chicken does
 DRAW_OTHERS = 1.5  # players on the other side of a 查叫 at 荒庄, on average
 OTHER_READY_COST = 3.0  # 查叫 + chickens a non-ready seat pays one ready player at 荒庄 (units)
 FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27)
-DEAL_IN_WEIGHT = 1.5  # the deal-in estimate (`rules.players.danger`) counts this much
+# the deal-in estimate (`rules.players.danger`) counts this much (2.0 over 1.5: −0.22 pp deal-in,
+# points unchanged, over 2,000 paired deals; benchmarks/README.md session 11)
+DEAL_IN_WEIGHT = 2.0
 # Far from ready (`GREEDY_FROM`) a discard that is safer than `normal`'s choice is taken when
 # what it saves in expected deal-in cost beats `FAR_STEP_COST` per step it costs the hand; the
 # round ending on our discard there loses `FAR_END_LOSS` (units of 平胡) besides the payment.
@@ -115,7 +117,9 @@ FAR_MORE_SAMPLES = 16
 # leaves the all-pungs distance at most two steps above the shanten before it (issue 24,
 # benchmarks/README.md session 11: +0.49 points/round in a paired run; 1.0 gave +0.27, 2.5 less).
 PUNG_ROUTE = 1.5
-PONG_FROM = 0  # the rule above applies when the hand is at least this far from ready
+# the rule above applies to a hand at least this far from ready: a ready hand is not broken for
+# the route (+0.03 points/round over 2,000 paired deals)
+PONG_FROM = 1
 # The hand states are shared by every decision of the process (a server's strong bots and its
 # 托管 seats): an LRU of this many entries (~0.6 KB each), so a server's memory stays bounded.
 STATE_CACHE = 8_192
