@@ -154,8 +154,8 @@ TEXT: dict[str, tuple[str, str]] = {
     "level_easy_about": ("简单：偶尔出错，少碰", "easy: slips now and then, pongs less"),
     "level_normal_about": ("普通：一直以来的机器人", "normal: the usual bot"),
     "level_strong_about": (
-        "强：接近听牌时估算每种打法，明显更好才改变普通的出牌",
-        "strong: near ready, changes normal's move where sampled draws clearly favour another",
+        "强：接近听牌时估算每种打法，明显更好才改变普通的出牌；会碰向大对子",
+        "strong: near ready, changes normal's move where sampled draws clearly favour another; pongs toward 大对子",
     ),
     "bot_delay": ("机器人出牌间隔", "Bot pace"),
     "bot_delay_default": ("服务器默认", "server default"),

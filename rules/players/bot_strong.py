@@ -37,6 +37,13 @@ tile when the deal-in cost it saves is worth the steps it loses (`FAR_STEP_COST`
 caches early in a round) and, against the exact-shanten `normal`, the samples chose worse than
 it (issue 24: benchmarks/README.md, session 5).
 
+A 碰 is also taken by a rule, unsampled, when it brings the hand nearer to ready counting a
+大对子 route `PUNG_ROUTE` steps nearer than it is (`rules.players.routes`: the all-pungs
+distance): a 大对子 pays 5 and wins on any discard where a 平胡 needs a 通行证, and its pungs come
+by 碰 from three seats. `normal` takes only a 碰 that lowers the shanten, and the samples, whose
+playouts steer to no pattern, rarely favoured one that did not (issue 24, benchmarks/README.md
+session 11: +0.47 points/round in a paired run).
+
 Decisions read the seat's `rules.view.SeatView` alone (its own hand and the public record:
 discards, melds, declarations, the dealer; another seat's 暗杠 tile is not in it), and are
 deterministic from the seed.
@@ -61,6 +68,7 @@ from rules.players.bot import approx_best_discards as best_discards
 from rules.players.bot import approx_shanten as shanten
 from rules.players.danger import DangerReader
 from rules.players.danger import unseen_counts as unseen_counts  # re-exported
+from rules.players.routes import best_pungs_distance, pungs_distance
 from rules.round import Round
 from rules.tiles import COPIES, NUM_KINDS, WUGUJI
 from rules.view import SeatView, legal_actions_for, view_of
@@ -72,7 +80,9 @@ CLAIM_FACTOR = 0.8  # how often a seat that could 碰 a released chicken does
 DRAW_OTHERS = 1.5  # players on the other side of a 查叫 at 荒庄, on average
 OTHER_READY_COST = 3.0  # 查叫 + chickens a non-ready seat pays one ready player at 荒庄 (units)
 FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27)
-DEAL_IN_WEIGHT = 1.5  # the deal-in estimate (`rules.players.danger`) counts this much
+# the deal-in estimate (`rules.players.danger`) counts this much (2.0 over 1.5: −0.22 pp deal-in,
+# points unchanged, over 2,000 paired deals; benchmarks/README.md session 11)
+DEAL_IN_WEIGHT = 2.0
 # Far from ready (`GREEDY_FROM`) a discard that is safer than `normal`'s choice is taken when
 # what it saves in expected deal-in cost beats `FAR_STEP_COST` per step it costs the hand; the
 # round ending on our discard there loses `FAR_END_LOSS` (units of 平胡) besides the payment.
@@ -101,6 +111,15 @@ SAFE_FROM = 0.06
 GREEDY_FROM = 2  # discards leaving the hand this far from ready or more: `normal`'s choice
 FAR_SAMPLES = 8  # the same, two or more steps from ready
 FAR_MORE_SAMPLES = 16
+# A 碰 is taken when it brings the hand nearer to ready with a 大对子 route counted
+# `PUNG_ROUTE` steps nearer than it is (`rules.players.routes`): the least of the exact shanten
+# and the all-pungs distance less `PUNG_ROUTE`, before and after (0: off). 1.5 takes a 碰 that
+# leaves the all-pungs distance at most two steps above the shanten before it (issue 24,
+# benchmarks/README.md session 11: +0.49 points/round in a paired run; 1.0 gave +0.27, 2.5 less).
+PUNG_ROUTE = 1.5
+# the rule above applies to a hand at least this far from ready: a ready hand is not broken for
+# the route (+0.03 points/round over 2,000 paired deals)
+PONG_FROM = 1
 # The hand states are shared by every decision of the process (a server's strong bots and its
 # 托管 seats): an LRU of this many entries (~0.6 KB each), so a server's memory stays bounded.
 STATE_CACHE = 8_192
@@ -667,6 +686,8 @@ class _Context:
             after = list(hand)
             after[tile] -= 2
             low, _ = exact.best_discards(after, n + 1)
+            if PUNG_ROUTE and before >= PONG_FROM and self._pong_on_route(hand, before, low, after):
+                return Action(seat, "pong")
             if low > before:
                 return Action(seat, "pass")
             melds = [*self.melds, Meld("pong", tile, None)]
@@ -675,6 +696,15 @@ class _Context:
             if pong_value > pass_value:
                 return Action(seat, "pong")
         return Action(seat, "pass")
+
+    def _pong_on_route(self, hand: list[int], before: int, low: int, after: list[int]) -> bool:
+        """Whether a 碰 brings the hand nearer to ready counting a 大对子 route `PUNG_ROUTE`
+        steps nearer (`hand`: 13 tiles, exact shanten `before`; `after`: less the pair, its
+        best discard reaching shanten `low`)."""
+        n = len(self.melds)
+        now = min(before, pungs_distance(hand, n) - PUNG_ROUTE)
+        then = min(low, best_pungs_distance(after, n + 1) - PUNG_ROUTE)
+        return then < now
 
     # --- valuing candidates ---
 

@@ -82,7 +82,7 @@ def _strong(seed: int | str) -> LevelPolicy:
 LEVEL_LINES: dict[str, str] = {
     "easy": "plays like normal but slips: now and then a wrong discard, and it skips some 碰",
     "normal": "reads its hand exactly and plays for the fastest ready hand; never defends",
-    "strong": "normal's play, but near ready it weighs each move on sampled futures (chickens, 豆, 报听, what a win pays, deal-in risk) and changes normal's discard where they clearly favour another",
+    "strong": "normal's play, but near ready it weighs each move on sampled futures (chickens, 豆, 报听, what a win pays, deal-in risk) and changes normal's discard where they clearly favour another; takes 碰 that lead toward a 大对子",
 }
 """What each level does, in one line (for `zhuoji play --bots` and the table form)."""
 

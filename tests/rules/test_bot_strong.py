@@ -96,10 +96,13 @@ POSITIONS: dict[str, tuple[Position, Action]] = {
         Position("123p 456p 789s 11s 34m 9p", discard_count=0, wall_left=52),
         Action(0, "ready", parse_tile("9p")),
     ),
-    # Five pairs: a 碰 would end the seven-pairs hand (no melds) for a worse standard one.
-    "no 碰 that breaks a seven-pairs hand": (
+    # Five pairs: one step from a 七对 on a single wait, three from a 大对子 whose pungs come by
+    # 碰 from three seats and which wins on any discard too: the 碰 goes toward the 大对子
+    # (`PUNG_ROUTE`; refusing such 碰 to keep the 七对 lost 0.22 points/round in a paired
+    # run, benchmarks/README.md session 11; this position asserted the pass before).
+    "碰 toward a 大对子 from five pairs": (
         Position("11m 33m 55p 77p 99s 2s 4s 6p", claim="1m", offered=("pong",), wall_left=40),
-        Action(0, "pass"),
+        Action(0, "pong"),
     ),
     # Ready either way (a single wait on 9m or on 1s): the first 幺鸡 is released while it is
     # still a 冲锋鸡 (3 units from each player instead of 1, the hand being ready).
@@ -471,3 +474,40 @@ def test_near_ready_the_safest_other_tile_is_weighed_only_when_every_closest_dis
 
     calm = _Context(quiet.view(), random.Random(1))
     assert calm._with_safest(counts, 0, cands) == cands
+
+
+def test_a_pong_is_taken_toward_a_daduizi_that_normal_and_the_shanten_refuse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Five pairs, one step from a 七对: a 碰 of 2m leaves the hand two steps from ready by the
+    exact shanten (`normal` refuses it, and so did `strong`: a 碰 that costs a step was never
+    sampled), but two from a 大对子, and `PUNG_ROUTE` counts that route 1.5 steps nearer. With
+    one pair the route is far and the 碰 is refused."""
+    import random
+
+    import rules.players.bot_strong as strong
+    from rules.players.shanten import best_discards, shanten
+
+    route = Position("22m 6m 88m 99m 1p 33p 44p 6s", claim="2m", offered=("pong",))
+    counts = to_counts(parse_tiles(route.hand))
+    after = list(counts)
+    after[parse_tile("2m")] -= 2
+    assert shanten(counts, 0) == 1 and best_discards(after, 1)[0] == 2
+    assert Bot(1).choose_for(route.view()) == Action(0, "pass")
+    assert decide(route) == Action(0, "pong")
+    for seed in range(1, 6):  # not a sampled choice
+        assert decide(route, seed) == Action(0, "pong")
+
+    monkeypatch.setattr(strong, "PUNG_ROUTE", 0)
+    assert decide(route) == Action(0, "pass")
+    monkeypatch.undo()
+
+    # one pair: the route is far, the rule does not fire (the samples decide that 碰 as before)
+    one_pair = Position("22m 345m 678p 13s 56s 9s", claim="2m", offered=("pong",))
+    hand = to_counts(parse_tiles(one_pair.hand))
+    less = list(hand)
+    less[parse_tile("2m")] -= 2
+    ctx = strong._Context(one_pair.view(), random.Random(1))
+    assert not ctx._pong_on_route(hand, shanten(hand, 0), best_discards(less, 1)[0], less)
+    ctx = strong._Context(route.view(), random.Random(1))
+    assert ctx._pong_on_route(counts, 1, 2, after)
