@@ -213,6 +213,7 @@ class TurnClock:
 
     gc_cpu: Callable[[], float]
     turns: list[float] = field(default_factory=list)  # ms of CPU, one per turn
+    per_second: dict[int, float] = field(default_factory=dict)  # second of the run -> ms of CPU
     by_name: dict[str, list[float]] = field(default_factory=dict)  # name -> [count, ms]
     in_long: dict[str, list[float]] = field(default_factory=dict)  # the same, long turns only
     longest: list[tuple[float, float, list[tuple[str, float]]]] = field(default_factory=list)
@@ -238,6 +239,8 @@ class TurnClock:
             run_once(loop)
             took, gc_ms = (clock() - t0) * 1000, gc_cpu() - g0
             self.turns.append(took)
+            second = int(time.monotonic() - self.began)
+            self.per_second[second] = self.per_second.get(second, 0.0) + took
             outside = took - gc_ms - sum(ms for _, ms in current)
             current.append(("(select, scheduling)", outside))
             if gc_ms:
@@ -289,6 +292,12 @@ class TurnClock:
             "turn_p99_ms": q(0.99),
             "turn_p999_ms": q(0.999),
             "turn_max_ms": q(1.0),
+            # The loop's busy share (its turns' CPU) in each second of the run: the peak is
+            # where a stall's queue takes longest to drain.
+            "busy_by_second": [
+                round(self.per_second.get(i, 0.0) / 1000, 2)
+                for i in range(max(self.per_second, default=-1) + 1)
+            ],
             **{f"turns_ge_{t}ms": sum(1 for x in xs if x >= t) for t in (5, 10, 20, 50)},
             **{
                 f"cpu_s_in_turns_ge_{t}ms": round(sum(x for x in xs if x >= t) / 1000, 3)
