@@ -40,8 +40,8 @@ come while the loop freezes: every collection is a young one, or a full one the 
 full collections the `Settler` runs are collections like any other, timed under generation 2.
 
 Session 11 (issue 26, 500 tables): the young collections themselves are mostly gone. Each one
-walked 40,000-60,000 objects for 35-80 ms of CPU and freed almost nothing (43-563 objects in all
-the young collections of a 500-table run), and such a pause stalls every table: the moves that
+walked 40,000-60,000 objects for 35-80 ms of CPU and freed almost nothing (43 to 3,783 objects in
+all the young collections of a 500-table run), and such a pause stalls every table: the moves that
 arrive meanwhile queue behind it, and on a server half busy the queue takes about as long again
 to drain. Freezing needs no walk, so the loop now freezes what was made before the collector
 would walk it: every `CHECK_EVERY` seconds, once `FREEZE_AT` tracked objects (allocations less
