@@ -718,6 +718,8 @@ def main() -> None:
         return
     print_summaries(summaries, before=bool(args.before))
     print_pauses(summaries, before=bool(args.before))
+    if args.turns:
+        print_turns(runs)
 
 
 TARGET_P99_MS = {100: 10.0, 500: 50.0}  # issue 26: zhuoji's p99 at 100 and 500 tables
@@ -756,6 +758,27 @@ def print_summaries(summaries: list[dict[str, Any]], *, before: bool) -> None:
                 f" {s[f'{kind}_loadgen_busy']!s:>13} {s[f'{kind}_loadgen_lag_p99_ms']!s:>10}"
                 f"  {'' if target is None else f'≤ {target:g}'}"
             )
+
+
+def print_turns(runs: list[dict[str, Any]]) -> None:
+    """Each zhuoji run's event-loop turns (`--turns`): their CPU quantiles, how many were long,
+    the loop's busiest second, and what ran most in the turns of `LONG_TURN_MS` or more."""
+    print()
+    print(
+        f"{'tables':>6} {'server':>7}  turns: p50 / p99 / p99.9 / max ms CPU; ≥ 20 ms, ≥ 50 ms;"
+        " busiest second; CPU ms in the long turns by callback"
+    )
+    for r in runs:
+        t = r.get("turns")
+        if not t:
+            continue
+        busiest = max(t.get("busy_by_second", []), default=0.0)
+        top = ", ".join(f"{name} {ms:g}" for name, _, ms in t["in_long_turns"][:4])
+        print(
+            f"{r['tables']:>6} {r['server']:>7}  {t['turn_p50_ms']} / {t['turn_p99_ms']} /"
+            f" {t['turn_p999_ms']} / {t['turn_max_ms']}; {t['turns_ge_20ms']}, {t['turns_ge_50ms']};"
+            f" {busiest:.0%}; {top}"
+        )
 
 
 def print_pauses(summaries: list[dict[str, Any]], *, before: bool) -> None:
