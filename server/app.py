@@ -282,6 +282,10 @@ class Server:
         commit; returns its part of the commit's time (`Store.write`)."""
         return await self.store.write(ops_of(records))
 
+    def posted(self) -> None:
+        """An input was posted to a table (`TableHost`): commit after its step, in its turn."""
+        self.store.commit_after_ready()
+
     def frames_out(self) -> None:
         """A table's input is done: its frames go to the sockets now (`TableHost`)."""
         if self.outbox.pending:
