@@ -29,6 +29,12 @@ times its garbage collections by generation (wall and CPU, and the objects each 
 has frozen its start-up heap: the pauses that stall every table at once, printed as a third
 table; its JSON also has the heap at exit (`exit_*`: frozen at start and at exit, tracked, and
 what one last full collection frees once the server has shut down).
+With `--turns` each zhuoji server also times its event loop's turns in CPU (`TurnClock`): how
+long each turn ran, what ran in it by callback (a table's step, the group commit, a connection's
+handler, a collection, ...), in all and in the turns of 10 ms or more, and the ten longest turns
+whole; a move that arrives during a long turn waits for it in the kernel, where the server's own
+histogram does not see it. It costs some CPU (two clock reads per callback): a profiling run, not
+a latency run. `--no-relay` leaves the relay out (profiling).
 `--before DIR` adds a third server, `zhuoji serve` from another checkout (DIR first on its path,
 e.g. an older commit unpacked with `git archive REV | tar -x -C DIR`), played by the same load
 test: before and after a change, side by side. Printed per table count: the medians over the repeats and the ratio zhuoji / relay of the
@@ -118,14 +124,13 @@ def serve_timed(stats: str, argv: list[str]) -> None:
         for g in GENERATIONS
     }
     began: list[float] = [0.0, 0.0]
-    served = [False]  # the start-up heap has been frozen once (the server may unfreeze later)
+    served = [False]  # the server has set up and tuned its collector (`tune`)
+
+    settlers: list[Any] = []  # what the server's `tune` returned (its `Settler`, if any)
 
     def timer(phase: str, info: dict[str, Any]) -> None:
         if not served[0]:
-            if not gc.get_freeze_count():
-                return  # still starting
-            served[0] = True
-            totals["exit"] = {"start_frozen": gc.get_freeze_count()}
+            return  # still starting
         if phase == "start":
             began[:] = [time.perf_counter(), time.thread_time()]
             return
@@ -145,6 +150,10 @@ def serve_timed(stats: str, argv: list[str]) -> None:
         (frozen and not), and how many of them one last full collection finds unreachable
         (cyclic garbage the policy left behind)."""
         gc.callbacks.remove(timer)
+        for settler in settlers:  # the server's own policy, as far as it says
+            for key in ("freezes", "recounts", "full_collections", "collected"):
+                if isinstance(getattr(settler, key, None), int):
+                    totals.setdefault("exit", {})[f"settler_{key}"] = getattr(settler, key)
         frozen, tracked = gc.get_freeze_count(), len(gc.get_objects())
         gc.unfreeze()
         totals.setdefault("exit", {}).update(
@@ -152,11 +161,166 @@ def serve_timed(stats: str, argv: list[str]) -> None:
         )
         Path(stats).write_text(json.dumps(totals))
 
+    import server.app
+    import server.collector
+
+    tune = server.collector.tune
+
+    def tuned() -> Any:
+        """The server's own `tune`: from here on it is serving."""
+        settlers.append(tune())
+        served[0] = True
+        totals["exit"] = {"start_frozen": gc.get_freeze_count()}
+        return settlers[-1]
+
+    server.collector.tune = server.app.tune_gc = tuned  # type: ignore[attr-defined,assignment]
     gc.callbacks.append(timer)
     atexit.register(dump)
+    if os.environ.get(TURNS_ENV):
+        turns = TurnClock(gc_cpu=lambda: sum(totals[g]["cpu_ms"] for g in GENERATIONS))
+        turns.install(lambda: served[0])
+        atexit.register(
+            lambda: Path(stats).with_suffix(".turns.json").write_text(json.dumps(turns.summary()))
+        )
     from zhuoji.cli import main as zhuoji_main
 
     sys.exit(zhuoji_main(argv))
+
+
+TURNS_ENV = "ZHUOJI_BENCH_TURNS"  # set: `serve_timed` also times the loop's turns (`--turns`)
+LONG_TURN_MS = 10.0  # a turn at least this long (CPU) has its callbacks kept by name
+
+
+def callback_name(handle: asyncio.Handle) -> str:
+    """What a ready handle runs: a task's coroutine by name, or the function's qualified name."""
+    cb = handle._callback  # type: ignore[attr-defined]
+    owner = getattr(cb, "__self__", None)
+    if isinstance(owner, asyncio.Task):
+        coro = owner.get_coro()
+        return "task " + str(getattr(coro, "__qualname__", type(coro).__name__))
+    func = getattr(cb, "__func__", cb)
+    return str(getattr(func, "__qualname__", type(cb).__name__))
+
+
+@dataclass
+class TurnClock:
+    """The event loop's turns timed in CPU (`time.thread_time`, which the machine's other load
+    does not inflate): each turn's length, and for every callback its name and CPU, kept in all
+    and, per name, within the turns of at least `LONG_TURN_MS`; the longest turns whole. A
+    collection inside a callback is counted as `gc`, not as the callback (`gc_cpu` returns the
+    collector's CPU so far, ms). Patches asyncio's `BaseEventLoop._run_once` and
+    `Handle._run`: a benchmark's instrument, for `serve_timed` only."""
+
+    gc_cpu: Callable[[], float]
+    turns: list[float] = field(default_factory=list)  # ms of CPU, one per turn
+    per_second: dict[int, float] = field(default_factory=dict)  # second of the run -> ms of CPU
+    by_name: dict[str, list[float]] = field(default_factory=dict)  # name -> [count, ms]
+    in_long: dict[str, list[float]] = field(default_factory=dict)  # the same, long turns only
+    longest: list[tuple[float, float, list[tuple[str, float]]]] = field(default_factory=list)
+    current: list[tuple[str, float]] = field(default_factory=list)
+    began: float = 0.0
+
+    def install(self, active: Callable[[], bool]) -> None:
+        import asyncio.base_events
+        import asyncio.events
+
+        run_once = asyncio.base_events.BaseEventLoop._run_once  # type: ignore[attr-defined]
+        handle_run = asyncio.events.Handle._run  # type: ignore[attr-defined]
+        clock, gc_cpu, current = time.thread_time, self.gc_cpu, self.current
+
+        def timed_run_once(loop: Any) -> None:
+            if not active():
+                run_once(loop)
+                return
+            if not self.began:
+                self.began = time.monotonic()
+            current.clear()
+            g0, t0 = gc_cpu(), clock()
+            run_once(loop)
+            took, gc_ms = (clock() - t0) * 1000, gc_cpu() - g0
+            self.turns.append(took)
+            second = int(time.monotonic() - self.began)
+            self.per_second[second] = self.per_second.get(second, 0.0) + took
+            outside = took - gc_ms - sum(ms for _, ms in current)
+            current.append(("(select, scheduling)", outside))
+            if gc_ms:
+                current.append(("gc", gc_ms))
+            for name, ms in current:
+                self._add(self.by_name, name, ms)
+                if took >= LONG_TURN_MS:
+                    self._add(self.in_long, name, ms)
+            if took >= LONG_TURN_MS:
+                self.longest.append((took, time.monotonic() - self.began, list(current)))
+                if len(self.longest) > 200:
+                    self.longest.sort(key=lambda x: -x[0])
+                    del self.longest[50:]
+
+        def timed_handle_run(handle: Any) -> None:
+            g0, t0 = gc_cpu(), clock()
+            handle_run(handle)
+            current.append((callback_name(handle), (clock() - t0) * 1000 - (gc_cpu() - g0)))
+
+        asyncio.base_events.BaseEventLoop._run_once = timed_run_once  # type: ignore[attr-defined]
+        asyncio.events.Handle._run = timed_handle_run  # type: ignore[attr-defined]
+
+    @staticmethod
+    def _add(table: dict[str, list[float]], name: str, ms: float) -> None:
+        row = table.get(name)
+        if row is None:
+            table[name] = [1, ms]
+        else:
+            row[0] += 1
+            row[1] += ms
+
+    def summary(self) -> dict[str, Any]:
+        """The turns' CPU (count, total, quantiles, how many were long) and where it went."""
+        xs = sorted(self.turns)
+        n = len(xs)
+
+        def q(p: float) -> float | None:
+            return round(xs[min(n - 1, int(p * n))], 2) if n else None
+
+        def top(table: dict[str, list[float]], k: int = 15) -> list[list[Any]]:
+            rows = sorted(table.items(), key=lambda kv: -kv[1][1])[:k]
+            return [[name, int(c), round(ms, 1)] for name, (c, ms) in rows]
+
+        longest = sorted(self.longest, key=lambda x: -x[0])[:10]
+        return {
+            "turns": n,
+            "turn_cpu_s": round(sum(xs) / 1000, 3),
+            "turn_p50_ms": q(0.5),
+            "turn_p99_ms": q(0.99),
+            "turn_p999_ms": q(0.999),
+            "turn_max_ms": q(1.0),
+            # The loop's busy share (its turns' CPU) in each second of the run: the peak is
+            # where a stall's queue takes longest to drain.
+            "busy_by_second": [
+                round(self.per_second.get(i, 0.0) / 1000, 2)
+                for i in range(max(self.per_second, default=-1) + 1)
+            ],
+            **{f"turns_ge_{t}ms": sum(1 for x in xs if x >= t) for t in (5, 10, 20, 50)},
+            **{
+                f"cpu_s_in_turns_ge_{t}ms": round(sum(x for x in xs if x >= t) / 1000, 3)
+                for t in (10, 20)
+            },
+            "by_callback": top(self.by_name),
+            "in_long_turns": top(self.in_long),
+            "longest": [
+                {
+                    "ms": round(ms, 1),
+                    "at_s": round(at, 2),
+                    "top": top({n: [c, m] for n, (c, m) in _group(parts).items()}, 6),
+                }
+                for ms, at, parts in longest
+            ],
+        }
+
+
+def _group(parts: list[tuple[str, float]]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for name, ms in parts:
+        TurnClock._add(out, name, ms)
+    return out
 
 
 def gc_summary(stats: Path) -> dict[str, Any]:
@@ -375,6 +539,9 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
             ]
         env = {**os.environ, "PYTHONPATH": str(root)}
         env.pop("ZHUOJI_CHECK_FRAMES", None)  # a server as it is deployed
+        env.pop(TURNS_ENV, None)
+        if args.turns:
+            env[TURNS_ENV] = "1"
         proc = subprocess.Popen(
             argv,
             cwd=root,
@@ -433,6 +600,9 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
             except subprocess.TimeoutExpired:
                 proc.kill()
         pauses = gc_summary(Path(tmp) / "gc.json") if kind != "relay" else {}
+        turns = Path(tmp) / "gc.turns.json"
+        if turns.exists():
+            pauses["turns"] = json.loads(turns.read_text())
     return {
         "server": kind,
         "tables": tables,
@@ -511,6 +681,12 @@ def main() -> None:
         action="store_true",
         help="server on core 0, this load generator on core 1 (needs two cores)",
     )
+    parser.add_argument(
+        "--turns",
+        action="store_true",
+        help="also time zhuoji's event-loop turns in CPU, by callback (costs some CPU)",
+    )
+    parser.add_argument("--no-relay", action="store_true", help="zhuoji only (profiling)")
     parser.add_argument("--json", action="store_true")
     if sys.argv[1:2] == ["--serve-timed"]:  # zhuoji serve's own arguments follow
         serve_timed(sys.argv[2], sys.argv[3:])
@@ -530,7 +706,7 @@ def main() -> None:
     runs = []
     for rep in range(args.repeat):
         for tables in sizes:
-            kinds = ["relay", "zhuoji"] + (["before"] if args.before else [])
+            kinds = ["relay"] * (not args.no_relay) + ["zhuoji"] + ["before"] * bool(args.before)
             order = kinds if rep % 2 == 0 else kinds[::-1]
             for kind in order:
                 result = run_one(kind, tables, args)
@@ -542,6 +718,8 @@ def main() -> None:
         return
     print_summaries(summaries, before=bool(args.before))
     print_pauses(summaries, before=bool(args.before))
+    if args.turns:
+        print_turns(runs)
 
 
 TARGET_P99_MS = {100: 10.0, 500: 50.0}  # issue 26: zhuoji's p99 at 100 and 500 tables
@@ -580,6 +758,27 @@ def print_summaries(summaries: list[dict[str, Any]], *, before: bool) -> None:
                 f" {s[f'{kind}_loadgen_busy']!s:>13} {s[f'{kind}_loadgen_lag_p99_ms']!s:>10}"
                 f"  {'' if target is None else f'≤ {target:g}'}"
             )
+
+
+def print_turns(runs: list[dict[str, Any]]) -> None:
+    """Each zhuoji run's event-loop turns (`--turns`): their CPU quantiles, how many were long,
+    the loop's busiest second, and what ran most in the turns of `LONG_TURN_MS` or more."""
+    print()
+    print(
+        f"{'tables':>6} {'server':>7}  turns: p50 / p99 / p99.9 / max ms CPU; ≥ 20 ms, ≥ 50 ms;"
+        " busiest second; CPU ms in the long turns by callback"
+    )
+    for r in runs:
+        t = r.get("turns")
+        if not t:
+            continue
+        busiest = max(t.get("busy_by_second", []), default=0.0)
+        top = ", ".join(f"{name} {ms:g}" for name, _, ms in t["in_long_turns"][:4])
+        print(
+            f"{r['tables']:>6} {r['server']:>7}  {t['turn_p50_ms']} / {t['turn_p99_ms']} /"
+            f" {t['turn_p999_ms']} / {t['turn_max_ms']}; {t['turns_ge_20ms']}, {t['turns_ge_50ms']};"
+            f" {busiest:.0%}; {top}"
+        )
 
 
 def print_pauses(summaries: list[dict[str, Any]], *, before: bool) -> None:

@@ -282,6 +282,10 @@ class Server:
         commit; returns its part of the commit's time (`Store.write`)."""
         return await self.store.write(ops_of(records))
 
+    def posted(self) -> None:
+        """An input was posted to a table (`TableHost`): commit after its step, in its turn."""
+        self.store.commit_after_ready()
+
     def frames_out(self) -> None:
         """A table's input is done: its frames go to the sockets now (`TableHost`)."""
         if self.outbox.pending:
@@ -464,23 +468,15 @@ class Server:
                 messages.inc()
                 conn.received_at = arrived(ws, loop)
                 self.handle_frame(conn, first)
-                async for raw in ws:
-                    if conn.closed:
-                        break
-                    messages.inc()
-                    conn.received_at = arrived(ws, loop)
-                    if not rate.take():
-                        self._error(conn, codes.RATE_LIMITED, "too many messages", None)
-                        conn.close(Close.POLICY, "rate limit")
-                        self.metrics.rate_limit_closes.inc()
-                        log.warning(
-                            "conn %d from %s closed (1008): over the rate limit",
-                            conn.id,
-                            conn.peer,
-                            extra={"event": "rate_limited", "conn": conn.id, "peer": conn.peer},
-                        )
-                        break
-                    self.handle_frame(conn, raw)
+
+                def message(raw: str | bytes) -> None:
+                    self._message(conn, rate, ws, raw)
+
+                while not conn.closed:
+                    if isinstance(ws, LimitedConnection) and ws.may_take_directly():
+                        await ws.take_directly(message)  # in the turn that reads each one
+                        continue
+                    message(await ws.recv())
         except ConnectionClosed:
             pass
         finally:
@@ -494,6 +490,29 @@ class Server:
             self.conns_by_address[conn.address] -= 1
             if self.conns_by_address[conn.address] <= 0:
                 del self.conns_by_address[conn.address]
+
+    def _message(
+        self, conn: WsConn, rate: RateLimit, ws: ServerConnection, raw: str | bytes
+    ) -> None:
+        """A message after the `hello`: counted, taken from the rate limit, handled. Once the
+        connection is closing nothing more is read (the direct hand-off stops)."""
+        if not conn.closed:
+            self.metrics.messages.inc()
+            conn.received_at = arrived(ws, asyncio.get_running_loop())
+            if rate.take():
+                self.handle_frame(conn, raw)
+            else:
+                self._error(conn, codes.RATE_LIMITED, "too many messages", None)
+                conn.close(Close.POLICY, "rate limit")
+                self.metrics.rate_limit_closes.inc()
+                log.warning(
+                    "conn %d from %s closed (1008): over the rate limit",
+                    conn.id,
+                    conn.peer,
+                    extra={"event": "rate_limited", "conn": conn.id, "peer": conn.peer},
+                )
+        if conn.closed and isinstance(ws, LimitedConnection):
+            ws.stop_direct()
 
     def _control_frame(self, conn: WsConn, rate: RateLimit) -> None:
         """A ping or pong came: it takes a token like a message; a flood is closed (1008)."""

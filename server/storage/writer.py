@@ -126,6 +126,8 @@ class Store:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: list[tuple[list[Op], asyncio.Future[float]]] = []
         self._scheduled = False
+        self._flush_handle: asyncio.Handle | None = None  # the group commit, when scheduled
+        self._movable = False  # it may still move to later in the turn it is scheduled for
         self._held = 0  # `hold_writes` in progress: nothing is committed meanwhile
         self._closed = False
         self._last_write = time.monotonic()
@@ -158,13 +160,43 @@ class Store:
         fut: asyncio.Future[float] = loop.create_future()
         self._pending.append((ops, fut))
         if not self._scheduled and self.fault is None:
-            self._scheduled = True
-            loop.call_soon(self._flush)
+            self._schedule(loop)
         return await fut
+
+    def commit_after_ready(self) -> None:
+        """A writer was just woken (a table's input posted; its step runs at the loop's next
+        turn): the next group commit goes after it in that turn, so that what the step writes
+        is committed in the turn it is written, not at the turn after (on a busy loop every turn
+        is every table's ready work, and a move waits for each of its turns). The commit moves
+        only within the turn it is scheduled for: once that turn has begun, an input posted
+        meanwhile does not push it further (else tables posting to each other could hold it off
+        turn after turn)."""
+        if self.fault is not None or self._closed:
+            return
+        try:
+            loop = self._loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on the loop (nothing to commit after)
+            return
+        if not self._scheduled:
+            self._schedule(loop)
+        elif self._movable and self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = loop.call_soon(self._flush)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The group commit at the loop's next turn, movable until that turn begins (a marker
+        scheduled with it, before anything posted after it, runs first in that turn)."""
+        self._scheduled = self._movable = True
+        loop.call_soon(self._settle)
+        self._flush_handle = loop.call_soon(self._flush)
+
+    def _settle(self) -> None:
+        self._movable = False
 
     def _flush(self) -> None:
         """Commit what is queued; on a fault, keep it queued and try again later."""
-        self._scheduled = False
+        self._scheduled = self._movable = False
+        self._flush_handle = None
         if self._held:
             return  # `hold_writes` reschedules when it is done
         if self._retry is not None:
@@ -243,8 +275,7 @@ class Store:
         finally:
             self._held -= 1
             if not self._held and self._pending and not self._scheduled:
-                self._scheduled = True
-                asyncio.get_running_loop().call_soon(self._flush)
+                self._schedule(asyncio.get_running_loop())
 
     # ----- faults -----
 

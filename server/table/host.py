@@ -59,6 +59,11 @@ class TableHost(Protocol[Table]):
 
     def remove_table(self, table: Table) -> None: ...
 
+    def posted(self) -> None:
+        """An input was just posted to a table (its task runs it at the loop's next turn): the
+        store's next group commit comes after it in that turn (`Store.commit_after_ready`)."""
+        ...
+
     def frames_out(self) -> None:
         """Hand the frames sent so far to the sockets now, not at the end of the loop's turn:
         a table calls it when its input is done (one more turn of a busy loop per move)."""

@@ -237,6 +237,7 @@ class Table:
     def post(self, item: Input[Conn]) -> None:
         """Called by handlers (synchronously): queue an input for the table's task."""
         self.inbox.put_nowait(item)
+        self.server.posted()
 
     async def ask(self, what: str, *args: Any) -> None:
         """The server's host (`server.admin`): `close` the table or `kick` a seat, through the

@@ -114,11 +114,15 @@ class FakeCollector:
 
     def __init__(self, frozen: int) -> None:
         self.frozen = frozen
+        self.made = 0  # tracked objects made since the last freeze or collection
+        self.counted = 0  # walks of the frozen heap
         self.calls: list[str] = []
         self.found = 0  # what the next full collection frees
 
     def freeze(self) -> None:
         self.calls.append("freeze")
+        self.frozen += self.made
+        self.made = 0
 
     def unfreeze(self) -> None:
         self.calls.append("unfreeze")
@@ -129,7 +133,11 @@ class FakeCollector:
         return self.found
 
     def get_freeze_count(self) -> int:
+        self.counted += 1
         return self.frozen
+
+    def get_count(self) -> tuple[int, int, int]:
+        return (self.made, 0, 0)
 
 
 def fake_settler(
@@ -138,7 +146,8 @@ def fake_settler(
     """A `Settler` whose loop turns are a list the test runs, on a fake collector and clock."""
     fake, turns, clock = FakeCollector(frozen), [], FakeClock()
     settler = collector.Settler(turns.append, clock=clock, collector=fake, **kw)
-    settler._base, settler._since = frozen, clock.now  # as `install` would, without the gc
+    settler._base = settler._frozen = frozen  # as `install` would, without the gc
+    settler._since = clock.now
     return settler, fake, turns, clock
 
 
@@ -196,6 +205,122 @@ def test_a_small_heap_waits_for_the_slack_and_a_quiet_one_for_the_timer() -> Non
     settler("stop", stop(0))
     turns.pop()()
     assert settler.full_collections == 1
+
+
+def test_the_loop_freezes_what_was_made_once_there_is_enough_and_walks_nothing() -> None:
+    settler, fake, _, _ = fake_settler(frozen=1000, freeze_at=100)
+    fake.made = 99
+    settler.check()
+    assert fake.calls == [] and settler.freezes == 0
+    fake.made = 100
+    settler.check()
+    assert fake.calls == ["freeze"] and settler.freezes == 1
+    assert fake.frozen == 1100 and fake.made == 0
+    assert fake.counted == 0  # the frozen heap was not counted (a walk of it)
+
+
+def test_a_freeze_waits_while_a_collections_freeze_is_pending() -> None:
+    settler, fake, turns, _ = fake_settler(freeze_at=10)
+    settler("stop", stop(0))
+    fake.made = 50
+    settler.check()
+    assert fake.calls == []  # the pending freeze takes it
+    turns.pop()()
+    assert fake.calls == ["freeze"] and fake.made == 0
+
+
+def test_the_heap_is_counted_when_the_sum_of_freezes_passes_the_limit_and_then_collected() -> None:
+    """What was frozen is summed; the heap is counted only when the sum passes the limit
+    (objects frozen and freed since make the sum too high), and collected in full if the
+    count passes it too."""
+    settler, fake, _, _ = fake_settler(frozen=1000, growth=0.0, slack=100, freeze_at=1)
+    fake.made = 60
+    settler.check()
+    assert fake.counted == 0  # the sum, 1060, is within the limit of 1100
+    fake.frozen -= 50  # frozen objects freed (by their references): the sum does not see it
+    fake.made = 60
+    settler.check()  # the sum is 1120: counted, 1070, not due
+    assert fake.counted == 1 and settler.full_collections == 0
+    fake.made = 20
+    settler.check()  # the sum is 1090: within the limit, not counted
+    assert fake.counted == 1
+    fake.made = 20
+    settler.check()  # the sum, 1110, passes it: counted, 1110, due
+    assert fake.counted >= 2 and settler.full_collections == 1
+    assert fake.calls[-3:] == ["unfreeze", "collect", "freeze"]
+
+
+def test_a_sum_just_over_the_limit_is_not_recounted_at_every_freeze() -> None:
+    """A count just under the limit: the next freezes push the sum over it again, but the heap
+    is counted again only once a tenth of the slack more has been frozen."""
+    settler, fake, _, _ = fake_settler(frozen=1000, growth=0.0, slack=100, freeze_at=1)
+    fake.frozen -= 51  # frozen objects freed: the sum does not see it
+    fake.made = 150
+    settler.check()  # the sum is 1150: counted, 1099, not due
+    assert fake.counted == 1 and settler.full_collections == 0
+    for _ in range(8):  # the sum 1100, ..., 1107, over the limit, the count still 1099
+        fake.frozen -= 1
+        fake.made = 1
+        settler.check()
+    assert fake.counted == 1
+    fake.made = 2
+    settler.check()  # the sum is 1109, a tenth of the slack past the count: 1101, due
+    assert fake.counted >= 2 and settler.full_collections == 1
+
+
+class FakeTimers:
+    """`loop.call_later` as a list the test runs."""
+
+    def __init__(self) -> None:
+        self.due: list[tuple[float, Callable[[], None], FakeHandle]] = []
+
+    def __call__(self, delay: float, fn: Callable[[], None]) -> FakeHandle:
+        handle = FakeHandle()
+        self.due.append((delay, fn, handle))
+        return handle
+
+    def run_next(self) -> None:
+        delay, fn, handle = self.due.pop(0)
+        assert delay == collector.CHECK_EVERY and not handle.cancelled
+        fn()
+
+
+class FakeHandle:
+    cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def test_a_watched_settler_checks_every_so_often_until_removed() -> None:
+    settler, fake, _, _ = fake_settler(freeze_at=10)
+    timers = FakeTimers()
+    settler.watch(timers)  # type: ignore[arg-type]
+    fake.made = 10
+    timers.run_next()
+    assert fake.calls == ["freeze"] and len(timers.due) == 1
+    timers.run_next()  # nothing made since: nothing frozen
+    assert fake.calls == ["freeze"]
+    settler.remove()
+    assert timers.due[0][2].cancelled
+
+
+@pytest.mark.usefixtures("restored_gc")
+def test_the_loops_freeze_takes_what_was_made_out_of_collection_without_one() -> None:
+    gc.collect()
+    gc.freeze()
+    pauses = collector.PauseClock().install()
+    settler = collector.Settler(lambda _: None, freeze_at=200)
+    settler.install()
+    try:
+        made = [[i] for i in range(500)]
+        settler.check()
+    finally:
+        settler.remove()
+        pauses.remove()
+    assert settler.freezes == 1
+    assert not any(o is made for o in gc.get_objects())  # frozen: no collection walks it
+    assert [g.count for g in pauses.generations] == [0, 0, 0]  # and none ran
 
 
 def test_a_closed_loop_leaves_no_freeze_pending() -> None:

@@ -1,9 +1,10 @@
 """How many turns of the event loop a move takes to reach the other seats (issue 26): on a busy
 server every turn is a sweep over every table's ready work, so a move's latency is its number
-of turns times the length of a turn. A move is received, stored (the group commit runs at the
-next turn) and sent: its event goes out in the turn the commit wakes its table, not after a
-timer's turn and a queued tick, and it is handed to the sockets then, not at the end of the
-turn after.
+of turns times the length of a turn. A move is received, stored (the group commit runs after
+its table's step, in the same turn: posting the move put the commit after the table's wake-up,
+`Store.commit_after_ready`) and sent: its event goes out in the turn the commit wakes its table,
+not after a timer's turn and a queued tick, and it is handed to the sockets then, not at the end
+of the turn after.
 
 The turns are counted, not timed: `asyncio.sleep(0)` gives the loop one turn, so the count
 does not depend on the machine's speed or load."""
@@ -22,9 +23,9 @@ from server.testkit import InProcessConn, running_server
 from tests.deadline import apoll
 from tests.support import FAST
 
-# A move's path: its table wakes (1), the group commit runs (2), the table wakes with the
-# write done and sends (3).
-TURNS = 3
+# A move's path: its table wakes and its write is committed after its step (1), the table wakes
+# with the write done and sends (2). (3 before the commit came in its step's turn, 6 before that.)
+TURNS = 2
 
 
 def frames_of(conn: InProcessConn, start: int = 0) -> list[dict[str, Any]]:

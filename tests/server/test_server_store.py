@@ -124,3 +124,47 @@ async def test_each_write_is_told_its_part_of_the_commit_it_went_in(tmp_path: Pa
         assert one > 0 and abs(three - 3 * one) < 1e-9
     finally:
         store.close()
+
+
+async def turns_until(task: asyncio.Future[float]) -> int:
+    """The loop's turns until `task` is done (`asyncio.sleep(0)` gives the loop one turn)."""
+    turns = 0
+    while not task.done():
+        assert turns < 20, "the write never completed"
+        await asyncio.sleep(0)
+        turns += 1
+    return turns
+
+
+async def test_a_write_made_after_a_post_is_committed_in_the_turn_it_is_made(
+    tmp_path: Path,
+) -> None:
+    """A writer woken for the next turn (a table an input was posted to), then
+    `commit_after_ready`: the group commit runs after its step in that turn, so the writer has
+    its answer a turn later, not two (the commit at the turn after its step, then its wake)."""
+    store = Store(tmp_path / "s.db")
+    try:
+        writer = asyncio.ensure_future(store.write([op_insert_table(_row("1"))]))
+        store.commit_after_ready()  # as `Table.post` asks, once the table is woken
+        assert await turns_until(writer) == 2
+        plain = asyncio.ensure_future(store.write([op_insert_table(_row("2"))]))
+        assert await turns_until(plain) == 3  # without: the commit is scheduled by the write
+    finally:
+        store.close()
+
+
+async def test_the_commit_is_not_pushed_past_the_turn_it_was_scheduled_for(
+    tmp_path: Path,
+) -> None:
+    """An input posted in the commit's own turn, before it runs (a table's step posting to
+    another), does not move it to the turn after: else posts could hold it off indefinitely."""
+    store = Store(tmp_path / "s.db")
+    loop = asyncio.get_running_loop()
+    try:
+        writer = asyncio.ensure_future(store.write([op_insert_table(_row("1"))]))
+        store.commit_after_ready()
+        loop.call_soon(store.commit_after_ready)  # runs in the commit's turn, before it...
+        store.commit_after_ready()  # ... as this moves the commit after it
+        assert await turns_until(writer) == 2
+    finally:
+        store.close()
