@@ -430,6 +430,37 @@ def pin_to(cpu: int) -> Callable[[], None]:
     return lambda: os.sched_setaffinity(0, {cpu})
 
 
+def serve_args(port: int, db: Path, tables: int) -> list[str]:
+    """`zhuoji serve`'s arguments for a load run: loopback, a fresh database, no per-address or
+    per-connection limits, room for every table, warnings only."""
+    return [
+        "serve",
+        "--port",
+        str(port),
+        "--host",
+        "127.0.0.1",
+        "--db",
+        str(db),
+        "--connections-per-address",
+        "0",
+        "--tables-per-address",
+        "0",
+        "--tables-per-connection",
+        "0",
+        "--max-tables",
+        str(max(5000, tables)),
+        "--log-level",
+        "warning",
+    ]
+
+
+def server_env(root: Path) -> dict[str, str]:
+    """The environment of a server from checkout `root`, as it is deployed (no frame checks)."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop("ZHUOJI_CHECK_FRAMES", None)
+    return env
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -519,26 +550,9 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
                 __file__,
                 "--serve-timed",
                 str(Path(tmp) / "gc.json"),
-                "serve",
-                "--port",
-                str(port),
-                "--host",
-                "127.0.0.1",
-                "--db",
-                str(Path(tmp) / "load.db"),
-                "--connections-per-address",
-                "0",
-                "--tables-per-address",
-                "0",
-                "--tables-per-connection",
-                "0",
-                "--max-tables",
-                str(max(5000, tables)),
-                "--log-level",
-                "warning",
+                *serve_args(port, Path(tmp) / "load.db", tables),
             ]
-        env = {**os.environ, "PYTHONPATH": str(root)}
-        env.pop("ZHUOJI_CHECK_FRAMES", None)  # a server as it is deployed
+        env = server_env(root)
         env.pop(TURNS_ENV, None)
         if args.turns:
             env[TURNS_ENV] = "1"

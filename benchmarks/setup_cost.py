@@ -33,7 +33,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.relay import SERVER_CPU, free_port, pin_to, process_cpu, wait_port  # noqa: E402
+from benchmarks.relay import (  # noqa: E402
+    SERVER_CPU,
+    free_port,
+    pin_to,
+    process_cpu,
+    serve_args,
+    server_env,
+    wait_port,
+)
 from clients.client import Client  # noqa: E402
 
 STAGES = ("connect", "seat", "start")
@@ -88,30 +96,8 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
     root = Path(args.before).resolve() if kind == "before" else ROOT
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="zhuoji-setup-") as tmp:
-        argv = [
-            sys.executable,
-            "-m",
-            "zhuoji",
-            "serve",
-            "--port",
-            str(port),
-            "--host",
-            "127.0.0.1",
-            "--db",
-            str(Path(tmp) / "setup.db"),
-            "--connections-per-address",
-            "0",
-            "--tables-per-address",
-            "0",
-            "--tables-per-connection",
-            "0",
-            "--max-tables",
-            str(max(5000, tables)),
-            "--log-level",
-            "warning",
-        ]
-        env = {**os.environ, "PYTHONPATH": str(root)}
-        env.pop("ZHUOJI_CHECK_FRAMES", None)  # a server as it is deployed
+        argv = [sys.executable, "-m", "zhuoji", *serve_args(port, Path(tmp) / "setup.db", tables)]
+        env = server_env(root)
         proc = subprocess.Popen(
             argv,
             cwd=root,
