@@ -57,7 +57,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -461,6 +461,37 @@ def server_env(root: Path) -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def started_server(
+    argv: list[str],
+    root: Path,
+    env: dict[str, str],
+    *,
+    port: int,
+    pin: bool,
+    stderr: int = subprocess.PIPE,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A server process from checkout `root`, listening on `port` (on `SERVER_CPU` with `pin`),
+    stopped when the block is left."""
+    proc = subprocess.Popen(
+        argv,
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        preexec_fn=pin_to(SERVER_CPU) if pin else None,
+    )
+    try:
+        wait_port(port, proc)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -556,16 +587,7 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
         env.pop(TURNS_ENV, None)
         if args.turns:
             env[TURNS_ENV] = "1"
-        proc = subprocess.Popen(
-            argv,
-            cwd=root,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            preexec_fn=pin_to(SERVER_CPU) if args.pin else None,
-        )
-        try:
-            wait_port(port, proc)
+        with started_server(argv, root, env, port=port, pin=args.pin) as proc:
             cpu0, t0 = process_cpu(proc.pid), time.perf_counter()
             mine0 = time.process_time()
             samples: list[str] = []
@@ -607,12 +629,6 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
             mine = time.process_time() - mine0
             if kind != "relay":
                 server = server_latency(port)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
         pauses = gc_summary(Path(tmp) / "gc.json") if kind != "relay" else {}
         turns = Path(tmp) / "gc.turns.json"
         if turns.exists():

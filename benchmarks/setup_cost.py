@@ -34,13 +34,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.relay import (  # noqa: E402
-    SERVER_CPU,
+    LOADGEN_CPU,
     free_port,
-    pin_to,
     process_cpu,
     serve_args,
     server_env,
-    wait_port,
+    started_server,
 )
 from clients.client import Client  # noqa: E402
 
@@ -98,23 +97,9 @@ def run_one(kind: str, tables: int, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="zhuoji-setup-") as tmp:
         argv = [sys.executable, "-m", "zhuoji", *serve_args(port, Path(tmp) / "setup.db", tables)]
         env = server_env(root)
-        proc = subprocess.Popen(
-            argv,
-            cwd=root,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            preexec_fn=pin_to(SERVER_CPU) if args.pin else None,
-        )
-        try:
-            wait_port(port, proc)
+        stderr = subprocess.DEVNULL
+        with started_server(argv, root, env, port=port, pin=args.pin, stderr=stderr) as proc:
             spent = asyncio.run(set_up(f"ws://127.0.0.1:{port}", tables, proc.pid))
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
     per_table = {f"{k}_us": round(v * 1e6 / tables) for k, v in spent.items()}
     per_table["total_us"] = round(sum(spent.values()) * 1e6 / tables)
     return {"server": kind, "tables": tables, **per_table}
@@ -129,7 +114,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.pin:
-        os.sched_setaffinity(0, {1 - SERVER_CPU})
+        os.sched_setaffinity(0, {LOADGEN_CPU})
     kinds = ["zhuoji"] + (["before"] if args.before else [])
     runs = []
     for rep in range(args.repeat):
