@@ -9,6 +9,7 @@ to wait for a server: a process is ready when it says so on its output.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from protocol import frames
 from server.app import Server
+from server.logs import QUIET
 from server.testkit import running_server
 from tests.support import Serve, in_slice, soak_slice
 
@@ -47,6 +49,22 @@ def own_user_dirs(
     home = tmp_path_factory.mktemp("user")
     monkeypatch.setenv("ZHUOJI_CONFIG_DIR", str(home / "config"))
     monkeypatch.setenv("ZHUOJI_STATE_DIR", str(home / "state"))
+
+
+@pytest.fixture(autouse=True)
+def own_logging() -> Iterator[None]:
+    """Each test gets the process's logging as it found it. `zhuoji serve` run in-process
+    (`main(["serve", ...])`) points the root logger at the `sys.stderr` of that moment, a
+    capture stream closed after the test; left in place, every later test's server log line
+    failed with "--- Logging error ---" (I/O on a closed file)."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    quiet = {name: logging.getLogger(name).level for name in QUIET}
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, old in quiet.items():
+        logging.getLogger(name).setLevel(old)
 
 
 @pytest.fixture

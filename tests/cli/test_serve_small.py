@@ -50,14 +50,8 @@ def test_start_up_refusals_are_json_under_log_format_json(
 
 def test_no_json_log_line_says_event_null() -> None:
     out = io.StringIO()
-    root = logging.getLogger()
-    saved = (list(root.handlers), root.level)
-    try:
-        configure(level="info", fmt="json", stream=out)
-        logging.getLogger("zhuoji.test").info("a line with no event")
-        logging.getLogger("zhuoji.test").info("a table", extra={"event": "table_created"})
-    finally:
-        root.handlers[:] = saved[0]
-        root.setLevel(saved[1])
+    configure(level="info", fmt="json", stream=out)
+    logging.getLogger("zhuoji.test").info("a line with no event")
+    logging.getLogger("zhuoji.test").info("a table", extra={"event": "table_created"})
     events = [json.loads(line)["event"] for line in out.getvalue().splitlines()]
     assert events == ["message", "table_created"]

@@ -5,30 +5,13 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Iterator
 
 import pytest
 
 from server.logs import configure
 
 
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    quiet = logging.getLogger("websockets").level
-    yield
-    for h in list(root.handlers):
-        root.removeHandler(h)
-    for h in handlers:
-        root.addHandler(h)
-    root.setLevel(level)
-    logging.getLogger("websockets").setLevel(quiet)
-
-
-def test_json_lines_carry_the_event_fields_and_a_traceback_in_one_line(
-    restore_logging: None,
-) -> None:
+def test_json_lines_carry_the_event_fields_and_a_traceback_in_one_line() -> None:
     out = io.StringIO()
     configure(level="info", fmt="json", stream=out)
     log = logging.getLogger("zhuoji.table")
@@ -47,7 +30,7 @@ def test_json_lines_carry_the_event_fields_and_a_traceback_in_one_line(
     assert second["level"] == "error" and "ValueError: broken" in second["exc"]
 
 
-def test_plain_lines_and_debug_keeps_the_websockets_frames_out(restore_logging: None) -> None:
+def test_plain_lines_and_debug_keeps_the_websockets_frames_out() -> None:
     out = io.StringIO()
     configure(level="debug", fmt="plain", stream=out)
     logging.getLogger("zhuoji.server").debug("conn %d open", 3)
@@ -59,7 +42,7 @@ def test_plain_lines_and_debug_keeps_the_websockets_frames_out(restore_logging: 
     assert lines[1].endswith(" WARNING websockets.server: a library warning")
 
 
-def test_a_bad_level_or_format_is_named(restore_logging: None) -> None:
+def test_a_bad_level_or_format_is_named() -> None:
     with pytest.raises(ValueError, match="'loud'"):
         configure(level="loud")
     with pytest.raises(ValueError, match="'xml'"):
