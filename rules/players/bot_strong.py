@@ -781,10 +781,10 @@ class _Context:
         hand13: list[int],
         melds: list[Meld],
         discarded: int | None,
-        n_samples: int = SAMPLES + MORE_SAMPLES,
+        n_samples: int | None = None,
     ) -> float:
         """Mean value over the samples of keeping the 13-tile `hand13` (`discarded` is the tile
-        just discarded to keep it, if any)."""
+        just discarded to keep it, if any; `n_samples` defaults to `SAMPLES` + `MORE_SAMPLES`)."""
         return self._hand_values(hand13, melds, discarded, n_samples)[0]
 
     def _hand_values(
@@ -792,10 +792,12 @@ class _Context:
         hand13: list[int],
         melds: list[Meld],
         discarded: int | None,
-        n_samples: int = SAMPLES + MORE_SAMPLES,
+        n_samples: int | None = None,
     ) -> tuple[float, float]:
         """(`_value_of_hand`, what the hand is worth if the round ended now by another's win:
         its chickens and 豆 when ready, 包鸡 when not)."""
+        if n_samples is None:  # read at the call, so the module's constants can be varied
+            n_samples = SAMPLES + MORE_SAMPLES
         evs, end = self._hand_samples(hand13, melds, discarded, n_samples)
         return sum(evs) / len(evs), end
 
