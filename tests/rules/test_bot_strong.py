@@ -511,3 +511,38 @@ def test_a_pong_is_taken_toward_a_daduizi_that_normal_and_the_shanten_refuse(
     assert not ctx._pong_on_route(hand, shanten(hand, 0), best_discards(less, 1)[0], less)
     ctx = strong._Context(route.view(), random.Random(1))
     assert ctx._pong_on_route(counts, 1, 2, after)
+
+
+def test_a_pong_that_lowers_the_shanten_is_taken_where_the_samples_would_pass() -> None:
+    """One step from ready, a 碰 of 5s leaves the hand ready (discarding 5p): the route rule takes
+    it whatever the samples say. On this position the samples value the pass higher on every
+    seed (the 碰's value is charged its discard's deal-in risk, the pass's is not charged its
+    later discards'), and leaving such 碰 to the samples lost 0.34 points/round (CI
+    -0.57…-0.12) in a paired run (benchmarks/README.md, session 12 pongdou)."""
+    import random
+
+    import rules.players.bot_strong as strong
+    from rules.players.shanten import best_discards, shanten
+
+    p = Position(
+        "66m 444p 5p 789p 4s 55s 6s",
+        claim="5s",
+        offered=("pong",),
+        wall_left=41,
+        discards=("3m 6p 3p", "2m 9s 8s", "5p 2m 6s 8p", "1m 9p 2m"),
+        others_melds=(
+            [],
+            [Meld("pong", parse_tile("1p"), 1)],
+            [Meld("pong", parse_tile("9s"), 1), Meld("pong", parse_tile("1m"), 2)],
+        ),
+    )
+    hand = to_counts(parse_tiles(p.hand))
+    after = list(hand)
+    after[parse_tile("5s")] -= 2
+    assert shanten(hand, 0) == 1 and best_discards(after, 1) == (0, [parse_tile("5p")])
+    melds = [Meld("pong", parse_tile("5s"), None)]
+    for seed in range(1, 6):
+        assert decide(p, seed) == Action(0, "pong")
+        ctx = strong._Context(p.view(), random.Random(seed))
+        _, pong_value = ctx._rank(after, melds, need_value=True)
+        assert pong_value < ctx._value_of_hand(hand, [], discarded=None)
