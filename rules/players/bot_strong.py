@@ -19,7 +19,8 @@ step by another player's win (a fixed hazard per step). Around the samples: rele
 幺鸡/乌骨鸡 earns its 冲锋 value when unclaimed and risks a 碰 (责任鸡, and the claimer's chickens)
 by the live pairs; a gang scores as a 豆 and is the 通行证; 报听 adds its bonus. Each discard is
 charged the deal-in estimate of `rules.players.danger` (measured on bot play: who is likely
-ready, whether a win on the tile is allowed, what it pays, chickens included): the payment,
+ready, whether a win on the tile is allowed, what it pays, chickens included; what the
+opponent's discards near the tile say only under `DANGER_READING`, off): the payment,
 plus the chance of it times what the round ending now costs the hand (its sampled value less
 its value at an end now), so a valuable hand pushes and a poor one gives way. When every discard
 that keeps the hand closest to ready is dangerous (`SAFE_FROM`), the safest other tile is a
@@ -86,6 +87,11 @@ FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27
 # the deal-in estimate (`rules.players.danger`) counts this much (2.0 over 1.5: −0.22 pp deal-in,
 # points unchanged, over 2,000 paired deals; benchmarks/README.md session 11)
 DEAL_IN_WEIGHT = 2.0
+# the deal-in estimate reads a 平胡 wait by the opponent's discards near the tile
+# (`rules.players.danger.READING`; False: by the tile's rank and copies alone). Off: −0.23 pp
+# deal-in (CI −0.41…−0.05) for −0.02 points/round (CI −0.07…+0.03) pooled over 3,000 paired
+# deals (benchmarks/README.md session 12), below the bar for keeping a change.
+DANGER_READING = False
 # Far from ready (`GREEDY_FROM`) a discard that is safer than `normal`'s choice is taken when
 # what it saves in expected deal-in cost beats `FAR_STEP_COST` per step it costs the hand; the
 # round ending on our discard there loses `FAR_END_LOSS` (units of 平胡) besides the payment.
@@ -574,7 +580,7 @@ class _Context:
     def danger(self) -> DangerReader:
         """The deal-in estimate of the view's tiles (made when first asked for)."""
         if self._danger is None:
-            self._danger = DangerReader(self.v, self.unseen)
+            self._danger = DangerReader(self.v, self.unseen, reading=DANGER_READING)
         return self._danger
 
     # --- samples ---
