@@ -22,17 +22,16 @@ Counts per seat-round besides: wins, deal-ins, 冲锋鸡 released, 包鸡 paid, 
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
 import time
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout
 
+from benchmarks.strong_runs import Job, parse_args, run_deals, set_variant  # noqa: E402
 from rules.players.arena import (  # noqa: E402
     Diagnostics,
     deal_dealer,
@@ -95,16 +94,10 @@ def counts(r: Round, seat: int) -> dict[str, float]:
     }
 
 
-Job = tuple[dict[str, Any], str, str, int, list[int]]
-
-
 def _deal_rows(job: Job) -> list[dict[str, float]]:
     """Per deal: the policy's seat minus `normal` in the same seat, per key, averaged over seats."""
     variant, policy, preset, seed, deals = job
-    import rules.players.bot_strong as strong
-
-    for name, value in variant.items():
-        setattr(strong, name, value)
+    set_variant(variant)
     from rules.options import make_options
     from rules.players.levels import policy_for
 
@@ -147,20 +140,10 @@ def estimate(xs: list[float]) -> list[float]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--policy", default="strong")
-    p.add_argument("--preset", default="guiyang")
-    p.add_argument("--seed", type=int, default=77)
-    p.add_argument("--deals", type=int, default=300)
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--variant", default="{}", help="JSON of rules.players.bot_strong constants")
-    args = p.parse_args()
-    variant = json.loads(args.variant)
+    args = parse_args(__doc__.split("\n")[0], deals=300)
+    variant = args.variant
     start = time.monotonic()
-    chunks = [list(range(i, args.deals, 4 * args.workers)) for i in range(4 * args.workers)]
-    jobs = [(variant, args.policy, args.preset, args.seed, c) for c in chunks]
-    with Pool(args.workers) as pool:
-        rows = [row for part in pool.map(_deal_rows, jobs) for row in part]
+    rows = run_deals(_deal_rows, args)
     keys = [*COMPONENTS, "net", *COUNTS]
     out: dict[str, Any] = {
         "policy": args.policy,

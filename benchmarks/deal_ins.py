@@ -21,19 +21,18 @@ deal-in rate per `low`. `--variant` sets constants of `rules.players.bot_strong`
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout
 
+from benchmarks.strong_runs import Job, parse_args, run_deals, set_variant  # noqa: E402
 from rules.actions import Action  # noqa: E402
 from rules.chickens import standing_values  # noqa: E402
 from rules.players import shanten as exact  # noqa: E402
@@ -93,17 +92,11 @@ def _seen(v: SeatView, k: int) -> DiscardSeen:
     )
 
 
-Job = tuple[dict[str, Any], str, str, int, list[int]]
-
-
 def _rounds(job: Job) -> list[dict[str, Any]]:
     """Per round of the policy (each deal × each seat): its discards and, if it dealt in, the
     win and its payments."""
     variant, policy, preset, seed, deals = job
-    import rules.players.bot_strong as strong
-
-    for name, value in variant.items():
-        setattr(strong, name, value)
+    set_variant(variant)
     from rules.options import make_options
     from rules.players.levels import policy_for
 
@@ -191,20 +184,10 @@ def _bucket(chance: float) -> str:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--policy", default="strong")
-    p.add_argument("--preset", default="guiyang")
-    p.add_argument("--seed", type=int, default=77)
-    p.add_argument("--deals", type=int, default=600)
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--variant", default="{}", help="JSON of rules.players.bot_strong constants")
-    args = p.parse_args()
-    variant = json.loads(args.variant)
+    args = parse_args(__doc__.split("\n")[0], deals=600)
+    variant = args.variant
     start = time.monotonic()
-    chunks = [list(range(i, args.deals, 4 * args.workers)) for i in range(4 * args.workers)]
-    jobs = [(variant, args.policy, args.preset, args.seed, c) for c in chunks]
-    with Pool(args.workers) as pool:
-        rows = [row for part in pool.map(_rounds, jobs) for row in part]
+    rows = run_deals(_rounds, args)
     out = {
         "policy": args.policy,
         "preset": args.preset,
