@@ -90,7 +90,8 @@ DEAL_IN_WEIGHT = 2.0
 # the deal-in estimate reads a 平胡 wait by the opponent's discards near the tile
 # (`rules.players.danger.READING`; False: by the tile's rank and copies alone). Off: −0.23 pp
 # deal-in (CI −0.41…−0.05) for −0.02 points/round (CI −0.07…+0.03) pooled over 3,000 paired
-# deals (benchmarks/README.md session 12), below the bar for keeping a change.
+# deals, and on the arena's 4,000 guiyang deals (seed 2412) −0.19 pp for −0.05 points/round
+# (benchmarks/README.md session 12): a trade, not a gain, so it stays off.
 DANGER_READING = False
 # Far from ready (`GREEDY_FROM`) a discard that is safer than `normal`'s choice is taken when
 # what it saves in expected deal-in cost beats `FAR_STEP_COST` per step it costs the hand; the
