@@ -88,7 +88,7 @@ FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27
 # points unchanged, over 2,000 paired deals; benchmarks/README.md session 11)
 DEAL_IN_WEIGHT = 2.0
 # the deal-in estimate reads a 平胡 wait by the opponent's discards near the tile
-# (`rules.players.danger.READING`; False: by the tile's rank and copies alone). Off: −0.23 pp
+# (`rules.players.danger.READING`; False: by the tile's rank and copies alone). On, −0.23 pp
 # deal-in (CI −0.41…−0.05) for −0.02 points/round (CI −0.07…+0.03) pooled over 3,000 paired
 # deals, and on the arena's 4,000 guiyang deals (seed 2412) −0.19 pp for −0.05 points/round
 # (benchmarks/README.md session 12): a trade, not a gain, so it stays off.
