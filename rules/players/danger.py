@@ -84,6 +84,14 @@ class Danger:
         return next(w for limit, w in DANGER_WORDS if self.chance < limit)
 
 
+def ready_chance(declared: bool, n_melds: int, n_discards: int) -> float:
+    """P(a seat is ready): 1 after a 报听/天听, else `READY` by its melds and discards."""
+    if declared:
+        return 1.0
+    table = READY[min(n_melds, 3)]
+    return table[min(n_discards // 2, len(table) - 1)]
+
+
 def _meld_size(m: MeldSeen) -> int:
     return 3 if m.kind == "pong" else 4
 
@@ -125,11 +133,7 @@ class DangerReader:
                 continue
             melds = v.melds[seat]
             rows = v.discards[seat]
-            if v.declared[seat]:
-                ready = 1.0
-            else:
-                table = READY[min(len(melds), 3)]
-                ready = table[min(len(rows) // 2, len(table) - 1)]
+            ready = ready_chance(v.declared[seat], len(melds), len(rows))
             armed = hot or shabao or _armed(opts, melds)
             pay = armed_value if armed else plain_value
             if dealer_extra and me != seat and v.dealer in (me, seat):
