@@ -67,7 +67,7 @@ from rules.players import shanten as exact
 from rules.players.bot import NEG, RowInfo, greedy_discards, keep_value, row_info, row_infos
 from rules.players.bot import approx_best_discards as best_discards
 from rules.players.bot import approx_shanten as shanten
-from rules.players.danger import DangerReader, ready_chance
+from rules.players.danger import DangerReader
 from rules.players.danger import unseen_counts as unseen_counts  # re-exported
 from rules.players.routes import best_pungs_distance, pungs_distance
 from rules.round import Round
@@ -79,23 +79,9 @@ from rules.wall import seed_to_int
 # GREEDY_FROM were re-measured after the 碰 rule, each moved both ways: none gained on two seeds
 # (benchmarks/README.md session 12), so they stay as tuned before it.
 HAZARD = 0.06  # chance per step (one own draw and three discards) that another player wins
-# Off at 0: the hazard per step follows how ready the others look, `HAZARD_PER_READY` × the sum
-# of their P(ready) (`rules.players.danger.ready_chance`), never below `HAZARD`; with
-# `HAZARD_RISING`, each step's P(ready) counts the discards the others will have made by then.
-HAZARD_PER_READY = 0.0
-HAZARD_RISING = False
-# Off when False: a ready hand's win on another's discard is counted in expectation each step
-# (the chance that one of the three discards is a wait, by `RON_RANK`'s weights of each kind's
-# unseen copies) instead of by the three sampled tiles. Measured on 150 rounds of `normal`
-# self-play (guiyang, December 2026): per kind, its share of the discards over its share of an
-# observer's unseen tiles, by distance from the edge (1/9 … 5); a chicken kind, which `normal`
-# keeps, `RON_KEPT` of that (幺鸡 0.81 where a 1 is 1.62; 乌骨鸡 0.40 where an 8 is 0.98).
-RON_EXPECTED = False
-RON_RANK = (1.62, 0.98, 0.86, 0.74, 0.83)
-RON_KEPT = 0.45
 # Off when False: in the playouts a hand not ready takes a 碰 of another's (sampled) discard
 # when it brings the hand nearer to ready, as `answer` mostly does.
-PLAYOUT_PONGS = False
+PLAYOUT_PONGS = True
 COLLECTORS = 4.0  # 包鸡 weight: more than the 1-2 players paid, the samples being optimistic
 CLAIM_FACTOR = 0.8  # how often a seat that could 碰 a released chicken does
 DRAW_OTHERS = 1.5  # players on the other side of a 查叫 at 荒庄, on average
@@ -227,6 +213,8 @@ class _State:
         "pinghu",
         "ready_value",
         "pongs",
+        "pongs_known",
+        "pong_nxt",
     )
 
     def __init__(
@@ -251,7 +239,9 @@ class _State:
         self.ron = 0  # the waits it may win on another's discard
         self.pinghu = 0  # the waits that win as a 平胡
         self.ready_value = 0
-        self.pongs = -1  # the kinds whose 碰 lowers the shanten (-1: not yet known)
+        self.pongs = 0  # of `pongs_known`, the kinds whose 碰 brings it nearer to ready
+        self.pongs_known = 0
+        self.pong_nxt: dict[int, int] = {}  # as `nxt`, after a 碰
 
 
 _STATES: OrderedDict[tuple[object, ...], _State] = OrderedDict()
@@ -433,33 +423,46 @@ def _advance(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
     return _state(opts, st.tok, tuple(work), st.melds, pass_ok, st.keep, low)
 
 
-def _pong_mask(st: _State) -> int:
-    """The kinds of which a not-ready `st` holds a pair and whose 碰 (then the best discard)
-    leaves it nearer to ready (computed once per state)."""
-    if st.pongs < 0:
-        mask = 0
-        if len(st.melds) < 4:
-            for k in range(NUM_KINDS):
-                if st.hand[k] >= 2:
-                    work = list(st.hand)
-                    work[k] -= 2
-                    low, _ = best_discards(work, len(st.melds) + 1)
-                    if low < st.s:
-                        mask |= 1 << k
-        st.pongs = mask
-    return st.pongs
+def _pong_gain(st: _State, k: int) -> bool:
+    """Whether a 碰 of `k` (`st` not ready, holding a pair of it) and the best discard then
+    leave the hand nearer to ready (known once per state and kind)."""
+    bit = 1 << k
+    if not st.pongs_known & bit:
+        st.pongs_known |= bit
+        work = list(st.hand)
+        work[k] -= 2
+        n = len(st.melds)
+        low, _ = best_discards(work, n + 1)
+        if low < st.s:
+            st.pongs |= bit
+    return bool(st.pongs & bit)
 
 
 def _pong(opts: RuleOptions, st: _State, t: int, pass_ok: bool) -> _State:
-    """The state after a 碰 of `t` (in `_pong_mask`) and the best discard then."""
+    """The state after a 碰 of `t` (`_pong_gain`) and the best discard then."""
     work = list(st.hand)
     work[t] -= 2
     melds = tuple(sorted((*st.melds, (t, 3))))
+    packed = st.pong_nxt.get(t)
+    if packed is not None:
+        work[packed >> 4] -= 1
+        return _state(opts, st.tok, tuple(work), melds, pass_ok, st.keep, (packed & 15) - 1)
     infos = row_infos(work)
     low, cands = best_discards(work, len(melds), infos)
     drop = min(cands, key=lambda c: (keep_value(c, infos[c // 9], st.keep), c))
     work[drop] -= 1
+    st.pong_nxt[t] = drop << 4 | (low + 1)
     return _state(opts, st.tok, tuple(work), melds, pass_ok, st.keep, low)
+
+
+def _pong_of(opts: RuleOptions, st: _State, tiles: tuple[int, int, int], pass_ok: bool) -> _State:
+    """`st` after the first 碰 the three others' discards `tiles` offer that brings it nearer
+    to ready (`st` itself when none does)."""
+    hand = st.hand
+    for u in tiles:
+        if hand[u] >= 2 and _pong_gain(st, u):
+            return _pong(opts, st, u, pass_ok)
+    return st
 
 
 # ----- values -----
@@ -591,22 +594,6 @@ def appraise(v: SeatView, seed: int | str = 0) -> list[Appraisal]:
     return sorted(ctx.appraise(), key=lambda a: -a.value)
 
 
-def _hazards(v: SeatView, me: int, steps: int) -> list[float]:
-    """The playouts' chance, per step, that another seat wins (`HAZARD`, or one that follows the
-    others' readiness: see `HAZARD_PER_READY`)."""
-    if not HAZARD_PER_READY:
-        return [HAZARD] * steps
-    others = [
-        (v.declared[s], len(v.melds[s]), len(v.discards[s])) for s in range(4) if s != me
-    ]
-    out: list[float] = []
-    for i in range(steps):
-        extra = i if HAZARD_RISING else 0
-        ready = sum(ready_chance(d, m, n + extra) for d, m, n in others)
-        out.append(max(HAZARD, HAZARD_PER_READY * ready))
-    return out
-
-
 class _Context:
     """One decision: the view, the unseen tiles, the shared samples."""
 
@@ -624,7 +611,6 @@ class _Context:
         self.unseen = unseen_counts(v)
         self.pool = [k for k in range(NUM_KINDS) for _ in range(self.unseen[k])]
         self.steps = max(0, min(v.wall_left // 4, len(self.pool) // 4))
-        self.hazards = _hazards(v, seat, self.steps)
         self.samples: list[list[int]] = []
         # Each seat's discards still in its row (a claimed one went to its claimer).
         self.live_discards = [[d.tile for d in row if not d.claimed] for row in v.discards]
@@ -636,8 +622,6 @@ class _Context:
         unit = self.opts.patterns.pinghu
         self.unit = unit
         self._danger: DangerReader | None = None
-        self._discard_share: list[float] | None = None
-        self._ron: dict[_State, tuple[float, float]] = {}
         self.decl_bonus = 0
         if self.opts.declare == "baoting":
             self.decl_bonus = self.opts.baoting_bonus
@@ -650,30 +634,6 @@ class _Context:
         if self._danger is None:
             self._danger = DangerReader(self.v, self.unseen, reading=DANGER_READING)
         return self._danger
-
-    def _ron_chance(self, st: _State) -> tuple[float, float]:
-        """(the chance that one of a step's three discards is a wait `st` may win on, the
-        mean pattern units of such a win), by each kind's share of the discards (`RON_RANK`)."""
-        found = self._ron.get(st)
-        if found is not None:
-            return found
-        share = self._discard_share
-        if share is None:
-            weights = [0.0] * NUM_KINDS
-            for k in range(NUM_KINDS):
-                rank = k % 9
-                w = RON_RANK[min(rank, 8 - rank)] * self.unseen[k]
-                weights[k] = w * RON_KEPT if k in self.keep else w
-            total = sum(weights) or 1.0
-            share = self._discard_share = [w / total for w in weights]
-        p = units = 0.0
-        for k, value in st.values.items():
-            if st.ron >> k & 1:
-                p += share[k]
-                units += share[k] * value
-        found = (1 - (1 - p) ** 3, units / p if p else 0.0)
-        self._ron[st] = found
-        return found
 
     # --- samples ---
 
@@ -928,8 +888,7 @@ class _Context:
         decl = self.decl_bonus if declared else 0
         samples = self._sample(n_samples)
         steps = self.steps
-        hazards = self.hazards
-        expected = RON_EXPECTED
+        keep = 1 - HAZARD
         pongs = PLAYOUT_PONGS and not declared
         evs: list[float] = []
         for seq in samples:
@@ -951,17 +910,10 @@ class _Context:
                     if not declared:
                         st = _advance(opts, st, t, pass_ok)
                 elif pongs and st.s > 0:
-                    m = _pong_mask(st)
-                    if m:
-                        for u in (seq[4 * i + 1], seq[4 * i + 2], seq[4 * i + 3]):
-                            if m >> u & 1:
-                                st = _pong(opts, st, u, pass_ok)
-                                break
-                if st.s == 0 and st.ron and expected:
-                    p, units = self._ron_chance(st)
-                    ev += alive * p * (units + stakes.ron_extra + decl + stakes.ready_gain)
-                    alive *= 1 - p
-                elif st.s == 0 and st.ron:
+                    st = _pong_of(
+                        opts, st, (seq[4 * i + 1], seq[4 * i + 2], seq[4 * i + 3]), pass_ok
+                    )
+                if st.s == 0 and st.ron:
                     r = st.ron
                     hit = -1
                     for u in (seq[4 * i + 1], seq[4 * i + 2], seq[4 * i + 3]):
@@ -972,12 +924,11 @@ class _Context:
                         ev += alive * (st.values[hit] + stakes.ron_extra + decl + stakes.ready_gain)
                         done = True
                         break
-                h = hazards[i]
                 if st.s == 0:
-                    ev += alive * h * stakes.ready_gain
+                    ev += alive * HAZARD * stakes.ready_gain
                 else:
-                    ev -= alive * h * stakes.exposed_cost
-                alive *= 1 - h
+                    ev -= alive * HAZARD * stakes.exposed_cost
+                alive *= keep
             if not done:
                 if st.s == 0:
                     ev += alive * (DRAW_OTHERS * st.ready_value + stakes.draw_ready)
@@ -1147,7 +1098,8 @@ class _Context:
         meld_sig = tuple(sorted((m.tile, m.size) for m in melds))
         st0 = _state(opts, self.tok, tuple(hand13), meld_sig, pass_ok, self.keep)
         samples = self._sample(n_samples)
-        hazards = self.hazards
+        keep = 1 - HAZARD
+        pongs = PLAYOUT_PONGS and not self.declared
         ready = win = 0.0
         for seq in samples:
             st = st0
@@ -1163,14 +1115,14 @@ class _Context:
                         break
                     if not self.declared:
                         st = _advance(opts, st, t, pass_ok)
+                elif pongs and st.s > 0:
+                    st = _pong_of(
+                        opts, st, (seq[4 * i + 1], seq[4 * i + 2], seq[4 * i + 3]), pass_ok
+                    )
                 if st.s == 0 and not was_ready:
                     was_ready = True
                     ready += alive
-                if st.s == 0 and st.ron and RON_EXPECTED:
-                    p, _ = self._ron_chance(st)
-                    win += alive * p
-                    alive *= 1 - p
-                elif (
+                if (
                     st.s == 0
                     and st.ron
                     and any(
@@ -1179,5 +1131,5 @@ class _Context:
                 ):
                     win += alive
                     break
-                alive *= 1 - hazards[i]
+                alive *= keep
         return ready / len(samples), win / len(samples)
