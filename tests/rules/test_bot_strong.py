@@ -546,3 +546,52 @@ def test_a_pong_that_lowers_the_shanten_is_taken_where_the_samples_would_pass() 
         ctx = strong._Context(p.view(), random.Random(seed))
         _, pong_value = ctx._rank(after, melds, need_value=True)
         assert pong_value < ctx._value_of_hand(hand, [], discarded=None)
+
+
+def test_a_playout_takes_a_pong_of_a_sampled_discard_only_when_it_brings_the_hand_nearer() -> None:
+    """Not ready (two sets, three pairs, a single), the playouts' state takes a 碰 of 7p or 5m
+    when one of the three other seats' sampled discards is that kind: the hand is then ready
+    (a 双碰 wait after discarding 4s). A discard that makes no pair a pung leaves it as it is."""
+    import rules.players.bot_strong as strong
+    from rules.options import GUIYANG
+
+    hand = tuple(to_counts(parse_tiles("123m 456p 55m 77p 99s 4s")))
+    tok = strong.options_token(GUIYANG)
+    st = strong._state(GUIYANG, tok, hand, (), False, frozenset())
+    assert st.s == 1
+    p7, m5, s4 = parse_tile("7p"), parse_tile("5m"), parse_tile("4s")
+    after = strong._pong_of(GUIYANG, st, (parse_tile("3s"), p7, m5), False)
+    assert after.melds == ((p7, 3),) and after.s == 0
+    assert after.hand[p7] == 0 and after.hand[s4] == 0 and sum(after.hand) == 10
+    assert strong._pong_of(GUIYANG, st, (m5, p7, p7), False).melds == ((m5, 3),)
+    unchanged = (parse_tile("3s"), parse_tile("8s"), s4)  # 4s: a single, no 碰
+    assert strong._pong_of(GUIYANG, st, unchanged, False) is st
+
+
+def test_the_playouts_value_pairs_a_pong_can_complete(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three pairs (5m, 7p, 9s) and a 2s-4s 嵌张, one step from ready. Breaking the 嵌张 keeps
+    three pairs, any of which a discard of the three other seats can make a pung; with the
+    playouts taking such 碰 (`PLAYOUT_PONGS`: +0.36 points/round on two seeds of paired runs,
+    benchmarks/README.md session 13) that is worth over 1.5 units (under 0.5 without them), and
+    its lead over breaking the 5m pair grows by over half a unit (means of five seeds' samples)."""
+    import random
+
+    import rules.players.bot_strong as strong
+
+    p = Position("123m 456p 55m 77p 99s 24s", discards=("", "3m 9p", "1s 8m", "2p 6s"))
+    hand = to_counts(parse_tiles(p.hand))
+
+    def gap() -> tuple[float, float]:
+        """(mean value of discarding 2s, its mean lead over discarding 5m) on seeds 1-5."""
+        keep = brk = 0.0
+        for seed in range(1, 6):
+            ctx = strong._Context(p.view(), random.Random(seed))
+            keep += ctx._value_after(hand, [], parse_tile("2s"), 40) / 5
+            brk += ctx._value_after(hand, [], parse_tile("5m"), 40) / 5
+        return keep, keep - brk
+
+    with_pongs, lead_with = gap()
+    monkeypatch.setattr(strong, "PLAYOUT_PONGS", False)
+    without, lead_without = gap()
+    assert with_pongs > 1.5 > without + 1.0
+    assert lead_with > lead_without + 0.5
