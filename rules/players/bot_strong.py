@@ -7,7 +7,10 @@ keep and plays it forward on sampled futures: each sample is a random order of t
 seat has not seen (108 minus its own hand and melds, every unclaimed discard and every meld it
 sees; never another seat's hidden tiles), read four at a time as the seat's next draw and three other
 players' discards. On a sample the hand keeps any draw that brings it closer to ready (the
-approximate shanten of `rules.players.bot`, `approx_shanten`) and discards another tile; once ready it waits, winning by
+approximate shanten of `rules.players.bot`, `approx_shanten`) and discards another tile; a step
+whose draw does not help, it takes a 碰 of one of the three discards when that brings it closer
+(`PLAYOUT_PONGS`: without it the samples undervalued pairs, which three seats' discards can make
+pungs; +0.36 points/round in paired runs, benchmarks/README.md session 13); once ready it waits, winning by
 自摸 on a wait it draws, and on another's discard when §4 allows it (a pattern above 平胡, or a
 通行证). The same samples value every candidate (common random numbers), so the comparison is
 much sharper than each value.
@@ -79,8 +82,8 @@ from rules.wall import seed_to_int
 # GREEDY_FROM were re-measured after the 碰 rule, each moved both ways: none gained on two seeds
 # (benchmarks/README.md session 12), so they stay as tuned before it.
 HAZARD = 0.06  # chance per step (one own draw and three discards) that another player wins
-# Off when False: in the playouts a hand not ready takes a 碰 of another's (sampled) discard
-# when it brings the hand nearer to ready, as `answer` mostly does.
+# In the playouts a hand not ready takes a 碰 of another's (sampled) discard when it brings the
+# hand nearer to ready, as `answer` mostly does (False: only its own draws move it).
 PLAYOUT_PONGS = True
 COLLECTORS = 4.0  # 包鸡 weight: more than the 1-2 players paid, the samples being optimistic
 CLAIM_FACTOR = 0.8  # how often a seat that could 碰 a released chicken does
