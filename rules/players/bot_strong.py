@@ -93,10 +93,6 @@ FLIP_UNITS = 0.5  # expected 翻牌鸡 units of a hand (14 tiles, one kind in 27
 # the deal-in estimate (`rules.players.danger`) counts this much (2.0 over 1.5: −0.22 pp deal-in,
 # points unchanged, over 2,000 paired deals; benchmarks/README.md session 11)
 DEAL_IN_WEIGHT = 2.0
-# The same after its own gang this turn, when the discard is a 热炮 (any ready seat may win on
-# it, and it pays more): screened, see benchmarks/README.md session 13.
-HOT_DEAL_IN_WEIGHT = 2.0
-HOT_SAFE_FROM = 0.06
 # the deal-in estimate reads a 平胡 wait by the opponent's discards near the tile
 # (`rules.players.danger.READING`; False: by the tile's rank and copies alone). On, −0.23 pp
 # deal-in (CI −0.41…−0.05) for −0.02 points/round (CI −0.07…+0.03) pooled over 3,000 paired
@@ -819,8 +815,7 @@ class _Context:
         """`cands` and, when each of them has a deal-in chance of `SAFE_FROM` or more, the
         safest other tile of the hand (the lowest chance; the lower kind on a tie)."""
         danger = self.danger
-        safe_from = HOT_SAFE_FROM if self.v.turn_gang is not None else SAFE_FROM
-        if min(danger.of(k).chance for k in cands) < safe_from:
+        if min(danger.of(k).chance for k in cands) < SAFE_FROM:
             return cands
         others = [k for k in range(NUM_KINDS) if hand[k] and k not in cands]
         if not others:
@@ -1016,8 +1011,7 @@ class _Context:
         the payment, and the chance of it times what the round ending now loses (`at_stake`:
         the hand's value played on less its value at an end now; never negative)."""
         d = self.danger.of(k)
-        weight = HOT_DEAL_IN_WEIGHT if self.v.turn_gang is not None else DEAL_IN_WEIGHT
-        return weight * (d.payment + d.chance * max(0.0, at_stake))
+        return DEAL_IN_WEIGHT * (d.payment + d.chance * max(0.0, at_stake))
 
     # --- appraising every move (hints; additive: the decisions above do not use it) ---
 
